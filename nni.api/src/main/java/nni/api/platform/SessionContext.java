@@ -1,0 +1,49 @@
+package nni.api.platform;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+import nni.api.model.TrialJob;
+
+/**
+ * What the manager hands a platform for one experiment run. Implemented by the manager; platform
+ * bundles only call it.
+ *
+ * <p>Both callbacks are thread-safe and may be called from any thread, but for one trial a platform
+ * calls them in the order things happened (one thread per trial, or its own serialisation).
+ */
+@ProviderType
+public interface SessionContext {
+
+    /** @return the experiment's id ({@code NNI_EXP_ID}) */
+    String experimentId();
+
+    /** @return the experiment's directory on the manager's machine ({@code ~/nni-experiments/<id>}) */
+    Path experimentDirectory();
+
+    /**
+     * @return this platform's section of the experiment configuration, as checked by
+     *         {@link TrainingPlatform#checkSection}, with NNI's common fields copied in
+     */
+    Map<String, Object> section();
+
+    /**
+     * Reports a trial's new state. The manager stores it and acts on it (a terminal status frees a
+     * concurrency slot and ends the trial for the tuner).
+     */
+    void trialChanged(TrialJob trial);
+
+    /**
+     * Reports one metric line exactly as the trial wrote it (the JSON object of NNI's metric
+     * protocol, without the {@code ME} framing or {@code NNISDK_MEb} marker). Returns once the
+     * metric is durable in the experiment's store, so a platform may acknowledge it to a remote
+     * keeper only after this returns. A line reported twice with the same trial, type and sequence
+     * is stored once.
+     *
+     * @throws IllegalArgumentException if the line is not a metric; the manager has logged it and
+     *                                  the platform goes on with the next line
+     */
+    void metricReported(String trialId, String line);
+}

@@ -1,0 +1,45 @@
+package nni.api.tuner;
+
+import java.util.Map;
+import java.util.Optional;
+
+import org.osgi.annotation.versioning.ConsumerType;
+
+/**
+ * One experiment's tuner: NNI's {@code Tuner} ({@code generate_parameters},
+ * {@code receive_trial_result}, {@code trial_end}, {@code update_search_space}).
+ *
+ * <p>The manager calls a tuner from one thread at a time, so implementations need no locking.
+ * Parameter ids are 0, 1, 2, ... in the order the manager asks. An exception from a call ends the
+ * experiment in ERROR with its message.
+ */
+@ConsumerType
+public interface Tuner {
+
+    /**
+     * @return the next parameter set (name to value, nested choices as maps with {@code _name}), or
+     *         empty when the tuner has nothing more to give (GridSearch exhausted) &mdash; the
+     *         experiment then stops asking, as NNI's {@code NO_MORE_TRIAL} does
+     */
+    Optional<Map<String, Object>> generateParameters(long parameterId);
+
+    /**
+     * A trial's final result. Called once per trial with a FINAL metric, before {@link #trialEnd}.
+     *
+     * @param value the metric's number (a dict metric's {@code default} entry)
+     */
+    void receiveTrialResult(long parameterId, Map<String, Object> parameters, double value);
+
+    /** A trial ended; {@code succeeded} is false for FAILED and cancelled trials. */
+    default void trialEnd(long parameterId, boolean succeeded) {
+    }
+
+    /**
+     * The search space changed at run time ({@code nnictl update searchspace}).
+     *
+     * @throws IllegalArgumentException if this tuner cannot take the new space
+     */
+    default void updateSearchSpace(Map<String, Object> searchSpace) {
+        throw new IllegalArgumentException("this tuner cannot change its search space at run time");
+    }
+}

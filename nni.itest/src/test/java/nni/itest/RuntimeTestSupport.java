@@ -1,0 +1,118 @@
+package nni.itest;
+
+import static org.ops4j.pax.exam.CoreOptions.bundle;
+import static org.ops4j.pax.exam.CoreOptions.composite;
+import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
+import static org.ops4j.pax.exam.CoreOptions.junitBundles;
+import static org.ops4j.pax.exam.CoreOptions.mavenBundle;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+import static org.ops4j.pax.exam.CoreOptions.when;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import javax.inject.Inject;
+
+import org.ops4j.pax.exam.Option;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+
+/**
+ * What every integration test boots: the runtime's bundles in Felix, HTTP on a free port, the
+ * reactor's own bundles from their target folders. Subclasses add options through
+ * {@link #additionalOptions()}.
+ */
+public abstract class RuntimeTestSupport {
+
+    @Inject
+    protected BundleContext context;
+
+    /** @return the path of a reactor bundle's jar, e.g. {@code nni.itest.platform} */
+    public static String reactorBundle(String artifactId) {
+        return Path.of(System.getProperty("nni.bundles.dir"), artifactId, "target",
+                artifactId + "-" + System.getProperty("nni.version") + ".jar").toUri().toString();
+    }
+
+    protected Option baseOptions() {
+        return composite(
+                frameworkProperty("org.osgi.service.http.port").value("0"),
+                frameworkProperty("org.apache.felix.http.host").value("127.0.0.1"),
+                systemProperty("nni.bundles.dir").value(System.getProperty("nni.bundles.dir")),
+                systemProperty("nni.version").value(System.getProperty("nni.version")),
+                when(System.getProperty("java.util.logging.config.file") != null).useOptions(
+                        systemProperty("java.util.logging.config.file").value(System.getProperty("java.util.logging.config.file"))),
+                mavenBundle("org.slf4j", "slf4j-api").versionAsInProject().startLevel(2),
+                mavenBundle("org.slf4j", "slf4j-jdk14").versionAsInProject().startLevel(2),
+                mavenBundle("org.apache.aries.spifly", "org.apache.aries.spifly.dynamic.framework.extension").versionAsInProject(),
+                mavenBundle("org.osgi", "org.osgi.util.function").versionAsInProject(),
+                mavenBundle("org.osgi", "org.osgi.util.promise").versionAsInProject(),
+                mavenBundle("org.osgi", "org.osgi.service.component").versionAsInProject(),
+                mavenBundle("org.apache.felix", "org.apache.felix.scr").versionAsInProject(),
+                mavenBundle("org.apache.felix", "org.apache.felix.configadmin").versionAsInProject(),
+                mavenBundle("org.apache.felix", "org.apache.felix.gogo.runtime").versionAsInProject(),
+                mavenBundle("org.apache.felix", "org.apache.felix.gogo.command").versionAsInProject(),
+                mavenBundle("org.apache.felix", "org.apache.felix.http.servlet-api").versionAsInProject(),
+                mavenBundle("commons-fileupload", "commons-fileupload").versionAsInProject(),
+                mavenBundle("commons-io", "commons-io").versionAsInProject(),
+                mavenBundle("org.apache.felix", "org.apache.felix.http.jetty12").versionAsInProject(),
+                mavenBundle("com.fasterxml.jackson.core", "jackson-core").versionAsInProject(),
+                mavenBundle("com.fasterxml.jackson.core", "jackson-annotations").versionAsInProject(),
+                mavenBundle("com.fasterxml.jackson.core", "jackson-databind").versionAsInProject(),
+                mavenBundle("org.yaml", "snakeyaml").versionAsInProject(),
+                bundle(reactorBundle("nni.api")),
+                bundle(reactorBundle("nni.manager")),
+                bundle(reactorBundle("nni.ts.local")),
+                junitBundles(),
+                mavenBundle("org.awaitility", "awaitility").versionAsInProject(),
+                mavenBundle("org.hamcrest", "hamcrest").versionAsInProject(),
+                additionalOptions());
+    }
+
+    /** @return options a test class adds to the base set */
+    protected Option additionalOptions() {
+        return composite();
+    }
+
+    /** @return {@code http://127.0.0.1:<port>/} of the runtime's one HTTP endpoint */
+    protected URI endpoint() {
+        try {
+            var refs = context.getServiceReferences((String) null, "(osgi.http.endpoint=*)");
+            if (refs == null || refs.length == 0) {
+                throw new IllegalStateException("no HTTP runtime service");
+            }
+            Object endpoint = refs[0].getProperty("osgi.http.endpoint");
+            String first = endpoint instanceof String[] all ? all[0] : endpoint.toString();
+            return URI.create(first.endsWith("/") ? first : first + "/");
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return status code and body of a GET below the endpoint */
+    protected HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        return client.send(HttpRequest.newBuilder(endpoint().resolve(path)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    protected <S> S service(Class<S> type, String filter) throws Exception {
+        var refs = context.getServiceReferences(type, filter);
+        if (refs.isEmpty()) {
+            return null;
+        }
+        ServiceReference<S> ref = refs.iterator().next();
+        return context.getService(ref);
+    }
+
+    protected static byte[] readAll(InputStream in) throws IOException {
+        try (in) {
+            return in.readAllBytes();
+        }
+    }
+}
