@@ -1,0 +1,23 @@
+package nni.manager.internal.launch;
+
+import java.io.PrintStream;
+import java.util.List;
+
+/**
+ * A command given on the runnable jar's command line ({@code java -jar nni-osgi.jar validate x.yml}),
+ * carried out inside the started runtime by {@link LaunchCommandRunner}. Implementations are DS
+ * components registering this interface with the property {@value #NAME}.
+ */
+public interface LaunchCommand {
+
+    /** Service property: the command word, e.g. {@code run}. */
+    String NAME = "nni.launch.command";
+
+    /**
+     * Carries out the command. Runs on its own thread; may block until done.
+     *
+     * @param arguments the words after the command word
+     * @return the process exit code (0 = success)
+     */
+    int execute(List<String> arguments, PrintStream out, PrintStream err) throws Exception;
+}

@@ -1,0 +1,147 @@
+package nni.manager.internal.launch;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.FrameworkListener;
+import org.osgi.framework.ServiceListener;
+import org.osgi.framework.launch.Framework;
+import org.osgi.framework.startlevel.FrameworkStartLevel;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.util.tracker.ServiceTracker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out the command the runnable jar was started with (system property {@value #COMMAND},
+ * the command word and its arguments separated by newlines): waits until the framework has started,
+ * runs the matching {@link LaunchCommand}, then stops the framework and ends the JVM with the
+ * command's exit code. Without the property it does nothing and the runtime keeps running.
+ */
+@Component(immediate = true, service = {})
+public class LaunchCommandRunner {
+
+    static final String COMMAND = "nni.command";
+    private static final Logger LOG = LoggerFactory.getLogger(LaunchCommandRunner.class);
+    private static final long WAIT_SECONDS = 60;
+
+    private final Thread worker;
+
+    @Activate
+    public LaunchCommandRunner(BundleContext context) {
+        String line = context.getProperty(COMMAND);
+        if (line == null || line.isBlank()) {
+            worker = null;
+            return;
+        }
+        List<String> words = Arrays.asList(line.split("\n"));
+        worker = new Thread(() -> {
+            int code = run(context, words.get(0), words.subList(1, words.size()));
+            // a thread of its own: stopping the framework deactivates this component, which
+            // interrupts the worker
+            new Thread(() -> exit(context, code), "nni-exit").start();
+        }, "nni-launch-" + words.get(0));
+        worker.start();
+    }
+
+    @Deactivate
+    void deactivate() {
+        if (worker != null && worker.isAlive() && Thread.currentThread() != worker) {
+            worker.interrupt();
+        }
+    }
+
+    private static int run(BundleContext context, String name, List<String> arguments) {
+        ServiceTracker<LaunchCommand, LaunchCommand> tracker = null;
+        try {
+            awaitFrameworkStarted(context);
+            awaitServicesSettled(context);
+            tracker = new ServiceTracker<>(context,
+                    context.createFilter("(&(objectClass=" + LaunchCommand.class.getName() + ")(" + LaunchCommand.NAME + "=" + name + "))"),
+                    null);
+            tracker.open();
+            LaunchCommand command = tracker.waitForService(TimeUnit.SECONDS.toMillis(5));
+            if (command == null) {
+                System.err.println("nni-osgi: unknown command '" + name + "'; try: java -jar nni-osgi.jar help");
+                return 2;
+            }
+            return command.execute(arguments, System.out, System.err);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            System.err.println("nni-osgi: '" + name + "' was interrupted");
+            return 130;
+        } catch (Exception e) {
+            LOG.error("command '{}' failed", name, e);
+            System.err.println("nni-osgi: " + name + " failed: " + e.getMessage());
+            return 1;
+        } finally {
+            if (tracker != null) {
+                tracker.close();
+            }
+        }
+    }
+
+    /** Waits until every start level is reached, i.e. every bundle of the runtime has started. */
+    private static void awaitFrameworkStarted(BundleContext context) throws InterruptedException {
+        FrameworkStartLevel levels = context.getBundle(0).adapt(FrameworkStartLevel.class);
+        String beginning = context.getProperty(Constants.FRAMEWORK_BEGINNING_STARTLEVEL);
+        int target = beginning == null ? 1 : Integer.parseInt(beginning.trim());
+        CountDownLatch started = new CountDownLatch(1);
+        FrameworkListener listener = event -> {
+            if (event.getType() == FrameworkEvent.STARTED || levels.getStartLevel() >= target) {
+                started.countDown();
+            }
+        };
+        context.addFrameworkListener(listener);
+        try {
+            if (levels.getStartLevel() < target && !started.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                LOG.warn("framework not started after {} s; running the command anyway", WAIT_SECONDS);
+            }
+        } finally {
+            context.removeFrameworkListener(listener);
+        }
+    }
+
+    /**
+     * Waits until no service has been registered or unregistered for a quiet period: SCR and
+     * FileInstall finish activating components and deploy/ bundles on their own threads after the
+     * last start level is reached, and a command should see the platforms they bring.
+     */
+    private static void awaitServicesSettled(BundleContext context) throws InterruptedException {
+        AtomicLong lastEvent = new AtomicLong(System.nanoTime());
+        ServiceListener listener = event -> lastEvent.set(System.nanoTime());
+        context.addServiceListener(listener);
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long quiet = TimeUnit.MILLISECONDS.toNanos(300);
+            while (System.nanoTime() - lastEvent.get() < quiet && System.nanoTime() < deadline) {
+                TimeUnit.NANOSECONDS.sleep(quiet - (System.nanoTime() - lastEvent.get()));
+            }
+        } finally {
+            context.removeServiceListener(listener);
+        }
+    }
+
+    /** Stops the framework in order, then ends the JVM with the command's code. */
+    private static void exit(BundleContext context, int code) {
+        System.out.flush();
+        System.err.flush();
+        Framework framework = (Framework) context.getBundle(0);
+        try {
+            framework.stop();
+            framework.waitForStop(TimeUnit.SECONDS.toMillis(30));
+        } catch (Exception e) {
+            LOG.warn("stopping the framework failed", e);
+        } finally {
+            Runtime.getRuntime().halt(code);
+        }
+    }
+}
