@@ -1,5 +1,12 @@
 package nni.ts.local.internal;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.TimeUnit;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +46,10 @@ public class LocalPlatform implements TrainingPlatform {
 
         @AttributeDefinition(description = "The shell that runs trial commands")
         String shell() default "/bin/bash";
+
+        @AttributeDefinition(description = "Whether trials get the pure-Python nni SDK shipped with nni-osgi on their "
+                + "PYTHONPATH: 'auto' = only when python3 cannot import nni itself, 'always', 'never'")
+        String python_sdk() default "auto";
     }
 
     private final Config config;
@@ -60,6 +71,41 @@ public class LocalPlatform implements TrainingPlatform {
 
     @Override
     public TrainingSession open(SessionContext context) throws PlatformException {
-        return new LocalSession(context, config.shell(), config.kill_grace_seconds());
+        return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context));
+    }
+
+    /**
+     * @return the directory to put on the trials' PYTHONPATH so that {@code import nni} finds the
+     *         SDK shipped in this bundle, or null when the trials use an installed NNI
+     */
+    private Path shippedSdk(SessionContext context) throws PlatformException {
+        String mode = config.python_sdk();
+        if ("never".equals(mode) || ("auto".equals(mode) && nniImportable())) {
+            return null;
+        }
+        Path directory = context.experimentDirectory().resolve("sdk");
+        try (InputStream sdk = LocalPlatform.class.getResourceAsStream("/sdk/nni/__init__.py")) {
+            if (sdk == null) {
+                throw new PlatformException("the nni SDK is missing from bundle nni.ts.local");
+            }
+            Files.createDirectories(directory.resolve("nni"));
+            Files.copy(sdk, directory.resolve("nni").resolve("__init__.py"), StandardCopyOption.REPLACE_EXISTING);
+            return directory;
+        } catch (IOException e) {
+            throw new PlatformException("cannot provide the nni SDK in " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean nniImportable() {
+        try {
+            Process probe = new ProcessBuilder("python3", "-c", "import nni")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return probe.waitFor(30, TimeUnit.SECONDS) && probe.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }
