@@ -38,6 +38,8 @@ import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.api.searchspace.SearchSpace;
+import nni.api.searchspace.SearchSpaceException;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
 import nni.manager.internal.config.ExperimentConfig;
@@ -693,8 +695,13 @@ public final class Experiment implements SessionContext {
                     }
                     @SuppressWarnings("unchecked")
                     Map<String, Object> searchSpace = (Map<String, Object>) space;
-                    if (tuner != null) {
-                        tuner.updateSearchSpace(searchSpace);
+                    try {
+                        SearchSpace parsed = SearchSpace.parse(searchSpace);
+                        if (tuner != null) {
+                            tuner.updateSearchSpace(parsed);
+                        }
+                    } catch (SearchSpaceException e) {
+                        throw new IllegalArgumentException("searchSpace: " + e.getMessage(), e);
                     }
                     yield new ExperimentConfig(c.experimentName(), searchSpace, c.trialCommand(), c.trialCodeDirectory(),
                             c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),

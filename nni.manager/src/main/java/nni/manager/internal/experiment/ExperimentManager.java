@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
 
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
+import nni.api.searchspace.SearchSpace;
+import nni.api.searchspace.SearchSpaceException;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.Tuner;
@@ -216,7 +218,9 @@ public class ExperimentManager {
         TunerProvider provider = algorithms.tuner(tuner.name()).orElseThrow(() -> new PlatformException(
                 "tuner: '" + tuner.name() + "' is not installed; installed: " + algorithms.tunerNames()));
         try {
-            return provider.create(tuner.classArgs(), config.searchSpace());
+            return provider.create(tuner.classArgs(), SearchSpace.parse(config.searchSpace()));
+        } catch (SearchSpaceException e) {
+            throw new PlatformException("searchSpace: " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
             throw new PlatformException("tuner " + tuner.name() + ": " + e.getMessage(), e);
         }

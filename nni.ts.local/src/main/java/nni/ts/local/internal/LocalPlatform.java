@@ -5,11 +5,8 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.concurrent.TimeUnit;
-
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -20,7 +17,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.api.config.ConfigProblem;
+import nni.api.config.SectionCheck;
 import nni.api.platform.Platform;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
@@ -61,12 +58,8 @@ public class LocalPlatform implements TrainingPlatform {
     }
 
     @Override
-    public List<ConfigProblem> checkSection(Map<String, Object> section) {
-        List<ConfigProblem> problems = new ArrayList<>();
-        if (!(section.get("trialCommand") instanceof String command) || command.isBlank()) {
-            problems.add(new ConfigProblem("trialCommand", "expected the command that runs a trial"));
-        }
-        return problems;
+    public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
+        return LocalSection.check(section, baseDirectory);
     }
 
     @Override
