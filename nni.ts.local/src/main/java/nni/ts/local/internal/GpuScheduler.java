@@ -51,7 +51,7 @@ final class GpuScheduler {
     }
 
     /** Reads the section's {@code gpuIndices}, {@code maxTrialNumberPerGpu}, {@code useActiveGpu}. */
-    static GpuScheduler fromSection(Map<String, Object> section) {
+    static GpuScheduler fromSection(Map<String, Object> section, String command) {
         List<Integer> indices = null;
         Object given = section.get("gpuIndices");
         if (given instanceof List<?> list) {
@@ -63,7 +63,7 @@ final class GpuScheduler {
         }
         Object perGpu = section.get("maxTrialNumberPerGpu");
         Object active = section.get("useActiveGpu");
-        return new GpuScheduler("nvidia-smi", indices, perGpu instanceof Number n ? n.intValue() : 1,
+        return new GpuScheduler(command, indices, perGpu instanceof Number n ? n.intValue() : 1,
                 Boolean.TRUE.equals(active) || "true".equals(String.valueOf(active)));
     }
 

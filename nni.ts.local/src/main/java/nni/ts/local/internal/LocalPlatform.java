@@ -47,6 +47,9 @@ public class LocalPlatform implements TrainingPlatform {
         @AttributeDefinition(description = "Whether trials get the pure-Python nni SDK shipped with nni-osgi on their "
                 + "PYTHONPATH: 'auto' = only when python3 cannot import nni itself, 'always', 'never'")
         String python_sdk() default "auto";
+
+        @AttributeDefinition(description = "The nvidia-smi command GPU placement queries (a name looked up on PATH, or a path)")
+        String nvidia_smi() default "nvidia-smi";
     }
 
     private final Config config;
@@ -64,7 +67,7 @@ public class LocalPlatform implements TrainingPlatform {
 
     @Override
     public TrainingSession open(SessionContext context) throws PlatformException {
-        return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context));
+        return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context), config.nvidia_smi());
     }
 
     /**

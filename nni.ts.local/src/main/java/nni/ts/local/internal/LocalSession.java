@@ -90,12 +90,15 @@ final class LocalSession implements TrainingSession {
     private final Path codeDirectory;
     private final String trialCommand;
     private final Path sdkPath;
+    private final String nvidiaSmi;
     private GpuScheduler gpus;
     private ScheduledFuture<?> gpuRecheck;
     private volatile boolean closed;
 
-    LocalSession(SessionContext context, String shell, int graceSeconds, Path sdkPath) throws PlatformException {
+    LocalSession(SessionContext context, String shell, int graceSeconds, Path sdkPath, String nvidiaSmi)
+            throws PlatformException {
         this.context = context;
+        this.nvidiaSmi = nvidiaSmi;
         this.sdkPath = sdkPath;
         this.shell = shell;
         this.graceSeconds = graceSeconds;
@@ -148,7 +151,7 @@ final class LocalSession implements TrainingSession {
                 start(trial, gpuNumber == null ? null : "-1");
             } else {
                 if (gpus == null) {
-                    gpus = GpuScheduler.fromSection(context.section());
+                    gpus = GpuScheduler.fromSection(context.section(), nvidiaSmi);
                 }
                 waiting.add(trial);
                 try {
@@ -242,8 +245,11 @@ final class LocalSession implements TrainingSession {
     }
 
     private String runScript(Path directory) {
-        // the command runs in this shell (eval), so the process group is the trial and nothing else
+        // The command runs in this shell (eval), so the process group is the trial and nothing else.
+        // On SIGTERM (sent to the whole group) the shell first reaps its children: where PID 1 does
+        // not reap orphans (containers), they would otherwise stay behind as zombies.
         return "#!/bin/bash\n"
+                + "trap 'wait; exit 143' TERM INT\n"
                 + "cd " + quote(codeDirectory.toString()) + " || exit 127\n"
                 + "eval " + quote(trialCommand) + "\n"
                 + "code=$?\n"
