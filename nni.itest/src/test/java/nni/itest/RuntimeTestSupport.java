@@ -41,7 +41,7 @@ public abstract class RuntimeTestSupport {
 
     protected Option baseOptions() {
         return composite(
-                frameworkProperty("org.osgi.service.http.port").value("0"),
+                frameworkProperty("org.osgi.service.http.port").value(httpPort()),
                 frameworkProperty("org.apache.felix.http.host").value("127.0.0.1"),
                 systemProperty("nni.bundles.dir").value(System.getProperty("nni.bundles.dir")),
                 systemProperty("nni.version").value(System.getProperty("nni.version")),
@@ -73,6 +73,11 @@ public abstract class RuntimeTestSupport {
                 mavenBundle("org.awaitility", "awaitility").versionAsInProject(),
                 mavenBundle("org.hamcrest", "hamcrest").versionAsInProject(),
                 additionalOptions());
+    }
+
+    /** @return the HTTP port the runtime listens on; "0" picks a free one */
+    protected String httpPort() {
+        return "0";
     }
 
     /** @return options a test class adds to the base set */

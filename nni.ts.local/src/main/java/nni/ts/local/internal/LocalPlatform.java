@@ -5,12 +5,17 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -18,6 +23,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.config.SectionCheck;
+import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
@@ -50,9 +57,18 @@ public class LocalPlatform implements TrainingPlatform {
 
         @AttributeDefinition(description = "The nvidia-smi command GPU placement queries (a name looked up on PATH, or a path)")
         String nvidia_smi() default "nvidia-smi";
+
+        @AttributeDefinition(description = "reuseMode: most keeper environments alive at once")
+        int reuse_max_environments() default 16;
+
+        @AttributeDefinition(description = "reuseMode: seconds an environment may stay idle before it ends")
+        int reuse_idle_seconds() default 600;
     }
 
     private final Config config;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    private volatile KeeperSessions keeperSessions;
 
     @Activate
     public LocalPlatform(Config config) {
@@ -67,6 +83,15 @@ public class LocalPlatform implements TrainingPlatform {
 
     @Override
     public TrainingSession open(SessionContext context) throws PlatformException {
+        if (Boolean.TRUE.equals(context.section().get("reuseMode"))) {
+            KeeperSessions keepers = keeperSessions;
+            if (keepers == null) {
+                throw new PlatformException("reuseMode needs the manager's keeper sessions, which are not available");
+            }
+            return keepers.open(context, new LocalEnvironmentLauncher(context.experimentDirectory().resolve("environments"),
+                    config.kill_grace_seconds()), new KeeperOptions("local", true, config.reuse_max_environments(),
+                    Duration.ofSeconds(config.reuse_idle_seconds()), "127.0.0.1"));
+        }
         return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context), config.nvidia_smi());
     }
 

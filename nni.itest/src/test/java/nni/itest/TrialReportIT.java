@@ -1,0 +1,308 @@
+package nni.itest;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+
+import nni.api.environment.EnvironmentSpec;
+import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperSessions;
+import nni.api.model.HyperParameters;
+import nni.api.model.Placement;
+import nni.api.model.TrialApplication;
+import nni.api.model.TrialJob;
+import nni.api.model.TrialStatus;
+import nni.api.platform.PlatformException;
+import nni.api.platform.TrainingPlatform;
+import nni.api.platform.TrainingSession;
+import nni.itest.keeper.CapturingLauncher;
+import nni.itest.keeper.ProcessKeeperLauncher;
+import nni.itest.keeper.RecordingContext;
+import nni.itest.keeper.TrialScripts;
+
+/**
+ * Trials through real keeper processes against the runtime's one endpoint: local reuse mode end
+ * to end, one keeper per trial, an endpoint outage in the middle of a trial, a refused protocol
+ * version, refused tokens and bodies, and an unsafe code archive.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class TrialReportIT extends RuntimeTestSupport {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Configuration
+    public Option[] config() {
+        return new Option[] {baseOptions()};
+    }
+
+    /** A fixed port, so that the endpoint comes back on the same one after the outage. */
+    @Override
+    protected String httpPort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return Integer.toString(socket.getLocalPort());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private RecordingContext context(String experimentId, boolean reuse) throws IOException {
+        Path experiment = Files.createTempDirectory("nni-" + experimentId);
+        Path code = experiment.resolve("code");
+        TrialScripts.write(code);
+        Map<String, Object> section = new HashMap<>();
+        section.put("platform", "local");
+        section.put("trialCommand", "./trial.sh");
+        section.put("trialCodeDirectory", code.toString());
+        section.put("reuseMode", reuse);
+        return new RecordingContext(experimentId, experiment, section);
+    }
+
+    private static TrialApplication trial(String id, long sequence, String parameters) {
+        return new TrialApplication(id, sequence, new HyperParameters(parameters, 0), Placement.NONE);
+    }
+
+    private TrainingSession openLocal(RecordingContext context) throws Exception {
+        await().atMost(WAIT).until(() -> service(TrainingPlatform.class, "(nni.platform=local)") != null
+                && service(KeeperSessions.class, null) != null);
+        return service(TrainingPlatform.class, "(nni.platform=local)").open(context);
+    }
+
+    private void awaitEnded(RecordingContext context, String trialId) {
+        await().atMost(WAIT).until(() -> context.status(trialId) != null && context.status(trialId).isTerminal());
+    }
+
+    /** Every PERIODICAL 0..n-1 and the FINAL, each delivered exactly once. */
+    private static void assertAllOnce(RecordingContext context, String trialId, int periodical) {
+        Set<String> expected = new TreeSet<>();
+        for (int i = 0; i < periodical; i++) {
+            expected.add(trialId + "|PERIODICAL|" + i);
+        }
+        expected.add(trialId + "|FINAL|0");
+        assertEquals(expected, context.stored(trialId));
+        assertEquals("metric calls for " + trialId + " (duplicates?)", periodical + 1, context.calls(trialId));
+        assertEquals(1, context.terminalChanges(trialId));
+    }
+
+    @Test(timeout = 120_000)
+    public void localReuseRunsTrialsOneAfterAnotherOnOneEnvironmentAndSurvivesAFailingOne() throws Exception {
+        RecordingContext context = context("reuse1", true);
+        try (TrainingSession session = openLocal(context)) {
+            String[] ids = {"Ra001", "Ra002", "Ra003"};
+            int[] exits = {0, 3, 0};
+            for (int i = 0; i < ids.length; i++) {
+                TrialJob submitted = session.submit(trial(ids[i], i, TrialScripts.parameters(100 + i, 20, 20, null, exits[i])));
+                assertEquals(TrialStatus.WAITING, submitted.status());
+                awaitEnded(context, ids[i]);
+            }
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Ra001"));
+            assertEquals(TrialStatus.FAILED, context.status("Ra002"));
+            assertEquals("exit code 3", context.latest("Ra002").message());
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Ra003"));
+            for (String id : ids) {
+                assertAllOnce(context, id, 40);
+                assertTrue(context.changes.stream().anyMatch(j -> j.id().equals(id) && j.status() == TrialStatus.RUNNING));
+            }
+            assertTrue(context.lines("Ra002").stream().anyMatch(l -> l.contains("\"FINAL\"") && l.contains("\"101\"")));
+            // one environment ran all three: the trial directories share it
+            Path environment = Path.of(context.latest("Ra001").workingDirectory()).getParent().getParent();
+            for (String id : ids) {
+                assertEquals(environment.resolve("trials").resolve(id).toString(), context.latest(id).workingDirectory());
+            }
+            assertEquals(1, Files.list(context.experimentDirectory().resolve("environments")).filter(Files::isDirectory).count());
+            try (var stdout = session.openTrialFile("Ra001", "stdout").orElseThrow()) {
+                assertTrue(new String(stdout.readAllBytes()).contains("phase2-done"));
+            }
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void aTrialKeeperRunsOneTrialReportsEverythingAndExitsWithItsCode() throws Exception {
+        RecordingContext context = context("pertrial", false);
+        ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", false, 4, Duration.ofMinutes(1), null))) {
+            session.submit(trial("Pt001", 0, TrialScripts.parameters(7, 30, 30, null, 5)));
+            awaitEnded(context, "Pt001");
+            assertEquals(TrialStatus.FAILED, context.status("Pt001"));
+            assertAllOnce(context, "Pt001", 60);
+            Process keeper = launcher.processes.get("Pt001");
+            assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
+            assertEquals("the keeper exits with the trial's code", 5, keeper.exitValue());
+            Path trialDirectory = launcher.directory("Pt001");
+            assertEquals(TrialScripts.parameters(7, 30, 30, null, 5), Files.readString(trialDirectory.resolve("parameter.cfg")));
+            assertTrue(Files.readString(trialDirectory.resolve("stdout")).contains("phase2-done"));
+        }
+    }
+
+    @Test(timeout = 180_000)
+    public void theEndpointStoppedAndRestartedMidTrialLosesNothingAndStoresNothingTwice() throws Exception {
+        RecordingContext context = context("outage", true);
+        Path go = context.experimentDirectory().resolve("go");
+        Bundle jetty = bundle("org.apache.felix.http.jetty12");
+        try (TrainingSession session = openLocal(context)) {
+            session.submit(trial("Out01", 0, TrialScripts.parameters(1, 150, 150, go.toString(), 0)));
+            await().atMost(WAIT).until(() -> context.calls("Out01") == 150);
+            jetty.stop();
+            Files.writeString(go, "go");
+            Path stdout = Path.of(context.latest("Out01").workingDirectory(), "stdout");
+            await().atMost(WAIT).until(() -> Files.readString(stdout).contains("phase2-done"));
+            // the trial has written everything while the endpoint is down: nothing arrived meanwhile
+            assertEquals(150, context.calls("Out01"));
+            assertEquals(TrialStatus.RUNNING, context.status("Out01"));
+            jetty.start();
+            awaitEnded(context, "Out01");
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Out01"));
+            assertAllOnce(context, "Out01", 300);
+        } finally {
+            if (jetty.getState() != Bundle.ACTIVE) {
+                jetty.start();
+            }
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void aKeeperOfAnotherProtocolIsRefusedOnBothSidesNamingBothVersions() throws Exception {
+        RecordingContext context = context("version", false);
+        ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"),
+                List.of("-Dnni.keeper.protocol=2"));
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", false, 4, Duration.ofMinutes(1), null))) {
+            session.submit(trial("Ver01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
+            awaitEnded(context, "Ver01");
+            assertEquals(TrialStatus.FAILED, context.status("Ver01"));
+            String managerSide = context.latest("Ver01").message();
+            String managerVersion = bundle("nni.manager").getVersion().toString();
+            assertTrue(managerSide, managerSide.contains("manager " + managerVersion) && managerSide.contains("trial keeper 1.0.0")
+                    && managerSide.contains("protocol 2") && managerSide.contains("[1]") && managerSide.contains("nni-trialkeeper.jar"));
+            Process keeper = launcher.processes.get("Ver01");
+            assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(3, keeper.exitValue());
+            String keeperSide = Files.readString(launcher.directory("Ver01").resolve("keeper.stderr"));
+            assertTrue(keeperSide, keeperSide.contains("refused trial keeper 1.0.0 (protocol 2)") && keeperSide.contains("manager " + managerVersion));
+            assertEquals(0, context.callsTotal());
+            PlatformException later = assertThrows(PlatformException.class,
+                    () -> session.submit(trial("Ver02", 1, TrialScripts.parameters(1, 1, 0, null, 0))));
+            assertTrue(later.getMessage(), later.getMessage().contains("protocol 2"));
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void reportsWithoutTheRightTokenAreRefusedAndNothingIsStoredTwice() throws Exception {
+        RecordingContext context = context("token", true);
+        CapturingLauncher launcher = new CapturingLauncher();
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 1, Duration.ofMinutes(1), null))) {
+            session.submit(trial("Tok01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
+            await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
+            EnvironmentSpec spec = launcher.specs.get(0);
+            assertTrue(spec.managerUrl(), spec.managerUrl().startsWith("http://127.0.0.1:"));
+            String base = "api/v1/nni-trial/token/" + spec.environmentId() + "/";
+            String hello = "{\"keeperVersion\":\"1.0.0\",\"protocol\":1}";
+            String wrong = spec.token().substring(1) + "x";
+            assertEquals(401, post(base + "handshake", hello, null).statusCode());
+            assertEquals(401, post(base + "handshake", hello, wrong).statusCode());
+            assertEquals(401, post("api/v1/nni-trial/token/nosuch/handshake", hello, spec.token()).statusCode());
+            HttpResponse<String> accepted = post(base + "handshake", hello, spec.token());
+            assertEquals(accepted.body(), 200, accepted.statusCode());
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":1,\"kind\":\"ready\"}]}", spec.token()).statusCode());
+            HttpResponse<String> commands = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=0&waitMillis=5000"))
+                    .header("Authorization", "Bearer " + spec.token()).GET());
+            assertTrue(commands.body(), commands.body().contains("\"new-trial\"") && commands.body().contains("\"Tok01\""));
+            String metric = "{\\\"parameter_id\\\": 1, \\\"trial_job_id\\\": \\\"Tok01\\\", \\\"type\\\": \\\"PERIODICAL\\\", \\\"sequence\\\": 0, \\\"value\\\": \\\"0.5\\\"}";
+            String batch = "{\"reports\":[{\"seq\":2,\"kind\":\"started\",\"trial\":\"Tok01\",\"time\":1},"
+                    + "{\"seq\":3,\"kind\":\"metric\",\"trial\":\"Tok01\",\"line\":\"" + metric + "\"}]}";
+            assertEquals(401, post(base + "reports", batch, wrong).statusCode());
+            assertEquals(401, post(base + "reports", batch, null).statusCode());
+            assertEquals("nothing stored from refused reports", 0, context.callsTotal());
+            assertEquals(TrialStatus.WAITING, context.status("Tok01") == null ? TrialStatus.WAITING : context.status("Tok01"));
+            HttpResponse<String> first = post(base + "reports", batch, spec.token());
+            assertEquals(first.body(), "{\"acked\":3}", first.body());
+            HttpResponse<String> again = post(base + "reports", batch, spec.token());
+            assertEquals("{\"acked\":3}", again.body());
+            assertEquals("a batch sent twice is applied once", 1, context.calls("Tok01"));
+            assertEquals(TrialStatus.RUNNING, context.status("Tok01"));
+            assertEquals(400, post(base + "reports", "{not json", spec.token()).statusCode());
+            assertEquals(400, post(base + "reports", "{\"reports\":[{\"kind\":\"metric\"}]}", spec.token()).statusCode());
+            assertEquals(413, post(base + "reports", "{\"reports\":[],\"pad\":\"" + "x".repeat(5 << 20) + "\"}", spec.token()).statusCode());
+            assertEquals(200, get("api/v1/nni/check-status").statusCode());
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":4,\"kind\":\"ended\",\"trial\":\"Tok01\",\"code\":0,\"time\":2}]}",
+                    spec.token()).statusCode());
+            awaitEnded(context, "Tok01");
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Tok01"));
+            // an environment that dies while running a trial fails that trial
+            session.submit(trial("Tok02", 1, TrialScripts.parameters(1, 1, 0, null, 0)));
+            HttpResponse<String> next = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=1&waitMillis=5000"))
+                    .header("Authorization", "Bearer " + spec.token()).GET());
+            assertTrue(next.body(), next.body().contains("\"Tok02\""));
+            launcher.ends.get(0).complete("machine lost");
+            awaitEnded(context, "Tok02");
+            assertEquals(TrialStatus.FAILED, context.status("Tok02"));
+            assertTrue(context.latest("Tok02").message(), context.latest("Tok02").message().contains("machine lost"));
+            assertEquals("the gone environment's token no longer works", 401, post(base + "reports", "{\"reports\":[]}", spec.token()).statusCode());
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void aCodeArchiveWithALinkLeavingItFailsTheTrial() throws Exception {
+        RecordingContext context = context("unsafe", true);
+        Files.createSymbolicLink(Path.of(String.valueOf(context.section().get("trialCodeDirectory"))).resolve("escape"), Path.of("/tmp"));
+        try (TrainingSession session = openLocal(context)) {
+            session.submit(trial("Bad01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
+            awaitEnded(context, "Bad01");
+            assertEquals(TrialStatus.FAILED, context.status("Bad01"));
+            String message = context.latest("Bad01").message();
+            assertTrue(message, message.contains("'escape'") && message.contains("absolute"));
+            assertEquals(0, context.calls("Bad01"));
+        }
+    }
+
+    private Bundle bundle(String symbolicName) {
+        for (Bundle bundle : context.getBundles()) {
+            if (bundle.getSymbolicName().equals(symbolicName)) {
+                return bundle;
+            }
+        }
+        throw new AssertionError("no bundle " + symbolicName);
+    }
+
+    private HttpResponse<String> post(String path, String body, String token) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint().resolve(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return send(request);
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        return http.send(request.timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+}

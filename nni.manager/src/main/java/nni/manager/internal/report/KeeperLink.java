@@ -1,0 +1,93 @@
+package nni.manager.internal.report;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One keeper's connection state on the manager: its token, the last report sequence applied (so a
+ * batch sent again is stored once) and the commands waiting for it. Thread-safe.
+ */
+public final class KeeperLink {
+
+    private final String experimentId;
+    private final String keeperId;
+    private final byte[] token;
+    private final KeeperPeer peer;
+    private final Object reportLock = new Object();
+    private long applied;
+    private final List<Map<String, Object>> commands = new ArrayList<>();
+    private long nextCommandId = 1;
+    private boolean closed;
+
+    KeeperLink(String experimentId, String keeperId, String token, KeeperPeer peer) {
+        this.experimentId = experimentId;
+        this.keeperId = keeperId;
+        this.token = token.getBytes(StandardCharsets.UTF_8);
+        this.peer = peer;
+    }
+
+    public String experimentId() {
+        return experimentId;
+    }
+
+    public String keeperId() {
+        return keeperId;
+    }
+
+    KeeperPeer peer() {
+        return peer;
+    }
+
+    /** Compares in constant time, so the answer's timing tells nothing about the token. */
+    boolean accepts(String presented) {
+        return presented != null && MessageDigest.isEqual(token, presented.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Lock held while one batch of this keeper's reports is applied. */
+    Object reportLock() {
+        return reportLock;
+    }
+
+    /** @return the highest report sequence applied; call with {@link #reportLock()} held */
+    long applied() {
+        return applied;
+    }
+
+    void applied(long seq) {
+        applied = seq;
+    }
+
+    /** Queues a command for the keeper; it gets the next command id. */
+    public synchronized void send(Map<String, Object> command) {
+        Map<String, Object> numbered = new java.util.LinkedHashMap<>();
+        numbered.put("id", nextCommandId++);
+        numbered.putAll(command);
+        commands.add(numbered);
+        notifyAll();
+    }
+
+    /**
+     * Drops the commands up to {@code after} (the keeper has them) and waits up to
+     * {@code waitMillis} for newer ones.
+     */
+    synchronized List<Map<String, Object>> commandsAfter(long after, long waitMillis) throws InterruptedException {
+        commands.removeIf(c -> ((Number) c.get("id")).longValue() <= after);
+        long deadline = System.currentTimeMillis() + waitMillis;
+        while (commands.isEmpty() && !closed) {
+            long left = deadline - System.currentTimeMillis();
+            if (left <= 0) {
+                break;
+            }
+            wait(left);
+        }
+        return List.copyOf(commands);
+    }
+
+    synchronized void close() {
+        closed = true;
+        notifyAll();
+    }
+}

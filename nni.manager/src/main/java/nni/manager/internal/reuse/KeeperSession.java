@@ -1,0 +1,591 @@
+package nni.manager.internal.reuse;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import nni.api.environment.EnvironmentLauncher;
+import nni.api.environment.EnvironmentSpec;
+import nni.api.environment.KeeperOptions;
+import nni.api.environment.LaunchedEnvironment;
+import nni.api.model.HyperParameters;
+import nni.api.model.TrialApplication;
+import nni.api.model.TrialJob;
+import nni.api.model.TrialStatus;
+import nni.api.platform.PlatformException;
+import nni.api.platform.SessionContext;
+import nni.api.platform.TrainingSession;
+import nni.manager.internal.report.KeeperLink;
+import nni.manager.internal.report.KeeperLinks;
+import nni.manager.internal.report.KeeperPeer;
+
+/**
+ * One experiment's trials run through keepers: in reuse mode on long-lived environments (keepers
+ * in runner mode), one trial after another on each; otherwise one keeper per trial. The platform
+ * only starts and stops keeper processes; everything the keepers say arrives through the trial
+ * routes and is turned into trial changes and metrics here.
+ *
+ * <p>All state is guarded by {@link #lock}; context callbacks for status changes are made under it,
+ * so each trial's changes are reported in order. Metrics are stored outside it (the keeper's link
+ * already orders one keeper's reports), so environments report concurrently.
+ */
+final class KeeperSession implements TrainingSession {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeeperSession.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final String ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    private static final int EARLY_DEATHS_BEFORE_GIVING_UP = 3;
+    private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(15);
+    private static final Duration LOG_WAIT = Duration.ofSeconds(10);
+
+    private enum State { STARTING, IDLE, BUSY, STOPPING, GONE }
+
+    private static final class Trial {
+        TrialJob job;
+        final TrialApplication application;
+        Environment environment;
+        Boolean cancel; // null, or earlyStopped of the cancel request
+
+        Trial(TrialApplication application, TrialJob job) {
+            this.application = application;
+            this.job = job;
+        }
+    }
+
+    private final SessionContext context;
+    private final EnvironmentLauncher launcher;
+    private final KeeperOptions options;
+    private final KeeperLinks links;
+    private final Path keeperJar;
+    private final Path codeArchive;
+    private final String managerUrl;
+    private final ScheduledExecutorService timer;
+    private final Object lock = new Object();
+    private final Map<String, Trial> trials = new LinkedHashMap<>();
+    private final Map<String, Environment> environments = new LinkedHashMap<>();
+    private final Map<String, CompletableFuture<String>> logRequests = new ConcurrentHashMap<>();
+    private final AtomicLong requestIds = new AtomicLong();
+    private String launchProblem;
+    private int earlyDeathsInARow;
+    private boolean closed;
+
+    KeeperSession(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options, KeeperLinks links,
+                  Path keeperJar, Path codeArchive, String managerUrl, ScheduledExecutorService timer) {
+        this.context = context;
+        this.launcher = launcher;
+        this.options = options;
+        this.links = links;
+        this.keeperJar = keeperJar;
+        this.codeArchive = codeArchive;
+        this.managerUrl = managerUrl;
+        this.timer = timer;
+    }
+
+    @Override
+    public TrialJob submit(TrialApplication application) throws PlatformException {
+        synchronized (lock) {
+            if (closed) {
+                throw new PlatformException("the experiment's " + options.platform() + " session is closed");
+            }
+            if (launchProblem != null) {
+                throw new PlatformException(launchProblem);
+            }
+            if (trials.containsKey(application.trialId())) {
+                throw new PlatformException("trial " + application.trialId() + " was already submitted");
+            }
+            Trial trial = new Trial(application, TrialJob.waiting(application, "", ""));
+            trials.put(application.trialId(), trial);
+            schedule();
+            return trial.job;
+        }
+    }
+
+    /** Gives waiting trials to idle environments and starts environments for the rest. Holds the lock. */
+    private void schedule() {
+        if (closed) {
+            return;
+        }
+        List<Trial> waiting = trials.values().stream()
+                .filter(t -> t.job.status() == TrialStatus.WAITING && t.environment == null && t.cancel == null).toList();
+        long live = environments.values().stream().filter(e -> e.state != State.GONE && e.state != State.STOPPING).count();
+        if (!options.reuse()) {
+            for (Trial trial : waiting) {
+                if (live >= options.maxEnvironments() || launchProblem != null) {
+                    return;
+                }
+                startEnvironment(trial);
+                live++;
+            }
+            return;
+        }
+        int unassigned = waiting.size();
+        for (Trial trial : waiting) {
+            Environment idle = environments.values().stream().filter(e -> e.state == State.IDLE).findFirst().orElse(null);
+            if (idle == null) {
+                break;
+            }
+            assign(trial, idle);
+            unassigned--;
+        }
+        long starting = environments.values().stream().filter(e -> e.state == State.STARTING).count();
+        while (unassigned > starting && live < options.maxEnvironments() && launchProblem == null) {
+            startEnvironment(null);
+            starting++;
+            live++;
+        }
+    }
+
+    private void startEnvironment(Trial forTrial) {
+        String id = forTrial != null ? forTrial.application.trialId() : newEnvironmentId();
+        Environment environment = new Environment(id);
+        String token = KeeperLinks.newToken();
+        environment.link = links.register(context.experimentId(), id, token, environment);
+        environments.put(id, environment);
+        if (forTrial != null) {
+            forTrial.environment = environment;
+            environment.current = forTrial;
+        }
+        EnvironmentSpec spec = new EnvironmentSpec(id, options.reuse() ? "runner" : "trial", options.platform(),
+                context.experimentId(), managerUrl, token, keeperJar, codeArchive,
+                String.valueOf(context.section().get("trialCommand")));
+        try {
+            environment.handle = launcher.start(spec);
+        } catch (PlatformException | RuntimeException e) {
+            LOG.error("experiment {}: environment {} could not be started: {}", context.experimentId(), id, e.getMessage());
+            environment.state = State.GONE;
+            links.unregister(environment.link);
+            failWaiting("the " + options.platform() + " platform could not start an environment: " + e.getMessage());
+            if (forTrial != null) {
+                end(forTrial, TrialStatus.FAILED, "the " + options.platform() + " platform could not start its keeper: " + e.getMessage());
+            }
+            return;
+        }
+        LOG.info("experiment {}: started {} {}", context.experimentId(), options.reuse() ? "environment" : "keeper for trial", id);
+        environment.handle.ended().whenComplete((why, error) -> later(() ->
+                environmentEnded(environment, why != null ? why : String.valueOf(error))));
+    }
+
+    private void assign(Trial trial, Environment environment) {
+        environment.state = State.BUSY;
+        environment.current = trial;
+        cancelIdleCheck(environment);
+        trial.environment = environment;
+        trial.job = trial.job.withMessage("Platform: " + options.platform() + ", environment: " + environment.id);
+        Map<String, Object> command = trialDescription(trial);
+        command.put("type", "new-trial");
+        environment.link.send(command);
+    }
+
+    private Map<String, Object> trialDescription(Trial trial) {
+        TrialApplication application = trial.application;
+        Map<String, Object> description = new LinkedHashMap<>();
+        description.put("trial", application.trialId());
+        description.put("sequenceId", application.sequenceId());
+        description.put("parameter", Map.of("value", application.hyperParameters().value(), "index", application.hyperParameters().index()));
+        Integer gpus = application.placement().gpuNumber();
+        if (gpus != null && gpus == 0) {
+            description.put("gpuIndices", "");
+        }
+        return description;
+    }
+
+    /** One keeper process and what the manager knows of it. */
+    private final class Environment implements KeeperPeer {
+        final String id;
+        KeeperLink link;
+        LaunchedEnvironment handle;
+        State state = State.STARTING;
+        Trial current;
+        boolean connected;
+        Instant idleSince;
+        ScheduledFuture<?> idleCheck;
+
+        Environment(String id) {
+            this.id = id;
+        }
+
+        @Override
+        public Map<String, Object> handshakeAccepted(String keeperVersion) {
+            synchronized (lock) {
+                connected = true;
+                earlyDeathsInARow = 0;
+                return !options.reuse() && current != null ? Map.of("trial", trialDescription(current)) : Map.of();
+            }
+        }
+
+        @Override
+        public void handshakeRefused(String message) {
+            synchronized (lock) {
+                launchProblem = message;
+                failWaiting(message);
+                if (current != null) {
+                    end(current, TrialStatus.FAILED, message);
+                }
+            }
+        }
+
+        @Override
+        public void apply(Map<String, Object> report) {
+            String kind = String.valueOf(report.get("kind"));
+            switch (kind) {
+                case "metric" -> {
+                    String trialId = trialOf(report);
+                    Object line = report.get("line");
+                    if (!(line instanceof String text)) {
+                        throw new IllegalArgumentException("metric report without a 'line'");
+                    }
+                    context.metricReported(trialId, text);
+                }
+                case "ready" -> ready();
+                case "started" -> started(trialOf(report), report);
+                case "ended" -> ended(trialOf(report), report);
+                case "log" -> {
+                    CompletableFuture<String> request = logRequests.remove(String.valueOf(report.get("request")));
+                    if (request != null) {
+                        request.complete((String) report.get("text"));
+                    }
+                }
+                case "gpu" -> LOG.debug("environment {}: GPU information {}", id, report);
+                default -> throw new IllegalArgumentException("unknown report kind '" + kind + "'");
+            }
+        }
+
+        /** @return the report's trial id, if this environment runs that trial */
+        private String trialOf(Map<String, Object> report) {
+            String trialId = String.valueOf(report.get("trial"));
+            synchronized (lock) {
+                Trial trial = trials.get(trialId);
+                if (trial == null || trial.environment != this) {
+                    throw new IllegalArgumentException("trial " + trialId + " is not run by keeper " + id);
+                }
+            }
+            return trialId;
+        }
+
+        private void ready() {
+            synchronized (lock) {
+                connected = true;
+                if (state == State.STARTING) {
+                    becomeIdle(this);
+                }
+                schedule();
+            }
+        }
+
+        private void started(String trialId, Map<String, Object> report) {
+            synchronized (lock) {
+                Trial trial = trials.get(trialId);
+                if (trial.job.status() != TrialStatus.WAITING) {
+                    return;
+                }
+                TrialJob waiting = trial.job;
+                String directory = String.valueOf(report.getOrDefault("dir", ""));
+                String url = handle != null && !handle.url().isEmpty() ? handle.url() : "file://localhost" + directory;
+                TrialJob running = new TrialJob(waiting.id(), waiting.sequenceId(), TrialStatus.RUNNING, waiting.submitTime(),
+                        instant(report.get("time")), null, directory, url, waiting.hyperParameters(), false, waiting.message());
+                changed(trial, running);
+            }
+        }
+
+        private void ended(String trialId, Map<String, Object> report) {
+            synchronized (lock) {
+                Trial trial = trials.get(trialId);
+                long code = report.get("code") instanceof Number n ? n.longValue() : -1;
+                TrialStatus status = trial.cancel != null ? TrialStatus.cancelled(trial.cancel)
+                        : code == 0 ? TrialStatus.SUCCEEDED : TrialStatus.FAILED;
+                String why = report.get("error") instanceof String error ? error : "exit code " + code;
+                if (!trial.job.status().isTerminal()) {
+                    TrialJob base = trial.job.status() == TrialStatus.WAITING ? trial.job.running(instant(report.get("time"))) : trial.job;
+                    changed(trial, base.ended(status, instant(report.get("time")), why));
+                }
+                if (current == trial) {
+                    current = null;
+                }
+                if (!options.reuse()) {
+                    state = State.STOPPING; // a per-trial keeper exits by itself once its reports are in
+                } else if (state == State.BUSY) {
+                    becomeIdle(this);
+                }
+                schedule();
+            }
+        }
+    }
+
+    private void becomeIdle(Environment environment) {
+        environment.state = State.IDLE;
+        environment.idleSince = Instant.now();
+        cancelIdleCheck(environment);
+        try {
+            environment.idleCheck = timer.schedule(() -> idleCheck(environment), options.idleTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the session is closing; the environment is stopped there
+        }
+    }
+
+    private void cancelIdleCheck(Environment environment) {
+        if (environment.idleCheck != null) {
+            environment.idleCheck.cancel(false);
+            environment.idleCheck = null;
+        }
+    }
+
+    private void idleCheck(Environment environment) {
+        synchronized (lock) {
+            if (environment.state == State.IDLE
+                    && Duration.between(environment.idleSince, Instant.now()).compareTo(options.idleTimeout()) >= 0) {
+                LOG.info("experiment {}: environment {} idle for {}; stopping it", context.experimentId(), environment.id, options.idleTimeout());
+                stopEnvironment(environment);
+            }
+        }
+    }
+
+    private void stopEnvironment(Environment environment) {
+        if (environment.state == State.GONE || environment.state == State.STOPPING) {
+            return;
+        }
+        environment.state = State.STOPPING;
+        cancelIdleCheck(environment);
+        environment.link.send(Map.of("type", "stop"));
+        LaunchedEnvironment handle = environment.handle;
+        try {
+            timer.schedule(() -> handle.stop(), STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            handle.stop();
+        }
+    }
+
+    private void environmentEnded(Environment environment, String why) {
+        synchronized (lock) {
+            if (environment.state == State.GONE) {
+                return;
+            }
+            boolean expected = environment.state == State.STOPPING;
+            environment.state = State.GONE;
+            cancelIdleCheck(environment);
+            links.unregister(environment.link);
+            Trial trial = environment.current;
+            environment.current = null;
+            if (trial != null && !trial.job.status().isTerminal()) {
+                TrialStatus status = trial.cancel != null ? TrialStatus.cancelled(trial.cancel) : TrialStatus.FAILED;
+                end(trial, status, "environment " + environment.id + " ended (" + why + ") before the trial's end was reported");
+            }
+            if (!expected) {
+                LOG.warn("experiment {}: environment {} ended: {}", context.experimentId(), environment.id, why);
+            }
+            if (!environment.connected && !closed && launchProblem == null) {
+                earlyDeathsInARow++;
+                if (earlyDeathsInARow >= EARLY_DEATHS_BEFORE_GIVING_UP) {
+                    launchProblem = earlyDeathsInARow + " " + options.platform() + " environments in a row ended before their keeper"
+                            + " reached the manager at " + managerUrl + "; the last one: " + why;
+                    failWaiting(launchProblem);
+                }
+            }
+            schedule();
+        }
+    }
+
+    /** Fails every trial that waits without an environment. Holds the lock. */
+    private void failWaiting(String why) {
+        for (Trial trial : trials.values()) {
+            if (trial.job.status() == TrialStatus.WAITING && trial.environment == null) {
+                end(trial, TrialStatus.FAILED, why);
+            }
+        }
+    }
+
+    private void end(Trial trial, TrialStatus status, String why) {
+        if (!trial.job.status().isTerminal()) {
+            changed(trial, trial.job.ended(status, Instant.now(), why));
+        }
+    }
+
+    private void changed(Trial trial, TrialJob job) {
+        trial.job = job;
+        context.trialChanged(job);
+        lock.notifyAll();
+    }
+
+    @Override
+    public void cancel(String trialId, boolean earlyStopped) {
+        synchronized (lock) {
+            Trial trial = trials.get(trialId);
+            if (trial == null || trial.job.status().isTerminal() || trial.cancel != null) {
+                return;
+            }
+            if (trial.environment == null) {
+                end(trial, TrialStatus.cancelled(earlyStopped), "cancelled before it started");
+                return;
+            }
+            trial.cancel = earlyStopped;
+            trial.environment.link.send(Map.of("type", "kill", "trial", trialId));
+        }
+    }
+
+    @Override
+    public void sendParameters(String trialId, HyperParameters parameters) throws PlatformException {
+        synchronized (lock) {
+            Trial trial = trials.get(trialId);
+            if (trial == null || trial.job.status() != TrialStatus.RUNNING || trial.environment == null) {
+                throw new PlatformException("trial " + trialId + " is not running");
+            }
+            trial.environment.link.send(Map.of("type", "send-parameter", "trial", trialId,
+                    "parameter", Map.of("value", parameters.value(), "index", parameters.index())));
+        }
+    }
+
+    @Override
+    public Optional<TrialJob> trial(String trialId) {
+        synchronized (lock) {
+            return Optional.ofNullable(trials.get(trialId)).map(t -> t.job);
+        }
+    }
+
+    @Override
+    public List<TrialJob> trials() {
+        synchronized (lock) {
+            return trials.values().stream().map(t -> t.job).toList();
+        }
+    }
+
+    @Override
+    public Optional<InputStream> openTrialFile(String trialId, String name) throws IOException {
+        if (!List.of("stdout", "stderr", "trial.log").contains(name)) {
+            return Optional.empty();
+        }
+        Environment environment;
+        synchronized (lock) {
+            Trial trial = trials.get(trialId);
+            if (trial == null) {
+                return Optional.empty();
+            }
+            String directory = trial.job.workingDirectory();
+            Path local = directory.isEmpty() ? null : Path.of(directory, name);
+            if (local != null && Files.isRegularFile(local)) {
+                return Optional.of(Files.newInputStream(local)); // the keeper runs on this machine
+            }
+            environment = trial.environment;
+            if (environment == null || environment.state == State.GONE) {
+                return Optional.empty();
+            }
+        }
+        String request = Long.toString(requestIds.incrementAndGet());
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        logRequests.put(request, answer);
+        environment.link.send(Map.of("type", "log-tail", "trial", trialId, "file", name, "maxBytes", 1 << 20, "request", request));
+        try {
+            String text = answer.get(LOG_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            return text == null ? Optional.empty() : Optional.of(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (TimeoutException e) {
+            throw new IOException("the keeper of trial " + trialId + " did not send its " + name + " within " + LOG_WAIT.toSeconds() + " s");
+        } catch (ExecutionException e) {
+            throw new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        } finally {
+            logRequests.remove(request);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            synchronized (lock) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                for (Trial trial : new ArrayList<>(trials.values())) {
+                    if (trial.job.status().isTerminal()) {
+                        continue;
+                    }
+                    if (trial.environment == null) {
+                        end(trial, TrialStatus.USER_CANCELED, "the experiment stopped");
+                    } else if (trial.cancel == null) {
+                        trial.cancel = false;
+                        trial.environment.link.send(Map.of("type", "kill", "trial", trial.application.trialId()));
+                    }
+                }
+                long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+                while (trials.values().stream().anyMatch(t -> !t.job.status().isTerminal())) {
+                    long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                    if (left <= 0) {
+                        break;
+                    }
+                    lock.wait(left);
+                }
+                for (Trial trial : trials.values()) {
+                    end(trial, TrialStatus.USER_CANCELED, "the experiment stopped before the keeper reported the trial's end");
+                }
+                for (Environment environment : environments.values()) {
+                    if (environment.state != State.GONE) {
+                        stopEnvironment(environment);
+                        environment.handle.stop();
+                        links.unregister(environment.link);
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.error("experiment {}: closing the session failed", context.experimentId(), e);
+        } finally {
+            timer.shutdown();
+        }
+    }
+
+    /** Runs a state change on the session's timer thread, not on the thread that completed a future. */
+    private void later(Runnable task) {
+        try {
+            timer.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.error("experiment {}: session task failed", context.experimentId(), e);
+                }
+            });
+        } catch (RejectedExecutionException closed) {
+            task.run();
+        }
+    }
+
+    private String newEnvironmentId() {
+        while (true) {
+            StringBuilder id = new StringBuilder(5);
+            for (int i = 0; i < 5; i++) {
+                id.append(ID_CHARACTERS.charAt(RANDOM.nextInt(ID_CHARACTERS.length())));
+            }
+            if (!environments.containsKey(id.toString()) && !trials.containsKey(id.toString())) {
+                return id.toString();
+            }
+        }
+    }
+
+    private static Instant instant(Object epochMillis) {
+        return epochMillis instanceof Number n ? Instant.ofEpochMilli(n.longValue()) : Instant.now();
+    }
+}

@@ -1,0 +1,110 @@
+package nni.manager.internal.reuse;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import nni.api.environment.EnvironmentLauncher;
+import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperSessions;
+import nni.api.platform.PlatformException;
+import nni.api.platform.SessionContext;
+import nni.api.platform.TrainingSession;
+import nni.manager.internal.report.KeeperLinks;
+
+/**
+ * Provides {@link KeeperSessions}: the keeper jar (built by the {@code nni.trialkeeper} module and
+ * embedded in this bundle as {@code keeper/nni-trialkeeper.jar}) and sessions that run trials
+ * through it.
+ */
+@Component(service = KeeperSessions.class)
+public class KeeperSessionsProvider implements KeeperSessions {
+
+    static final String KEEPER_RESOURCE = "keeper/nni-trialkeeper.jar";
+
+    private final BundleContext bundleContext;
+    private final KeeperLinks links;
+    private Path keeperJar;
+
+    @Activate
+    public KeeperSessionsProvider(BundleContext bundleContext, @Reference KeeperLinks links) {
+        this.bundleContext = bundleContext;
+        this.links = links;
+    }
+
+    @Override
+    public synchronized Path keeperJar() {
+        if (keeperJar == null) {
+            URL resource = bundleContext.getBundle().getEntry(KEEPER_RESOURCE);
+            if (resource == null) {
+                throw new IllegalStateException("nni.manager was built without " + KEEPER_RESOURCE);
+            }
+            Path target = bundleContext.getDataFile("nni-trialkeeper.jar").toPath();
+            try (InputStream in = resource.openStream()) {
+                Path temporary = target.resolveSibling("nni-trialkeeper.jar.tmp");
+                Files.copy(in, temporary, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write the keeper jar to " + target, e);
+            }
+            keeperJar = target;
+        }
+        return keeperJar;
+    }
+
+    @Override
+    public TrainingSession open(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options)
+            throws PlatformException {
+        String managerUrl = managerUrl(options.managerHost());
+        Object codeSetting = context.section().get("trialCodeDirectory");
+        Path codeDirectory = Path.of(codeSetting == null ? "." : codeSetting.toString()).toAbsolutePath().normalize();
+        if (!Files.isDirectory(codeDirectory)) {
+            throw new PlatformException("trialCodeDirectory " + codeDirectory + " is not a directory");
+        }
+        Path archive = context.experimentDirectory().resolve("environments").resolve("nni-code.tar.gz");
+        try {
+            // every file goes in; .nniignore rules plug in here as the filter
+            CodePacker.pack(codeDirectory, archive, relative -> !relative.startsWith("nni-experiments"));
+        } catch (IOException e) {
+            throw new PlatformException("cannot pack trialCodeDirectory " + codeDirectory + ": " + e.getMessage(), e);
+        }
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "nni-keepers-" + context.experimentId());
+            thread.setDaemon(true);
+            return thread;
+        });
+        return new KeeperSession(context, launcher, options, links, keeperJar(), archive, managerUrl, timer);
+    }
+
+    /** @return the shared endpoint's URL with the host workers use */
+    private String managerUrl(String managerHost) throws PlatformException {
+        try {
+            ServiceReference<?>[] refs = bundleContext.getServiceReferences((String) null, "(osgi.http.endpoint=*)");
+            if (refs == null || refs.length == 0) {
+                throw new PlatformException("the manager has no HTTP endpoint yet; keepers would have nowhere to report");
+            }
+            Object endpoint = refs[0].getProperty("osgi.http.endpoint");
+            String first = endpoint instanceof String[] all ? all[0] : String.valueOf(endpoint);
+            URI uri = URI.create(first);
+            String host = managerHost != null && !managerHost.isBlank() ? managerHost
+                    : uri.getHost() == null || uri.getHost().equals("0.0.0.0") ? "127.0.0.1" : uri.getHost();
+            return uri.getScheme() + "://" + host + ":" + uri.getPort() + "/";
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

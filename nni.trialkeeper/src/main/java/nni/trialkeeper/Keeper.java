@@ -1,0 +1,297 @@
+package nni.trialkeeper;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One keeper process: the handshake, a sender that drains the spool to the manager in batches, a
+ * long-poll loop for the manager's commands, and the trials. In {@code trial} mode it runs the one
+ * trial it was started for and exits with its code once every report is acknowledged; in
+ * {@code runner} mode it says {@code ready} and runs the trials the manager sends, one after
+ * another, until the manager says {@code stop}.
+ *
+ * <p>Exit codes: the trial's code (trial mode), 0 (runner stopped), 2 (bad command line),
+ * 3 (refused by the manager: token, version, session gone), 4 (manager unreachable for longer than
+ * {@code --give-up-seconds}).
+ */
+final class Keeper implements TrialProcess.Host {
+
+    /** This keeper's version. */
+    static final String VERSION = "1.0.0";
+    /**
+     * The trial-route protocol this keeper speaks. The keeper accepts a manager only if the manager
+     * answers the handshake with exactly this protocol; the manager accepts the protocols it lists.
+     */
+    static final int PROTOCOL = Integer.getInteger("nni.keeper.protocol", 1);
+
+    static final int EXIT_REFUSED = 3;
+    static final int EXIT_UNREACHABLE = 4;
+
+    private static final int BATCH_REPORTS = 2000;
+    private static final long BATCH_BYTES = 1 << 20;
+    private static final long POLL_MILLIS = 10_000;
+
+    private final KeeperOptions options;
+    private final ManagerClient manager;
+    private final Spool spool;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "keeper-timer");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<String, TrialProcess> trials = new ConcurrentHashMap<>();
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private volatile int exitCode;
+    private volatile boolean stopping;
+
+    Keeper(KeeperOptions options) throws IOException {
+        this.options = options;
+        this.manager = new ManagerClient(options.managerUrl(), options.experimentId(), options.keeperId(), options.token());
+        this.spool = new Spool(options.workDirectory().resolve(".keeper").resolve(options.keeperId()), options.spoolLimitBytes());
+    }
+
+    @Override
+    public KeeperOptions options() {
+        return options;
+    }
+
+    @Override
+    public ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    @Override
+    public void report(Map<String, Object> report) throws IOException, InterruptedException {
+        spool.append(report);
+    }
+
+    int run() throws InterruptedException, IOException {
+        Map<String, Object> answer = handshake();
+        if (answer == null) {
+            return exitCode;
+        }
+        Thread sender = daemon("report-sender", this::sendLoop);
+        Thread commands = daemon("command-poll", this::commandLoop);
+        sender.start();
+        commands.start();
+        if (options.runner()) {
+            report(TrialProcess.ordered("kind", "ready", "environment", options.keeperId(), "time", System.currentTimeMillis(),
+                    "keeperVersion", VERSION));
+        } else {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> trial = (Map<String, Object>) answer.get("trial");
+            if (trial == null) {
+                return fail(EXIT_REFUSED, "the manager's handshake answer has no trial to run for " + options.keeperId());
+            }
+            TrialProcess process = startTrial(options.keeperId(), trial, options.workDirectory());
+            process.ended().whenComplete((code, error) -> finish(code == null ? -1 : code));
+        }
+        finished.await();
+        stopping = true;
+        trials.values().forEach(TrialProcess::kill);
+        if (!spool.awaitEmpty(TimeUnit.SECONDS.toMillis(options.giveUpSeconds()))) {
+            System.err.println("gave up: " + spool.pendingCount() + " reports were never acknowledged; they stay in "
+                    + options.workDirectory().resolve(".keeper"));
+        }
+        spool.close();
+        return exitCode;
+    }
+
+    private Map<String, Object> handshake() throws InterruptedException {
+        Map<String, Object> hello = TrialProcess.ordered("keeperVersion", VERSION, "protocol", (long) PROTOCOL,
+                "mode", options.mode(), "platform", options.platform());
+        Backoff backoff = new Backoff(options.giveUpSeconds());
+        while (true) {
+            try {
+                Map<String, Object> answer = manager.handshake(hello);
+                Object protocol = answer.get("protocol");
+                if (!(protocol instanceof Number n) || n.intValue() != PROTOCOL) {
+                    fail(EXIT_REFUSED, "manager " + answer.get("managerVersion") + " speaks trial protocol " + protocol
+                            + ", but trial keeper " + VERSION + " speaks protocol " + PROTOCOL
+                            + "; run the keeper jar this manager ships (nni.manager's nni-trialkeeper.jar)");
+                    return null;
+                }
+                System.err.println("trial keeper " + VERSION + " (protocol " + PROTOCOL + ") connected to manager "
+                        + answer.get("managerVersion"));
+                return answer;
+            } catch (ManagerClient.Refused e) {
+                fail(EXIT_REFUSED, "the manager refused trial keeper " + VERSION + " (protocol " + PROTOCOL + "): " + e.getMessage());
+                return null;
+            } catch (IOException e) {
+                if (!backoff.pause("handshake", e)) {
+                    fail(EXIT_UNREACHABLE, "manager " + options.managerUrl() + " unreachable for " + options.giveUpSeconds() + " s; giving up");
+                    return null;
+                }
+            }
+        }
+    }
+
+    private void sendLoop() {
+        Backoff backoff = new Backoff(options.giveUpSeconds());
+        try {
+            while (!(stopping && spool.pendingCount() == 0)) {
+                List<String> batch = spool.peek(BATCH_REPORTS, BATCH_BYTES, 500);
+                if (batch.isEmpty()) {
+                    continue;
+                }
+                try {
+                    spool.acknowledge(manager.sendReports(batch));
+                    backoff.reset();
+                } catch (ManagerClient.Refused e) {
+                    fail(EXIT_REFUSED, "the manager refused this keeper's reports: " + e.getMessage());
+                    return;
+                } catch (IOException e) {
+                    if (!backoff.pause("sending reports", e)) {
+                        fail(EXIT_UNREACHABLE, "manager " + options.managerUrl() + " unreachable for " + options.giveUpSeconds()
+                                + " s; " + spool.pendingCount() + " reports stay in the spool");
+                        return;
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void commandLoop() {
+        Backoff backoff = new Backoff(options.giveUpSeconds());
+        long after = 0;
+        try {
+            while (!stopping) {
+                List<Map<String, Object>> commands;
+                try {
+                    commands = manager.commands(after, POLL_MILLIS);
+                    backoff.reset();
+                } catch (ManagerClient.Refused e) {
+                    fail(EXIT_REFUSED, "the manager refused this keeper's command poll: " + e.getMessage());
+                    return;
+                } catch (IOException e) {
+                    if (!backoff.pause("polling commands", e)) {
+                        fail(EXIT_UNREACHABLE, "manager " + options.managerUrl() + " unreachable for " + options.giveUpSeconds() + " s");
+                        return;
+                    }
+                    continue;
+                }
+                for (Map<String, Object> command : commands) {
+                    after = Math.max(after, ((Number) command.get("id")).longValue());
+                    try {
+                        handle(command);
+                    } catch (IOException | RuntimeException e) {
+                        System.err.println("command " + command.get("type") + " failed: " + e);
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void handle(Map<String, Object> command) throws IOException, InterruptedException {
+        String type = String.valueOf(command.get("type"));
+        String trialId = (String) command.get("trial");
+        TrialProcess trial = trialId == null ? null : trials.get(trialId);
+        switch (type) {
+            case "new-trial" -> {
+                if (trial == null) {
+                    startTrial(trialId, command, options.workDirectory().resolve("trials").resolve(trialId));
+                }
+            }
+            case "kill" -> {
+                if (trial != null) {
+                    trial.kill();
+                }
+            }
+            case "send-parameter" -> {
+                Map<String, Object> parameter = (Map<String, Object>) command.get("parameter");
+                if (trial != null) {
+                    trial.writeParameters((String) parameter.get("value"), ((Number) parameter.get("index")).intValue());
+                }
+            }
+            case "log-tail" -> {
+                String file = String.valueOf(command.get("file"));
+                long maxBytes = ((Number) command.getOrDefault("maxBytes", 65536L)).longValue();
+                String text = trial == null ? null : trial.tail(file, maxBytes);
+                report(TrialProcess.ordered("kind", "log", "trial", trialId, "file", file,
+                        "request", command.get("request"), "text", text));
+            }
+            case "stop" -> finish(0);
+            default -> System.err.println("ignoring unknown command '" + type + "'");
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private TrialProcess startTrial(String trialId, Map<String, Object> description, Path directory)
+            throws IOException, InterruptedException {
+        Map<String, Object> parameter = (Map<String, Object>) description.get("parameter");
+        long sequenceId = ((Number) description.getOrDefault("sequenceId", -1L)).longValue();
+        TrialProcess process = new TrialProcess(this, trialId, sequenceId, (String) description.get("gpuIndices"), directory);
+        trials.put(trialId, process);
+        process.ended().whenComplete((code, error) -> trials.remove(trialId));
+        process.start((String) parameter.get("value"), ((Number) parameter.getOrDefault("index", 0L)).intValue());
+        return process;
+    }
+
+    private int fail(int code, String message) {
+        System.err.println(message);
+        exitCode = code;
+        finished.countDown();
+        if (code == EXIT_REFUSED || code == EXIT_UNREACHABLE) {
+            stopping = true;
+        }
+        return code;
+    }
+
+    private void finish(int code) {
+        if (finished.getCount() > 0) {
+            exitCode = code;
+            finished.countDown();
+        }
+    }
+
+    private static Thread daemon(String name, Runnable body) {
+        Thread thread = new Thread(body, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /** Retry pauses from 100 ms doubling to 2 s, and the give-up deadline of one outage. */
+    private static final class Backoff {
+        private final long giveUpMillis;
+        private long pauseMillis = 100;
+        private long since = -1;
+
+        Backoff(long giveUpSeconds) {
+            this.giveUpMillis = TimeUnit.SECONDS.toMillis(giveUpSeconds);
+        }
+
+        boolean pause(String what, IOException cause) throws InterruptedException {
+            long now = System.currentTimeMillis();
+            if (since < 0) {
+                since = now;
+                System.err.println(what + ": manager not reachable (" + cause.getMessage() + "); retrying");
+            }
+            if (now - since > giveUpMillis) {
+                return false;
+            }
+            Thread.sleep(pauseMillis);
+            pauseMillis = Math.min(2000, pauseMillis * 2);
+            return true;
+        }
+
+        void reset() {
+            if (since >= 0) {
+                System.err.println("manager reachable again");
+            }
+            since = -1;
+            pauseMillis = 100;
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package nni.trialkeeper;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The keeper's command line:
+ *
+ * <pre>
+ * java -jar nni-trialkeeper.jar trial  --manager URL --experiment ID --trial ID       --platform NAME --code ARCHIVE --command CMD [options]
+ * java -jar nni-trialkeeper.jar runner --manager URL --experiment ID --environment ID --platform NAME --code ARCHIVE --command CMD [options]
+ *   --work-dir DIR            where trials run (default: the current directory)
+ *   --token-file FILE         the keeper's secret; otherwise the environment variable NNI_KEEPER_TOKEN
+ *   --give-up-seconds N       how long an unreachable manager is retried before the keeper gives up (3600)
+ *   --kill-grace-seconds N    between SIGTERM and SIGKILL of a cancelled trial's process group (5)
+ *   --spool-limit-mb N        unacknowledged reports kept on disk before output reading pauses (64)
+ * </pre>
+ *
+ * The token is never taken from the command line, where other users of the machine could read it.
+ */
+record KeeperOptions(String mode, String managerUrl, String experimentId, String keeperId, String platform,
+                     Path codeArchive, String command, Path workDirectory, String token, long giveUpSeconds,
+                     long killGraceSeconds, long spoolLimitBytes) {
+
+    static final String TOKEN_VARIABLE = "NNI_KEEPER_TOKEN";
+
+    /** A command line that cannot be run; the message says which argument and why. */
+    static final class UsageException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    boolean runner() {
+        return mode.equals("runner");
+    }
+
+    static KeeperOptions parse(List<String> args, Map<String, String> environment) throws UsageException {
+        if (args.isEmpty() || !(args.get(0).equals("trial") || args.get(0).equals("runner"))) {
+            throw new UsageException("the first argument must be the mode, 'trial' or 'runner'");
+        }
+        String mode = args.get(0);
+        Map<String, String> values = new HashMap<>();
+        for (int i = 1; i < args.size(); i++) {
+            String name = args.get(i);
+            if (!name.startsWith("--")) {
+                throw new UsageException("unexpected argument '" + name + "'");
+            }
+            if (i + 1 >= args.size()) {
+                throw new UsageException(name + " needs a value");
+            }
+            values.put(name.substring(2), args.get(++i));
+        }
+        String idOption = mode.equals("runner") ? "environment" : "trial";
+        for (String required : List.of("manager", "experiment", idOption, "platform", "code", "command")) {
+            if (!values.containsKey(required) || values.get(required).isBlank()) {
+                throw new UsageException("--" + required + " is required in " + mode + " mode");
+            }
+        }
+        String token;
+        if (values.containsKey("token-file")) {
+            try {
+                token = Files.readString(Path.of(values.get("token-file"))).trim();
+            } catch (IOException e) {
+                throw new UsageException("--token-file: cannot read " + values.get("token-file") + ": " + e.getMessage());
+            }
+        } else {
+            token = environment.get(TOKEN_VARIABLE);
+        }
+        if (token == null || token.isBlank()) {
+            throw new UsageException("no token: give --token-file or set " + TOKEN_VARIABLE);
+        }
+        return new KeeperOptions(mode, values.get("manager"), values.get("experiment"), values.get(idOption),
+                values.get("platform"), Path.of(values.get("code")).toAbsolutePath(), values.get("command"),
+                Path.of(values.getOrDefault("work-dir", ".")).toAbsolutePath().normalize(), token,
+                number(values, "give-up-seconds", 3600), number(values, "kill-grace-seconds", 5),
+                number(values, "spool-limit-mb", 64) << 20);
+    }
+
+    private static long number(Map<String, String> values, String name, long fallback) throws UsageException {
+        String value = values.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            long n = Long.parseLong(value);
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException("--" + name + " must be a non-negative whole number, got '" + value + "'");
+        }
+    }
+}
