@@ -1,0 +1,238 @@
+package nni.itest.sshd;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Real OpenSSH servers for tests: {@code sshd} on 127.0.0.2, 127.0.0.3, ... with free ports, a
+ * generated ed25519 host key each, root logging in with a generated key (one without and one with
+ * a passphrase), and the local user {@link #USER} logging in with a password generated per run.
+ * Installs {@code openssh-server} with apt-get when sshd is missing and the tests run as root
+ * (as on CI); otherwise {@link #unavailableReason()} says why the tests cannot run.
+ *
+ * <p>Everything lives in one temporary directory; {@link #close()} stops the servers.
+ */
+public final class SshdHarness implements AutoCloseable {
+
+    static final String SSHD = "/usr/sbin/sshd";
+    /** The local user that logs in with a password. */
+    public static final String USER = "nnitest";
+    /** The passphrase of {@link #passphraseKey()}. */
+    public static final String PASSPHRASE = "correct horse battery staple";
+
+    private final Path directory;
+    private final List<SshdMachine> machines = new ArrayList<>();
+    private final String password;
+
+    private SshdHarness(Path directory, String password) {
+        this.directory = directory;
+        this.password = password;
+    }
+
+    /** @return null when sshd can be used (installing it if needed and possible), else why not */
+    public static synchronized String unavailableReason() {
+        if (!isRoot()) {
+            return Files.isExecutable(Path.of(SSHD)) ? "these tests run as root (they create the local user " + USER
+                    + " and log in as root)" : SSHD + " is missing and the tests do not run as root to install openssh-server";
+        }
+        if (!Files.isExecutable(Path.of(SSHD))) {
+            try {
+                run("apt-get", "update", "-qq");
+                run("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", "openssh-server");
+            } catch (IOException e) {
+                return "cannot install openssh-server: " + e.getMessage();
+            }
+        }
+        return Files.isExecutable(Path.of(SSHD)) ? null : SSHD + " is still missing after installing openssh-server";
+    }
+
+    private static boolean isRoot() {
+        try {
+            return run("id", "-u").strip().equals("0");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Starts {@code count} machines on 127.0.0.2, 127.0.0.3, ... */
+    public static SshdHarness start(int count) throws IOException {
+        Path directory = Files.createTempDirectory("nni-sshd");
+        // the password user reads its pythonPath tools below this directory
+        Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));
+        byte[] random = new byte[12];
+        new SecureRandom().nextBytes(random);
+        SshdHarness harness = new SshdHarness(directory, "pw-" + HexFormat.of().formatHex(random));
+        try {
+            harness.prepare(count);
+            for (SshdMachine machine : harness.machines) {
+                machine.start();
+            }
+            return harness;
+        } catch (IOException | RuntimeException e) {
+            harness.close();
+            throw e;
+        }
+    }
+
+    private void prepare(int count) throws IOException {
+        Files.createDirectories(Path.of("/run/sshd")); // sshd's privilege separation directory
+        ensureUser();
+        keygen(userKey(), "");
+        keygen(passphraseKey(), PASSPHRASE);
+        Files.writeString(directory.resolve("authorized_keys"), Files.readString(pub(userKey())) + Files.readString(pub(passphraseKey())));
+        StringBuilder knownHosts = new StringBuilder();
+        StringBuilder wrongKnownHosts = new StringBuilder();
+        keygen(directory.resolve("impostor_host_key"), "");
+        String impostor = Files.readString(pub(directory.resolve("impostor_host_key"))).strip();
+        for (int i = 0; i < count; i++) {
+            String host = "127.0.0." + (2 + i);
+            int port = freePort(host);
+            Path machineDirectory = Files.createDirectories(directory.resolve("machine-" + host));
+            Path hostKey = machineDirectory.resolve("host_key");
+            keygen(hostKey, "");
+            String config = String.join("\n",
+                    "ListenAddress " + host + ":" + port,
+                    "HostKey " + hostKey,
+                    "PidFile " + machineDirectory.resolve("sshd.pid"),
+                    "AuthorizedKeysFile " + directory.resolve("authorized_keys"),
+                    "PasswordAuthentication yes",
+                    "KbdInteractiveAuthentication no",
+                    "PubkeyAuthentication yes",
+                    "PermitRootLogin yes",
+                    "UsePAM no",
+                    "StrictModes no",
+                    "MaxStartups 100",
+                    "LogLevel ERROR",
+                    "Subsystem sftp internal-sftp",
+                    "");
+            Path configFile = machineDirectory.resolve("sshd_config");
+            Files.writeString(configFile, config);
+            String key = Files.readString(pub(hostKey)).strip();
+            String keyTypeAndValue = key.substring(0, ordinalIndexOf(key, ' ', 2) < 0 ? key.length() : ordinalIndexOf(key, ' ', 2));
+            knownHosts.append('[').append(host).append("]:").append(port).append(' ').append(keyTypeAndValue).append('\n');
+            String impostorKey = impostor.substring(0, ordinalIndexOf(impostor, ' ', 2) < 0 ? impostor.length() : ordinalIndexOf(impostor, ' ', 2));
+            wrongKnownHosts.append('[').append(host).append("]:").append(port).append(' ').append(impostorKey).append('\n');
+            machines.add(new SshdMachine(host, port, configFile, machineDirectory.resolve("sshd.log")));
+        }
+        Files.writeString(knownHosts(), knownHosts);
+        Files.writeString(wrongKnownHosts(), wrongKnownHosts);
+    }
+
+    private static int ordinalIndexOf(String text, char c, int n) {
+        int index = -1;
+        for (int i = 0; i < n; i++) {
+            index = text.indexOf(c, index + 1);
+            if (index < 0) {
+                return -1;
+            }
+        }
+        return index;
+    }
+
+    /** Creates {@link #USER} if missing and sets this run's password (idempotent). */
+    private void ensureUser() throws IOException {
+        try {
+            run("id", USER);
+        } catch (IOException missing) {
+            run("useradd", "-m", "-s", "/bin/bash", USER);
+        }
+        ProcessBuilder builder = new ProcessBuilder("chpasswd").redirectErrorStream(true);
+        Process process = builder.start();
+        try (var stdin = process.getOutputStream()) {
+            stdin.write((USER + ":" + password + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+        waitFor(process, "chpasswd");
+    }
+
+    private static void keygen(Path key, String passphrase) throws IOException {
+        run("ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-C", "nni-test", "-f", key.toString());
+    }
+
+    private static Path pub(Path key) {
+        return key.resolveSibling(key.getFileName() + ".pub");
+    }
+
+    private static int freePort(String host) throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static String run(String... command) throws IOException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        return waitFor(process, String.join(" ", command));
+    }
+
+    private static String waitFor(Process process, String what) throws IOException {
+        try {
+            byte[] out = process.getInputStream().readAllBytes();
+            if (!process.waitFor(300, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IOException(what + " did not finish");
+            }
+            String text = new String(out, StandardCharsets.UTF_8);
+            if (process.exitValue() != 0) {
+                throw new IOException(what + " failed with exit code " + process.exitValue() + ": " + text.strip());
+            }
+            return text;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while running " + what);
+        }
+    }
+
+    public List<SshdMachine> machines() {
+        return List.copyOf(machines);
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    /** @return a known_hosts file with every machine's host key */
+    public Path knownHosts() {
+        return directory.resolve("known_hosts");
+    }
+
+    /** @return a known_hosts file that lists another key for every machine (a man in the middle) */
+    public Path wrongKnownHosts() {
+        return directory.resolve("known_hosts.wrong");
+    }
+
+    /** @return root's private key, without passphrase */
+    public Path userKey() {
+        return directory.resolve("id_root");
+    }
+
+    /** @return another private key of root, protected by {@link #PASSPHRASE} */
+    public Path passphraseKey() {
+        return directory.resolve("id_root_passphrase");
+    }
+
+    /** @return {@link #USER}'s password for this run */
+    public String password() {
+        return password;
+    }
+
+    /** @return a new directory the password user can read, for tools put on PATH through pythonPath */
+    public Path toolsDirectory(String name) throws IOException {
+        Path tools = Files.createDirectories(directory.resolve(name));
+        Files.setPosixFilePermissions(tools, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return tools;
+    }
+
+    @Override
+    public void close() {
+        machines.forEach(SshdMachine::stop);
+    }
+}

@@ -1,0 +1,87 @@
+package nni.ts.remote.internal;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+import nni.ts.remote.internal.schedule.GpuInfo;
+import nni.ts.remote.internal.schedule.MachineSlots;
+import nni.ts.remote.internal.schedule.NvidiaSmi;
+import nni.ts.remote.internal.ssh.Shell;
+import nni.ts.remote.internal.ssh.SshConnection;
+import nni.ts.remote.internal.ssh.SshException;
+
+/**
+ * One machine of an experiment: its connection, its scheduling state, and the experiment's
+ * directory there ({@code <remote root>/<experiment>/<user>@<host>_<port>}), prepared once.
+ */
+final class RemoteMachine {
+
+    final RemoteSection.Machine config;
+    final SshConnection ssh;
+    final MachineSlots slots;
+    final String directory;
+    private boolean prepared;
+    private Instant unreachableSince;
+    private Instant gpusSeen = Instant.EPOCH;
+
+    RemoteMachine(RemoteSection.Machine config, SshConnection ssh, String remoteRoot, String experimentId) {
+        this.config = config;
+        this.ssh = ssh;
+        this.slots = new MachineSlots(config.target().name(), config.gpuIndices(), config.maxTrialNumberPerGpu(), config.useActiveGpu());
+        this.directory = remoteRoot + "/" + experimentId + "/" + config.target().user() + "@" + config.target().host()
+                + "_" + config.target().port();
+    }
+
+    String name() {
+        return config.target().name();
+    }
+
+    /** Creates the experiment's directory and uploads the keeper and the code, once per experiment. */
+    synchronized void prepare(Path keeperJar, Path codeArchive) throws SshException {
+        if (prepared) {
+            return;
+        }
+        String experimentRoot = directory.substring(0, directory.lastIndexOf('/'));
+        // the experiment's root is shared by the users of one host (umask 0, as NNI does)
+        ssh.check("(umask 0; mkdir -p " + Shell.quote(experimentRoot) + ") && mkdir -p " + Shell.quote(directory + "/envs"),
+                "creating " + directory);
+        ssh.upload(keeperJar, directory + "/nni-trialkeeper.jar");
+        ssh.upload(codeArchive, directory + "/nni-code.tar.gz");
+        prepared = true;
+    }
+
+    /** Reads the GPUs with nvidia-smi unless they were read within {@code maxAgeMillis}. */
+    void refreshGpus(long maxAgeMillis) throws SshException {
+        if (Instant.now().isBefore(gpusSeen.plusMillis(maxAgeMillis))) {
+            return;
+        }
+        var result = ssh.exec(NvidiaSmi.COMMAND);
+        List<GpuInfo> gpus;
+        if (!result.ok()) {
+            gpus = List.of(); // no nvidia-smi: a machine without GPUs
+        } else {
+            try {
+                gpus = NvidiaSmi.parse(result.stdout());
+            } catch (IllegalArgumentException e) {
+                gpus = List.of();
+            }
+        }
+        slots.gpus(gpus);
+        gpusSeen = Instant.now();
+    }
+
+    /** @return since when the machine cannot be reached (null when it can) */
+    Instant unreachableSince() {
+        return unreachableSince;
+    }
+
+    void reachable(String reason) {
+        if (reason == null) {
+            unreachableSince = null;
+        } else if (unreachableSince == null) {
+            unreachableSince = Instant.now();
+        }
+        slots.reachable(reason);
+    }
+}

@@ -1,0 +1,11 @@
+package nni.ts.remote.internal.schedule;
+
+/**
+ * One GPU as {@code nvidia-smi -q -x} describes it.
+ *
+ * @param index           the GPU's index ({@code minor_number}), as {@code CUDA_VISIBLE_DEVICES} names it
+ * @param activeProcesses processes using it now
+ * @param utilization     GPU utilization in percent
+ */
+public record GpuInfo(int index, int activeProcesses, int utilization) {
+}
