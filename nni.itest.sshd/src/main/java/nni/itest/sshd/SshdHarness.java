@@ -77,6 +77,8 @@ public final class SshdHarness implements AutoCloseable {
             for (SshdMachine machine : harness.machines) {
                 machine.start();
             }
+            // the servers never outlive the test JVM, even when a test forgets close()
+            Runtime.getRuntime().addShutdownHook(new Thread(harness::close, "nni-sshd-stop"));
             return harness;
         } catch (IOException | RuntimeException e) {
             harness.close();

@@ -213,7 +213,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 command.append(' ').append(Shell.quote(argument));
             }
             command.append(" >keeper.stdout 2>keeper.stderr </dev/null & echo $! ; }");
-            String out = machine.ssh.check(command.toString(), "starting the trial keeper");
+            String out = machine.ssh.check(command.toString(), spec.token() + "\n", "starting the trial keeper");
             long pid = Long.parseLong(out.strip());
             boolean stopNow;
             synchronized (lock) {

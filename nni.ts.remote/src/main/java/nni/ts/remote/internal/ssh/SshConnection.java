@@ -117,7 +117,7 @@ public final class SshConnection implements AutoCloseable {
         }
         String lower = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
         if (lower.contains("passphrase")) {
-            return new SshException(SshException.Reason.AUTH_FAILED, machine + ": the sshPassphrase does not unlock key "
+            return new SshException(SshException.Reason.AUTH_FAILED, machine + ": authentication failed: the sshPassphrase does not unlock key "
                     + target.keyFile(), null);
         }
         if (lower.contains("invalid privatekey")) {
@@ -185,7 +185,12 @@ public final class SshConnection implements AutoCloseable {
 
     /** Runs a command that must succeed; the error carries its stderr. */
     public String check(String command, String what) throws SshException {
-        ExecResult result = exec(command);
+        return check(command, null, what);
+    }
+
+    /** Runs a command that must succeed, feeding it {@code stdin}; the error carries its stderr. */
+    public String check(String command, String stdin, String what) throws SshException {
+        ExecResult result = exec(command, stdin);
         if (!result.ok()) {
             throw new SshException(SshException.Reason.COMMAND_FAILED, target.name() + ": " + what + " failed (exit code "
                     + result.exitCode() + "): " + result.stderr().strip(), null);
