@@ -33,7 +33,7 @@ public class ExperimentConfigLoaderTest {
                 tuner: {name: random}
                 trainingService: {platform: local}
                 """);
-        ExperimentConfig config = Loaders.local().load(file);
+        ExperimentConfig config = Loaders.builtIn().load(file);
         Path dir = file.getParent().toRealPath();
         assertEquals(2, config.trialConcurrency());
         assertEquals(dir, config.trialCodeDirectory());
