@@ -94,7 +94,7 @@ public class ExperimentConfigLoader {
         Outcome outcome = check(file);
         List<ConfigError> errors = new ArrayList<>(outcome.errors);
         for (String section : outcome.unchecked) {
-            errors.add(outcome.source.error(section.substring(0, section.indexOf(' ')),
+            errors.add(outcome.source.error(section.substring(0, section.indexOf(' ')) + ".platform",
                     "platform \"" + outcome.platformOf.get(section) + "\" is not installed; installed: "
                             + String.join(", ", installed.apply("platform"))));
         }
@@ -159,6 +159,7 @@ public class ExperimentConfigLoader {
             }
             outcome.errors.add(source.error(path, problem.message()));
         }
+        outcome.errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
         if (outcome.errors.isEmpty()) {
             outcome.config = config;
         }

@@ -250,7 +250,8 @@ final class V1Converter {
                     service.put("storage", storage(fc, "frameworkcontrollerConfig", at + ".storage"));
                     move(fc, "frameworkcontrollerConfig", "reuse", service, at, "reuseMode");
                     move(fc, "frameworkcontrollerConfig", "namespace", service, at, "namespace");
-                    move(fc, "frameworkcontrollerConfig", "configPath", service, at, "configPath");
+                    // NNI does not convert configPath (a per-trial-mode template); the v2 roles replace it
+                    fc.remove("configPath");
                     leftovers(fc, "frameworkcontrollerConfig");
                 }
                 Object roles = trialCopy.remove("taskRoles");
@@ -386,10 +387,13 @@ final class V1Converter {
 
     /** Takes a nested v1 mapping out of {@code parent} (a copy, so that leftovers can be found). */
     private Map<String, Object> mapping(Map<String, Object> parent, String parentPath, String key) {
+        Object value;
         if (parent == v1) {
             used.add(key);
+            value = parent.get(key);
+        } else {
+            value = parent.remove(key);
         }
-        Object value = parent.get(key);
         if (value == null) {
             return null;
         }

@@ -30,28 +30,29 @@ final class RemoteSection {
     static SectionCheck check(Map<String, Object> section, Path baseDirectory) {
         ConfigReader reader = ConfigReader.of(section, baseDirectory);
         reader.trainingServiceFields(true);
-        reader.bool("reuseMode", true);
+        reader.bool("reuseMode", false);
         Object gpus = reader.canonical("trialGpuNumber");
-        boolean gpusWanted = gpus instanceof Integer number && number > 0;
         for (ConfigReader machine : reader.objects("machineList", true)) {
             machine.requiredString("host");
-            machine.integer("port", 22, 1, 65535);
+            machine.port("port", 22);
             machine.requiredString("user");
             String password = machine.secret("password", false);
-            Path keyFile = machine.path("sshKeyFile", password == null ? "~/.ssh/id_rsa" : null, false);
+            Path keyFile = machine.path("sshKeyFile", "~/.ssh/id_rsa", false);
             machine.secret("sshPassphrase", false);
-            if (password != null) {
-                machine.set("sshKeyFile", null); // NNI: a password wins over a key
-            } else if (keyFile != null && !Files.isRegularFile(keyFile)) {
-                machine.problem("sshKeyFile", "expected an existing private key file (there is no password), got \"" + keyFile + "\"");
-            }
             machine.bool("useActiveGpu", false);
             Integer perGpu = machine.integer("maxTrialNumberPerGpu", 1, 1, Integer.MAX_VALUE);
-            if (perGpu != null && perGpu != 1 && !gpusWanted) {
-                machine.problem("maxTrialNumberPerGpu", "expected 1 unless trialGpuNumber is set and not 0, got " + perGpu);
-            }
             machine.indices("gpuIndices");
             machine.string("pythonPath");
+            if (password != null || machine.has("password")) {
+                // as NNI: a password wins over a key file
+                machine.set("sshKeyFile", null);
+            } else if (keyFile != null && !Files.isRegularFile(keyFile)) {
+                machine.problem(machine.has("sshKeyFile") ? "sshKeyFile" : "",
+                        "expected a password or an existing SSH key file, and there is no file \"" + keyFile + "\"");
+            }
+            if (perGpu != null && perGpu != 1 && gpus == null) {
+                machine.problem("maxTrialNumberPerGpu", "expected 1 unless trialGpuNumber is set, got " + perGpu);
+            }
         }
         return reader.check();
     }

@@ -40,7 +40,7 @@ public class RemoteSectionTest {
                 temporary.getRoot().toPath());
         assertEquals(List.of(), check.problems());
         RemoteSection.Settings settings = RemoteSection.settings(check.section());
-        assertTrue(settings.reuseMode());
+        assertFalse(settings.reuseMode()); // NNI v3.0's default
         RemoteSection.Machine machine = settings.machines().get(0);
         assertEquals(22, machine.target().port());
         assertEquals(null, machine.target().keyFile());
