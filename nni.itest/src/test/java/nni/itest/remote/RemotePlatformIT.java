@@ -72,7 +72,8 @@ public class RemotePlatformIT extends RuntimeTestSupport {
     @Configuration
     public Option[] config() throws IOException {
         return new Option[] {baseOptions(),
-                frameworkProperty("nni.experiments.dir").value(Files.createTempDirectory("nni-remote-it").toString()),
+                frameworkProperty("nni.experiments.dir").value(Path.of(System.getProperty("nni.bundles.dir"), "nni.itest", "target",
+                        "remote-it-experiments").toAbsolutePath().normalize().toString()),
                 mavenBundle("com.github.mwiede", "jsch").versionAsInProject(),
                 bundle(reactorBundle("nni.ts.remote")),
                 bundle(reactorBundle("nni.itest.sshd"))};
@@ -111,6 +112,8 @@ public class RemotePlatformIT extends RuntimeTestSupport {
             tools = sshd.toolsDirectory("tools");
             shared = sshd.toolsDirectory("shared");
             Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+            // the machines' experiment root: both users of the one host write below it
+            Files.setPosixFilePermissions(sshd.toolsDirectory("remote"), PosixFilePermissions.fromString("rwxrwxrwx"));
             // nvidia-smi as each machine sees it: two idle GPUs
             Path smi = tools.resolve("nvidia-smi");
             Files.writeString(smi, "#!/bin/sh\ncat <<'XML'\n<?xml version=\"1.0\" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">\n"
@@ -134,6 +137,7 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         properties.put("check.interval.seconds", 1);
         properties.put("machine.lost.seconds", 5);
         properties.put("kill.grace.seconds", 2);
+        properties.put("remote.directory", sshd.directory().resolve("remote").toString());
         admin.getConfiguration("nni.ts.remote", "?").update(properties);
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             var refs = context.getServiceReferences((String) null, "(&(nni.platform=remote)(known.hosts=" + knownHosts + "))");
@@ -144,12 +148,21 @@ public class RemotePlatformIT extends RuntimeTestSupport {
 
     /** Writes the experiment: the trial script reports where it ran and two PERIODICAL metrics and a FINAL one. */
     private Path experiment(String name, boolean reuse, int gpus, int trials, String slowTrialSequence) throws IOException {
+        return experiment(name, reuse, gpus, trials, slowTrialSequence, 4);
+    }
+
+    /**
+     * @param slowTrialSequence a sequence-id pattern (bash {@code case}): those trials write their pid and
+     *                          wait (at most 10 min) for the file {@code release} next to the config
+     */
+    private Path experiment(String name, boolean reuse, int gpus, int trials, String slowTrialSequence, int concurrency)
+            throws IOException {
         Path code = Files.createDirectories(shared.resolve(name).resolve("code"));
         Files.writeString(code.resolve("trial.sh"), String.join("\n",
                 "#!/bin/bash",
                 "echo \"$NNI_TRIAL_JOB_ID ${CUDA_VISIBLE_DEVICES:-none} $SSH_CONNECTION\" >> " + shared.resolve(name).resolve("placements"),
-                "if [ \"$NNI_TRIAL_SEQ_ID\" = \"" + slowTrialSequence + "\" ]; then echo $$ > " + shared.resolve(name).resolve("slow.pid")
-                        + "; sleep 600; fi",
+                "case \"$NNI_TRIAL_SEQ_ID\" in " + slowTrialSequence + ") echo $$ > " + shared.resolve(name).resolve("slow.pid")
+                        + "; n=0; while [ ! -e " + shared.resolve(name).resolve("release") + " ] && [ $n -lt 6000 ]; do sleep 0.1; n=$((n+1)); done;; esac",
                 "id=$(sed -n 's/.*\"parameter_id\": *\\([0-9]*\\).*/\\1/p' \"$NNI_SYS_DIR/parameter.cfg\")",
                 "m() { echo \"NNISDK_MEb'{\\\"parameter_id\\\": $id, \\\"trial_job_id\\\": \\\"$NNI_TRIAL_JOB_ID\\\", \\\"type\\\": \\\"$1\\\", \\\"sequence\\\": $2, \\\"value\\\": \\\"$3\\\"}'\"; }",
                 "m PERIODICAL 0 0.1", "m PERIODICAL 1 0.2", "m FINAL 0 0.$NNI_TRIAL_SEQ_ID", ""));
@@ -157,6 +170,9 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         Files.createDirectories(code.resolve("big"));
         Files.write(code.resolve("big/weights.bin"), new byte[1000]);
         Files.setPosixFilePermissions(shared.resolve(name), PosixFilePermissions.fromString("rwxrwxrwx"));
+        // trials of both users append here
+        Path placements = Files.writeString(shared.resolve(name).resolve("placements"), "");
+        Files.setPosixFilePermissions(placements, PosixFilePermissions.fromString("rw-rw-rw-"));
         SshdMachine a = sshd.machines().get(0);
         SshdMachine b = sshd.machines().get(1);
         String yaml = String.join("\n",
@@ -166,7 +182,7 @@ public class RemotePlatformIT extends RuntimeTestSupport {
                 "trialCommand: bash trial.sh",
                 "trialCodeDirectory: code",
                 gpus > 0 ? "trialGpuNumber: " + gpus : "",
-                "trialConcurrency: 4",
+                "trialConcurrency: " + concurrency,
                 "maxTrialNumber: " + trials,
                 "maxExperimentDuration: 3m",
                 "tuner:",
@@ -192,16 +208,22 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         return file;
     }
 
-    /** Creates an experiment through the {@code nni:create} command. @return its id */
-    private String create(Path config) throws Exception {
-        ServiceReference<?>[] refs = context.getServiceReferences((String) null, "(&(osgi.command.scope=nni)(osgi.command.function=create))");
+    /** Runs the Gogo command {@code nni:<function> <argument>} as the console would. */
+    @SuppressWarnings("unchecked")
+    private <T> T command(String function, String argument) throws Exception {
+        ServiceReference<?>[] refs = context.getServiceReferences((String) null,
+                "(&(osgi.command.scope=nni)(osgi.command.function=" + function + "))");
         Object commands = context.getService(refs[0]);
-        String answer;
         try {
-            answer = (String) commands.getClass().getMethod("create", String.class).invoke(commands, config.toString());
+            return (T) commands.getClass().getMethod(function, String.class).invoke(commands, argument);
         } catch (InvocationTargetException e) {
             throw (Exception) e.getCause();
         }
+    }
+
+    /** Creates an experiment through the {@code nni:create} command. @return its id */
+    private String create(Path config) throws Exception {
+        String answer = command("create", config.toString());
         Matcher id = Pattern.compile("experiment (\\S+) ").matcher(answer);
         assertTrue(answer, id.find());
         return id.group(1);
@@ -258,12 +280,23 @@ public class RemotePlatformIT extends RuntimeTestSupport {
 
     @Test(timeout = 240_000)
     public void reuseModeRunsTrialsOnBothMachinesThroughLongLivedKeepers() throws Exception {
-        Path config = experiment("reuse", true, 0, 8, "none");
+        // the first two trials hold their environments until both run, so that both machines get one
+        Path config = experiment("reuse", true, 0, 8, "0|1", 2);
         String experiment = create(config);
+        Path placementsFile = config.resolveSibling("placements");
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(placementsFile).size() == 2);
+        assertEquals(Set.of("127.0.0.2", "127.0.0.3"), machinesUsed(Files.readAllLines(placementsFile)));
+        Files.writeString(config.resolveSibling("release"), "");
         awaitDone(experiment);
         assertEveryTrialSucceededWithItsMetrics(experiment, 8);
-        List<String> placements = Files.readAllLines(config.resolveSibling("placements"));
-        assertEquals(Set.of("127.0.0.2", "127.0.0.3"), machinesUsed(placements));
+        List<String> placements = Files.readAllLines(placementsFile);
+        assertEquals(8, placements.size());
+        // trials ran one after another in the two long-lived keepers: each keeper's directory saw several
+        Set<String> keeperDirectories = new HashSet<>();
+        for (JsonNode job : api("trial-jobs", experiment)) {
+            keeperDirectories.add(job.path("logPath").asText());
+        }
+        assertEquals(keeperDirectories.toString(), 2, keeperDirectories.size());
     }
 
     @Test(timeout = 240_000)
@@ -285,6 +318,7 @@ public class RemotePlatformIT extends RuntimeTestSupport {
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(cancel.body(), 200, cancel.statusCode());
         await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true));
+        assertFalse(Files.exists(config.resolveSibling("release"))); // it ended by the cancel, not by itself
         String trial = slowTrial;
         await().atMost(EXPERIMENT_WAIT).until(() -> {
             for (JsonNode job : api("trial-jobs", experiment)) {
@@ -318,5 +352,75 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         }
         assertEquals(200, get("api/v1/nni/platforms").statusCode());
         assertTrue(get("api/v1/nni/platforms").body().contains("remote"));
+    }
+
+    private JsonNode trialBy(String experiment, String trialId) throws Exception {
+        for (JsonNode job : api("trial-jobs", experiment)) {
+            if (job.path("trialJobId").asText().equals(trialId)) {
+                return job;
+            }
+        }
+        return null;
+    }
+
+    /** @return the trial id of the placement line on {@code server} */
+    private static String trialOn(List<String> placements, String server) {
+        return placements.stream().filter(l -> l.split(" ")[4].equals(server)).map(l -> l.split(" ")[0]).findFirst().orElse(null);
+    }
+
+    @Test(timeout = 240_000)
+    public void aLostMachinesTrialFailsWithTheReasonOthersWaitSayingWhyAndTheMachineIsUsedAgainWhenBack() throws Exception {
+        // two GPUs per machine, two per trial: one trial per machine at a time
+        Path config = experiment("lost-machine", false, 2, 4, "0|1|2", 2);
+        String experiment = create(config);
+        Path placementsFile = config.resolveSibling("placements");
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(placementsFile).size() == 2);
+        List<String> placements = Files.readAllLines(placementsFile);
+        assertEquals(Set.of("127.0.0.2", "127.0.0.3"), machinesUsed(placements));
+        String onB = trialOn(placements, "127.0.0.3");
+        SshdMachine b = sshd.machines().get(1);
+        b.stop();
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> "FAILED".equals(trialBy(experiment, onB).path("status").asText()));
+            String why = trialBy(experiment, onB).path("message").asText();
+            assertTrue(why, why.contains("machine 127.0.0.3:" + b.port() + " unreachable") && why.contains("connection refused"));
+            // the next trial waits: the other machine's GPUs are taken, this one is gone
+            String expected = "needs 2 GPUs; 127.0.0.2:" + sshd.machines().get(0).port() + ": 0 free; 127.0.0.3:" + b.port()
+                    + ": unreachable (connection refused)";
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                for (JsonNode job : api("trial-jobs", experiment)) {
+                    if (job.path("status").asText().equals("WAITING")) {
+                        return expected.equals(this.<Map<String, Object>>command("trial", job.path("trialJobId").asText()).get("waiting"));
+                    }
+                }
+                return false;
+            });
+        } finally {
+            b.start();
+        }
+        // back: the waiting trial goes there
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.readAllLines(placementsFile).size() == 3);
+        assertEquals("127.0.0.3", Files.readAllLines(placementsFile).get(2).split(" ")[4]);
+        Files.writeString(config.resolveSibling("release"), "");
+        awaitDone(experiment);
+        JsonNode jobs = api("trial-jobs", experiment);
+        assertEquals(jobs.toString(), 4, jobs.size());
+        int succeeded = 0;
+        for (JsonNode job : jobs) {
+            succeeded += job.path("status").asText().equals("SUCCEEDED") ? 1 : 0;
+        }
+        assertEquals(jobs.toString(), 3, succeeded);
+    }
+
+    @Test(timeout = 120_000)
+    public void aTrialNoMachineCanEverHoldFailsSayingWhy() throws Exception {
+        String experiment = create(experiment("too-many-gpus", false, 3, 1, "none"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            JsonNode jobs = api("trial-jobs", experiment);
+            return jobs.size() == 1 && jobs.get(0).path("status").asText().equals("FAILED");
+        });
+        String why = api("trial-jobs", experiment).get(0).path("message").asText();
+        assertTrue(why, why.contains("no machine can ever run it: needs 3 GPUs; 127.0.0.2:"));
+        assertTrue(why, why.contains("has only 2 usable GPUs"));
     }
 }

@@ -50,6 +50,8 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
     private final Object lock = new Object();
     private final Map<String, RemoteEnvironment> pending = new LinkedHashMap<>();
     private final Map<String, RemoteEnvironment> running = new LinkedHashMap<>();
+    /** Keepers given up because their machine was unreachable: killed when it is back. */
+    private final List<RemoteEnvironment> abandoned = new ArrayList<>();
     private boolean closed;
 
     /**
@@ -254,11 +256,18 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
             command.append("; do kill -0 $p 2>/dev/null && echo $p; done; true");
             String alive = mine.isEmpty() ? machine.ssh.check("true", "checking the connection")
                     : machine.ssh.check(command.toString(), "checking the keepers");
+            List<RemoteEnvironment> leftovers = List.of();
             synchronized (lock) {
                 if (machine.slots.unreachableReason() != null) {
                     LOG.info("remote machine {} is reachable again", machine.name());
+                    leftovers = abandoned.stream().filter(e -> e.machine == machine).toList();
+                    abandoned.removeAll(leftovers);
                 }
                 machine.reachable(null);
+            }
+            for (RemoteEnvironment leftover : leftovers) {
+                LOG.info("environment {}: stopping its keeper, given up while {} was unreachable", leftover.spec.environmentId(), machine.name());
+                kill(leftover);
             }
             List<String> livePids = List.of(alive.strip().split("\\s+"));
             for (RemoteEnvironment environment : mine) {
@@ -280,6 +289,11 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                     mine = running.values().stream().filter(env -> env.machine == machine).toList();
                 }
                 for (RemoteEnvironment environment : mine) {
+                    synchronized (lock) {
+                        if (environment.pid > 0) {
+                            abandoned.add(environment);
+                        }
+                    }
                     finish(environment, "machine " + machine.name() + " unreachable for " + machineLostAfter.toSeconds() + " s ("
                             + e.reason().words() + ")");
                 }
@@ -303,8 +317,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
 
     /** Ends the keeper's process tree on its machine: SIGTERM, then SIGKILL after the grace period. */
     private void kill(RemoteEnvironment environment) {
-        String tree = "t() { echo $1; for c in $(ps -o pid= --ppid $1); do t $c; done; }; for p in $(t " + environment.pid
-                + "); do kill -%s $p 2>/dev/null; done; true";
+        String tree = killTree(environment.pid, "%s");
         try {
             environment.machine.ssh.exec(String.format(tree, "TERM"));
         } catch (SshException e) {
@@ -312,22 +325,28 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
             return;
         }
         try {
+            // whatever of the tree is left after the grace period (only while the pid is still a keeper)
             executor.schedule(() -> {
-                boolean gone;
-                synchronized (lock) {
-                    gone = !running.containsKey(environment.spec.environmentId());
-                }
-                if (!gone) {
-                    try {
-                        environment.machine.ssh.exec(String.format(tree, "KILL"));
-                    } catch (SshException e) {
-                        LOG.warn("environment {}: cannot kill the keeper: {}", environment.spec.environmentId(), e.getMessage());
-                    }
+                try {
+                    environment.machine.ssh.exec(String.format(tree, "KILL"));
+                } catch (SshException e) {
+                    LOG.warn("environment {}: cannot kill the keeper: {}", environment.spec.environmentId(), e.getMessage());
                 }
             }, killGrace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closing) {
             // closing: the TERM has been sent
         }
+    }
+
+    /**
+     * @return a command sending {@code signal} to the keeper {@code pid} and all its descendants
+     *         (the trial runs in a session of its own, so a process-group kill would miss it);
+     *         nothing happens when the pid is no longer a keeper
+     */
+    static String killTree(long pid, String signal) {
+        return "grep -q nni-trialkeeper /proc/" + pid + "/cmdline 2>/dev/null || exit 0; "
+                + "t() { echo $1; for c in $(ps -o pid= --ppid $1); do t $c; done; }; "
+                + "for p in $(t " + pid + "); do kill -" + signal + " $p 2>/dev/null; done; true";
     }
 
     /** Stops every keeper and closes the connections. */
@@ -342,9 +361,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         for (RemoteEnvironment environment : all) {
             if (environment.pid > 0) {
                 try {
-                    String kill = "t() { echo $1; for c in $(ps -o pid= --ppid $1); do t $c; done; }; for p in $(t "
-                            + environment.pid + "); do kill -KILL $p 2>/dev/null; done; true";
-                    environment.machine.ssh.exec(kill);
+                    environment.machine.ssh.exec(killTree(environment.pid, "KILL"));
                 } catch (SshException e) {
                     LOG.warn("environment {}: cannot kill the keeper on {}: {}", environment.spec.environmentId(),
                             environment.machine.name(), e.getMessage());
