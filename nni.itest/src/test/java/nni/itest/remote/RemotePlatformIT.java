@@ -6,7 +6,6 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assume.assumeTrue;
 import static org.ops4j.pax.exam.CoreOptions.bundle;
-import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import static org.ops4j.pax.exam.CoreOptions.mavenBundle;
 
 import java.io.IOException;
@@ -72,8 +71,6 @@ public class RemotePlatformIT extends RuntimeTestSupport {
     @Configuration
     public Option[] config() throws IOException {
         return new Option[] {baseOptions(),
-                frameworkProperty("nni.experiments.dir").value(Path.of(System.getProperty("nni.bundles.dir"), "nni.itest", "target",
-                        "remote-it-experiments").toAbsolutePath().normalize().toString()),
                 mavenBundle("com.github.mwiede", "jsch").versionAsInProject(),
                 bundle(reactorBundle("nni.ts.remote")),
                 bundle(reactorBundle("nni.itest.sshd"))};
@@ -185,6 +182,8 @@ public class RemotePlatformIT extends RuntimeTestSupport {
                 "trialConcurrency: " + concurrency,
                 "maxTrialNumber: " + trials,
                 "maxExperimentDuration: 3m",
+                "experimentWorkingDirectory: " + Path.of(System.getProperty("nni.bundles.dir"), "nni.itest", "target", "remote-it-experiments")
+                        .toAbsolutePath().normalize(),
                 "tuner:",
                 "  name: " + TUNER,
                 "trainingService:",
