@@ -259,6 +259,10 @@ public final class Experiment implements SessionContext {
                 if (attached.isPresent()) {
                     LOG.info("experiment {}: trial {} re-attached ({})", id, trial.id, attached.get().status());
                     trial.job = attached.get();
+                } else if (trial.job.status() == TrialStatus.WAITING) {
+                    // it never started: run it now, with its id, sequence id and parameters (NNI v3 re-queues too)
+                    LOG.info("experiment {}: trial {} had not started; submitting it again", id, trial.id);
+                    resubmit(trial);
                 } else {
                     endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(),
                             "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
@@ -414,6 +418,17 @@ public final class Experiment implements SessionContext {
             onTrialChanged(accepted);
         } catch (PlatformException | RuntimeException e) {
             LOG.warn("experiment {}: trial {} could not be submitted: {}", id, trialId, e.getMessage());
+            endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), e.getMessage()));
+        }
+    }
+
+    private void resubmit(Trial trial) {
+        TrialApplication application = new TrialApplication(trial.id, trial.sequenceId, new HyperParameters(trial.packed, 0),
+                config.trialGpuNumber() == null ? Placement.NONE : Placement.gpus(config.trialGpuNumber()));
+        try {
+            onTrialChanged(session.submit(application));
+        } catch (PlatformException | RuntimeException e) {
+            LOG.warn("experiment {}: trial {} could not be submitted again: {}", id, trial.id, e.getMessage());
             endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), e.getMessage()));
         }
     }
