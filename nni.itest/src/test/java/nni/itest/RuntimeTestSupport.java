@@ -65,6 +65,7 @@ public abstract class RuntimeTestSupport {
                 mavenBundle("com.fasterxml.jackson.core", "jackson-annotations").versionAsInProject(),
                 mavenBundle("com.fasterxml.jackson.core", "jackson-databind").versionAsInProject(),
                 mavenBundle("org.yaml", "snakeyaml").versionAsInProject(),
+                mavenBundle("org.xerial", "sqlite-jdbc").versionAsInProject(),
                 bundle(reactorBundle("nni.api")),
                 bundle(reactorBundle("nni.manager")),
                 bundle(reactorBundle("nni.ts.local")),

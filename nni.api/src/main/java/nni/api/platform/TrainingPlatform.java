@@ -1,11 +1,12 @@
 package nni.api.platform;
 
-import java.util.List;
+import java.nio.file.Path;
 import java.util.Map;
 
 import org.osgi.annotation.versioning.ConsumerType;
 
-import nni.api.config.ConfigProblem;
+import nni.api.config.ConfigReader;
+import nni.api.config.SectionCheck;
 
 /**
  * A place where trials run (this machine, machines over SSH, a cluster), provided by a platform
@@ -41,17 +42,24 @@ public interface TrainingPlatform {
 
     /**
      * Checks this platform's section of an experiment configuration ({@code trainingService}, or
-     * one element of it) beyond what the manager checks for every platform. Called before an
+     * one element of it) by NNI's rules and returns it in canonical form. Called before an
      * experiment is created and by {@code nni:validate}; never opens connections or starts
-     * processes.
+     * processes. The manager has checked the common part of the file.
      *
-     * @param section the section as parsed, with keys as the file wrote them and the common fields
-     *                NNI copies into every platform section ({@code trialCommand},
-     *                {@code trialCodeDirectory}, {@code trialGpuNumber}, {@code nniManagerIp},
-     *                {@code debug}) already present
-     * @return every problem found, with paths relative to the section; empty when it is valid
+     * <p>NNI's rules hold inside the section too: keys match ignoring case and underscores, unknown
+     * keys are problems, typed fields get their defaults, paths are resolved against the config
+     * file's directory. {@link ConfigReader} implements them; a check is usually a list of its field
+     * calls ending with {@link ConfigReader#check()}.
+     *
+     * @param section       the section as parsed, with keys as the file wrote them and the common
+     *                      fields NNI copies into every platform section ({@code trialCommand},
+     *                      {@code trialCodeDirectory}, {@code trialGpuNumber}, {@code nniManagerIp},
+     *                      {@code debug}) already present when the top level gives them
+     * @param baseDirectory the config file's directory, where relative paths start
+     * @return the canonical section (camelCase keys, defaults filled in, {@code platform} included)
+     *         and every problem found, with paths relative to the section
      */
-    List<ConfigProblem> checkSection(Map<String, Object> section);
+    SectionCheck checkSection(Map<String, Object> section, Path baseDirectory);
 
     /**
      * Opens a session for one experiment run. May check reachability (log in, query a cluster) and

@@ -60,6 +60,22 @@ public interface TrainingSession extends AutoCloseable {
         throw new PlatformException("this platform does not support multi-phase parameters");
     }
 
+    /**
+     * Takes back a trial that this platform started for the same experiment before the runtime
+     * stopped (killed or shut down), when the experiment is resumed. Called once per trial that the
+     * experiment's store shows WAITING or RUNNING, before any {@link #submit}. When the platform
+     * still has the trial (its process runs, or it ended and left its result behind), the session
+     * tracks it again exactly as if it had submitted it: it reports every metric the trial wrote
+     * (the manager ignores those already stored) and then its terminal status.
+     *
+     * @param trial the trial as the experiment last stored it
+     * @return the trial as the platform sees it now, or empty when the platform has lost it (the
+     *         manager then marks it FAILED, as NNI does on resume)
+     */
+    default Optional<TrialJob> reattach(TrialJob trial) {
+        return Optional.empty();
+    }
+
     /** @return the trial as the session sees it now, or empty if it never had it */
     Optional<TrialJob> trial(String trialId);
 

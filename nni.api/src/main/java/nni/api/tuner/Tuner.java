@@ -5,6 +5,8 @@ import java.util.Optional;
 
 import org.osgi.annotation.versioning.ConsumerType;
 
+import nni.api.searchspace.SearchSpace;
+
 /**
  * One experiment's tuner: NNI's {@code Tuner} ({@code generate_parameters},
  * {@code receive_trial_result}, {@code trial_end}, {@code update_search_space}).
@@ -18,8 +20,10 @@ public interface Tuner {
 
     /**
      * @return the next parameter set (name to value, nested choices as maps with {@code _name}), or
-     *         empty when the tuner has nothing more to give (GridSearch exhausted) &mdash; the
-     *         experiment then stops asking, as NNI's {@code NO_MORE_TRIAL} does
+     *         empty when the tuner has nothing more to give (GridSearch or a finite space exhausted).
+     *         Empty is final: the manager stops asking this tuner for good, lets the running trials
+     *         finish and the experiment then ends as NNI's {@code NO_MORE_TRIAL} does (status
+     *         {@code TUNER_NO_MORE_TRIAL}, then {@code DONE})
      */
     Optional<Map<String, Object>> generateParameters(long parameterId);
 
@@ -39,7 +43,7 @@ public interface Tuner {
      *
      * @throws IllegalArgumentException if this tuner cannot take the new space
      */
-    default void updateSearchSpace(Map<String, Object> searchSpace) {
+    default void updateSearchSpace(SearchSpace searchSpace) {
         throw new IllegalArgumentException("this tuner cannot change its search space at run time");
     }
 }

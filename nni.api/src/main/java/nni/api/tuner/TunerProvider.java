@@ -6,6 +6,7 @@ import java.util.Map;
 import org.osgi.annotation.versioning.ConsumerType;
 
 import nni.api.config.ConfigProblem;
+import nni.api.searchspace.SearchSpace;
 
 /**
  * Makes tuners of one algorithm, registered as an OSGi service with the property
@@ -31,10 +32,10 @@ public interface TunerProvider {
      * Creates a tuner for one experiment run.
      *
      * @param classArgs   the checked {@code classArgs}
-     * @param searchSpace the search space as parsed from JSON ({@code {"lr": {"_type": "loguniform",
-     *                    "_value": [1e-4, 0.1]}}}), already checked by the manager
+     * @param searchSpace the search space, parsed and checked by the manager
+     *                    ({@link SearchSpace#json()} is the JSON as written)
      * @throws IllegalArgumentException if this algorithm cannot handle the search space (GridSearch
      *                                  and a continuous range); the message is shown to the user
      */
-    Tuner create(Map<String, Object> classArgs, Map<String, Object> searchSpace);
+    Tuner create(Map<String, Object> classArgs, SearchSpace searchSpace);
 }

@@ -1,6 +1,7 @@
 package nni.itest.platform.internal;
 
 import java.io.InputStream;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,8 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
-import nni.api.config.ConfigProblem;
+import nni.api.config.ConfigReader;
+import nni.api.config.SectionCheck;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -47,10 +49,14 @@ public class EchoPlatform implements TrainingPlatform {
     }
 
     @Override
-    public List<ConfigProblem> checkSection(Map<String, Object> section) {
-        return section.containsKey("echoFails")
-                ? List.of(new ConfigProblem("echoFails", "expected nothing here, the echo platform refuses this key"))
-                : List.of();
+    public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
+        ConfigReader reader = ConfigReader.of(section, baseDirectory);
+        reader.trainingServiceFields(false);
+        if (reader.has("echoFails")) {
+            reader.any("echoFails");
+            reader.problem("echoFails", "expected nothing here, the echo platform refuses this key");
+        }
+        return reader.check();
     }
 
     @Override

@@ -1,8 +1,5 @@
 package nni.manager.internal.http;
 
-import java.util.List;
-import java.util.Map;
-
 import jakarta.servlet.Servlet;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -10,6 +7,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 
+import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.registry.PlatformRegistry;
 
 /**
@@ -23,15 +21,18 @@ public class NniApiServlet extends JsonServlet {
     private static final long serialVersionUID = 1L;
 
     private final transient PlatformRegistry platforms;
+    private final transient ExperimentManager experiments;
 
     @Activate
-    public NniApiServlet(@Reference PlatformRegistry platforms) {
+    public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments) {
         this.platforms = platforms;
+        this.experiments = experiments;
     }
 
     @Override
     protected void routes(Router router) {
-        router.get("/check-status", (request, path) -> Map.of("status", "RUNNING", "errors", List.of()));
+        // routes are added by the super constructor, before the fields are set: read them late
+        new ExperimentRoutes(() -> experiments).addTo(router);
         router.get("/platforms", (request, path) -> platforms.platforms());
     }
 }

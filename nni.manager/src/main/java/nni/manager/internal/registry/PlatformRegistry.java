@@ -219,6 +219,11 @@ public class PlatformRegistry {
         }
 
         @Override
+        public Optional<TrialJob> reattach(TrialJob trial) {
+            return lostReason == null ? session.reattach(trial) : Optional.empty();
+        }
+
+        @Override
         public Optional<TrialJob> trial(String trialId) {
             return session.trial(trialId);
         }

@@ -1,9 +1,13 @@
 package nni.ts.local.internal;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -18,7 +22,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.api.config.ConfigProblem;
+import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
@@ -47,6 +51,13 @@ public class LocalPlatform implements TrainingPlatform {
         @AttributeDefinition(description = "The shell that runs trial commands")
         String shell() default "/bin/bash";
 
+        @AttributeDefinition(description = "Whether trials get the pure-Python nni SDK shipped with nni-osgi on their "
+                + "PYTHONPATH: 'auto' = only when python3 cannot import nni itself, 'always', 'never'")
+        String python_sdk() default "auto";
+
+        @AttributeDefinition(description = "The nvidia-smi command GPU placement queries (a name looked up on PATH, or a path)")
+        String nvidia_smi() default "nvidia-smi";
+
         @AttributeDefinition(description = "reuseMode: most keeper environments alive at once")
         int reuse_max_environments() default 16;
 
@@ -66,12 +77,8 @@ public class LocalPlatform implements TrainingPlatform {
     }
 
     @Override
-    public List<ConfigProblem> checkSection(Map<String, Object> section) {
-        List<ConfigProblem> problems = new ArrayList<>();
-        if (!(section.get("trialCommand") instanceof String command) || command.isBlank()) {
-            problems.add(new ConfigProblem("trialCommand", "expected the command that runs a trial"));
-        }
-        return problems;
+    public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
+        return LocalSection.check(section, baseDirectory);
     }
 
     @Override
@@ -82,9 +89,44 @@ public class LocalPlatform implements TrainingPlatform {
                 throw new PlatformException("reuseMode needs the manager's keeper sessions, which are not available");
             }
             return keepers.open(context, new LocalEnvironmentLauncher(context.experimentDirectory().resolve("environments"),
-                    config.kill_grace_seconds()), new KeeperOptions("local", true, config.reuse_max_environments(),
+                    config.kill_grace_seconds(), shippedSdk(context)), new KeeperOptions("local", true, config.reuse_max_environments(),
                     Duration.ofSeconds(config.reuse_idle_seconds()), "127.0.0.1"));
         }
-        return new LocalSession(context, config.shell(), config.kill_grace_seconds());
+        return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context), config.nvidia_smi());
+    }
+
+    /**
+     * @return the directory to put on the trials' PYTHONPATH so that {@code import nni} finds the
+     *         SDK shipped in this bundle, or null when the trials use an installed NNI
+     */
+    private Path shippedSdk(SessionContext context) throws PlatformException {
+        String mode = config.python_sdk();
+        if ("never".equals(mode) || ("auto".equals(mode) && nniImportable())) {
+            return null;
+        }
+        Path directory = context.experimentDirectory().resolve("sdk");
+        try (InputStream sdk = LocalPlatform.class.getResourceAsStream("/sdk/nni/__init__.py")) {
+            if (sdk == null) {
+                throw new PlatformException("the nni SDK is missing from bundle nni.ts.local");
+            }
+            Files.createDirectories(directory.resolve("nni"));
+            Files.copy(sdk, directory.resolve("nni").resolve("__init__.py"), StandardCopyOption.REPLACE_EXISTING);
+            return directory;
+        } catch (IOException e) {
+            throw new PlatformException("cannot provide the nni SDK in " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean nniImportable() {
+        try {
+            Process probe = new ProcessBuilder("python3", "-c", "import nni")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return probe.waitFor(30, TimeUnit.SECONDS) && probe.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 }

@@ -2,20 +2,33 @@ package nni.ts.local.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -24,122 +37,465 @@ import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
 
 /**
- * One experiment's trials on this machine: each trial is a shell process started in the code
- * directory with NNI's environment, its end observed through {@link ProcessHandle#onExit()}.
+ * One experiment's trials on this machine, as NNI's legacy local platform runs them (nni-core
+ * §7.1) without its polling:
+ * <ul>
+ * <li>each trial gets {@code <exp>/trials/<id>} with {@code parameter.cfg} (written atomically),
+ *     {@code run.sh}, {@code stdout}, {@code stderr}, {@code .nni/metrics}, {@code .nni/pid}
+ *     (pid and start time, for re-attaching after a restart) and {@code .nni/state} (exit code);</li>
+ * <li>{@code run.sh} is started through {@code setsid}, so the trial is a process group whose id is
+ *     the shell's pid: cancel sends SIGTERM to the whole group, then SIGKILL after the grace
+ *     period;</li>
+ * <li>the end of a trial is the {@link ProcessHandle#onExit()} event; metrics are read when inotify
+ *     (the JDK's {@link WatchService}) says the trial wrote, and drained completely before the
+ *     terminal status is reported;</li>
+ * <li>trials that need GPUs wait in submission order until {@link GpuScheduler} places them; the
+ *     waiting trial's message says why.</li>
+ * </ul>
  */
 final class LocalSession implements TrainingSession {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalSession.class);
+    private static final long GPU_RECHECK_SECONDS = 5;
+
+    /** A trial of this session. Mutable fields are guarded by the session's lock. */
+    private static final class LocalTrial {
+        final TrialApplication application;
+        final Path directory;
+        final MetricTail tail;
+        volatile TrialJob job;
+        ProcessHandle process;
+        Boolean cancelledAs;
+        final List<WatchKey> watches = new ArrayList<>();
+        ScheduledFuture<?> kill;
+
+        LocalTrial(TrialApplication application, Path directory, MetricTail tail, TrialJob job) {
+            this.application = application;
+            this.directory = directory;
+            this.tail = tail;
+            this.job = job;
+        }
+    }
 
     private final SessionContext context;
     private final String shell;
     private final int graceSeconds;
-    private final Map<String, TrialJob> trials = new ConcurrentHashMap<>();
-    private final Map<String, Process> processes = new ConcurrentHashMap<>();
-    private final Map<String, Boolean> cancelRequests = new ConcurrentHashMap<>();
-    private final List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final Map<String, LocalTrial> trials = new ConcurrentHashMap<>();
+    private final List<String> order = new CopyOnWriteArrayList<>();
+    private final Deque<LocalTrial> waiting = new ArrayDeque<>();
+    private final Map<WatchKey, LocalTrial> watched = new ConcurrentHashMap<>();
+    private final WatchService watcher;
+    private final Thread watchThread;
+    private final ScheduledExecutorService timers;
+    private final Path codeDirectory;
+    private final String trialCommand;
+    private final Path sdkPath;
+    private final String nvidiaSmi;
+    private GpuScheduler gpus;
+    private ScheduledFuture<?> gpuRecheck;
+    private volatile boolean closed;
 
-    LocalSession(SessionContext context, String shell, int graceSeconds) {
+    LocalSession(SessionContext context, String shell, int graceSeconds, Path sdkPath, String nvidiaSmi)
+            throws PlatformException {
         this.context = context;
+        this.nvidiaSmi = nvidiaSmi;
+        this.sdkPath = sdkPath;
         this.shell = shell;
         this.graceSeconds = graceSeconds;
+        Object dir = context.section().get("trialCodeDirectory");
+        this.codeDirectory = Path.of(dir == null ? "." : dir.toString()).toAbsolutePath().normalize();
+        this.trialCommand = String.valueOf(context.section().get("trialCommand"));
+        if (!Files.isDirectory(codeDirectory)) {
+            throw new PlatformException("trialCodeDirectory: " + codeDirectory + " is not a directory");
+        }
+        try {
+            this.watcher = FileSystems.getDefault().newWatchService();
+        } catch (IOException e) {
+            throw new PlatformException("cannot watch trial files: " + e.getMessage(), e);
+        }
+        this.timers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "nni-local-timer-" + context.experimentId()));
+        this.watchThread = daemon(this::watch, "nni-local-watch-" + context.experimentId());
+        this.watchThread.start();
     }
+
+    private static Thread daemon(Runnable work, String name) {
+        Thread thread = new Thread(work, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    // ------------------------------------------------------------------ submit and start
 
     @Override
     public TrialJob submit(TrialApplication application) throws PlatformException {
-        Path dir = context.experimentDirectory().resolve("trials").resolve(application.trialId());
-        TrialJob waiting = TrialJob.waiting(application, dir.toString(), "file://localhost" + dir);
-        trials.put(waiting.id(), waiting);
-        order.add(waiting.id());
+        if (closed) {
+            throw new PlatformException("the local session of experiment " + context.experimentId() + " is closed");
+        }
+        Path directory = context.experimentDirectory().resolve("trials").resolve(application.trialId());
+        LocalTrial trial = new LocalTrial(application, directory,
+                new MetricTail(application.trialId(), directory, context::metricReported),
+                TrialJob.waiting(application, directory.toString(), "file://localhost" + directory));
         try {
-            Files.createDirectories(dir.resolve(".nni"));
-            Path parameters = dir.resolve(application.hyperParameters().fileName());
-            Path temporary = dir.resolve(parameters.getFileName() + ".tmp");
-            Files.writeString(temporary, application.hyperParameters().value());
-            Files.move(temporary, parameters, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            ProcessBuilder builder = new ProcessBuilder(shell, "-c", String.valueOf(context.section().get("trialCommand")))
-                    .directory(codeDirectory().toFile())
-                    .redirectOutput(dir.resolve("stdout").toFile())
-                    .redirectError(dir.resolve("stderr").toFile());
-            Map<String, String> env = builder.environment();
-            env.put("NNI_PLATFORM", "local");
-            env.put("NNI_EXP_ID", context.experimentId());
-            env.put("NNI_TRIAL_JOB_ID", application.trialId());
-            env.put("NNI_SYS_DIR", dir.toString());
-            env.put("NNI_OUTPUT_DIR", dir.toString());
-            env.put("NNI_TRIAL_SEQ_ID", Long.toString(application.sequenceId()));
-            env.put("MULTI_PHASE", "false");
-            env.put("NNI_CODE_DIR", codeDirectory().toString());
-            Process process = builder.start();
-            processes.put(waiting.id(), process);
-            TrialJob running = waiting.running(Instant.now());
-            trials.put(running.id(), running);
-            context.trialChanged(running);
-            process.onExit().thenAccept(done -> ended(running.id(), done.exitValue()));
-            return running;
+            Files.createDirectories(directory.resolve(".nni"));
+            Path metrics = directory.resolve(".nni").resolve("metrics");
+            if (!Files.exists(metrics)) {
+                Files.createFile(metrics);
+            }
+            writeAtomically(directory.resolve(application.hyperParameters().fileName()), application.hyperParameters().value());
+            writeAtomically(directory.resolve("run.sh"), runScript(directory));
         } catch (IOException e) {
-            trials.remove(waiting.id());
-            order.remove(waiting.id());
-            throw new PlatformException("cannot start trial " + application.trialId() + ": " + e.getMessage(), e);
+            throw new PlatformException("cannot prepare the directory of trial " + application.trialId() + ": " + e.getMessage(), e);
+        }
+        synchronized (this) {
+            trials.put(application.trialId(), trial);
+            order.add(application.trialId());
+            Integer gpuNumber = application.placement().gpuNumber();
+            if (gpuNumber == null || gpuNumber == 0) {
+                start(trial, gpuNumber == null ? null : "-1");
+            } else {
+                if (gpus == null) {
+                    gpus = GpuScheduler.fromSection(context.section(), nvidiaSmi);
+                }
+                waiting.add(trial);
+                try {
+                    startWaiting();
+                } catch (PlatformException e) {
+                    waiting.remove(trial);
+                    trials.remove(application.trialId());
+                    order.remove(application.trialId());
+                    throw e;
+                }
+            }
+            return trial.job;
         }
     }
 
-    private Path codeDirectory() {
-        Object dir = context.section().get("trialCodeDirectory");
-        return Path.of(dir == null ? "." : dir.toString()).toAbsolutePath();
+    /** Starts waiting GPU trials in order while they can be placed; head-of-line keeps its place. */
+    private void startWaiting() throws PlatformException {
+        while (!waiting.isEmpty()) {
+            LocalTrial head = waiting.peek();
+            GpuScheduler.Placement placement = gpus.place(head.application.trialId(), head.application.placement().gpuNumber());
+            if (!placement.placed()) {
+                if (!placement.waitingReason().equals(head.job.message())) {
+                    head.job = head.job.withMessage(placement.waitingReason());
+                    context.trialChanged(head.job);
+                }
+                if (gpuRecheck == null || gpuRecheck.isDone()) {
+                    // GPUs used by processes outside this runtime free up without telling us
+                    gpuRecheck = timers.schedule(this::recheckGpus, GPU_RECHECK_SECONDS, TimeUnit.SECONDS);
+                }
+                return;
+            }
+            waiting.poll();
+            start(head, String.join(",", placement.indices().stream().map(String::valueOf).toList()));
+        }
     }
 
-    private void ended(String trialId, int exitCode) {
-        processes.remove(trialId);
-        Boolean earlyStopped = cancelRequests.remove(trialId);
-        TrialStatus status = earlyStopped != null ? TrialStatus.cancelled(earlyStopped)
-                : exitCode == 0 ? TrialStatus.SUCCEEDED : TrialStatus.FAILED;
-        TrialJob ended = trials.computeIfPresent(trialId,
-                (id, trial) -> trial.ended(status, Instant.now(), "exit code " + exitCode));
-        if (ended != null) {
-            context.trialChanged(ended);
+    private void recheckGpus() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            try {
+                startWaiting();
+            } catch (PlatformException | RuntimeException e) {
+                LOG.warn("experiment {}: placing waiting trials failed: {}", context.experimentId(), e.getMessage());
+            }
+        }
+    }
+
+    private void start(LocalTrial trial, String cudaVisibleDevices) {
+        String id = trial.application.trialId();
+        try {
+            ProcessBuilder builder = new ProcessBuilder("setsid", shell, trial.directory.resolve("run.sh").toString())
+                    .directory(codeDirectory.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectOutput(trial.directory.resolve("stdout").toFile())
+                    .redirectError(trial.directory.resolve("stderr").toFile());
+            Map<String, String> env = builder.environment();
+            env.put("NNI_PLATFORM", "local");
+            env.put("NNI_EXP_ID", context.experimentId());
+            env.put("NNI_TRIAL_JOB_ID", id);
+            env.put("NNI_SYS_DIR", trial.directory.toString());
+            env.put("NNI_OUTPUT_DIR", trial.directory.toString());
+            env.put("NNI_TRIAL_SEQ_ID", Long.toString(trial.application.sequenceId()));
+            env.put("MULTI_PHASE", "false");
+            env.put("NNI_CODE_DIR", codeDirectory.toString());
+            env.remove("REUSE_MODE");
+            if (cudaVisibleDevices != null) {
+                env.put("CUDA_VISIBLE_DEVICES", cudaVisibleDevices);
+            }
+            if (sdkPath != null) {
+                String existing = env.get("PYTHONPATH");
+                env.put("PYTHONPATH", existing == null || existing.isEmpty() ? sdkPath.toString() : existing + ":" + sdkPath);
+            }
+            watch(trial);
+            Process process = builder.start();
+            ProcessHandle handle = process.toHandle();
+            trial.process = handle;
+            Instant started = handle.info().startInstant().orElse(Instant.now());
+            Files.writeString(trial.directory.resolve(".nni").resolve("pid"), handle.pid() + " " + started.toEpochMilli());
+            trial.job = trial.job.running(Instant.now());
+            context.trialChanged(trial.job);
+            process.onExit().thenAccept(done -> ended(trial, done.exitValue()));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("experiment {}: trial {} could not be started", context.experimentId(), id, e);
+            unwatch(trial);
+            releaseGpus(trial);
+            trial.job = trial.job.ended(TrialStatus.FAILED, Instant.now(), "could not start: " + e.getMessage());
+            context.trialChanged(trial.job);
+        }
+    }
+
+    private String runScript(Path directory) {
+        // The command runs in this shell (eval), so the process group is the trial and nothing else.
+        // On SIGTERM (sent to the whole group) the shell first reaps its children: where PID 1 does
+        // not reap orphans (containers), they would otherwise stay behind as zombies.
+        return "#!/bin/bash\n"
+                + "trap 'wait; exit 143' TERM INT\n"
+                + "cd " + quote(codeDirectory.toString()) + " || exit 127\n"
+                + "eval " + quote(trialCommand) + "\n"
+                + "code=$?\n"
+                + "echo \"$code\" > " + quote(directory.resolve(".nni").resolve("state").toString()) + "\n"
+                + "exit $code\n";
+    }
+
+    private static String quote(String text) {
+        return "'" + text.replace("'", "'\\''") + "'";
+    }
+
+    private static void writeAtomically(Path file, String content) throws IOException {
+        Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(temporary, content, StandardCharsets.UTF_8);
+        Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    // ------------------------------------------------------------------ end
+
+    private void ended(LocalTrial trial, int exitCode) {
+        trial.tail.read(true);
+        unwatch(trial);
+        TrialJob ended;
+        synchronized (this) {
+            releaseGpus(trial);
+            TrialStatus status = trial.cancelledAs != null ? TrialStatus.cancelled(trial.cancelledAs)
+                    : exitCode == 0 ? TrialStatus.SUCCEEDED : TrialStatus.FAILED;
+            String why = trial.cancelledAs != null ? (trial.cancelledAs ? "stopped early" : "cancelled")
+                    : exitCode == 0 ? "" : "exit code " + exitCode;
+            ended = trial.job.ended(status, Instant.now(), why);
+            trial.job = ended;
+        }
+        context.trialChanged(ended);
+        synchronized (this) {
+            if (gpus != null && !closed) {
+                try {
+                    startWaiting();
+                } catch (PlatformException | RuntimeException e) {
+                    LOG.warn("experiment {}: placing waiting trials failed: {}", context.experimentId(), e.getMessage());
+                }
+            }
+        }
+    }
+
+    private void releaseGpus(LocalTrial trial) {
+        if (gpus != null) {
+            gpus.release(trial.application.trialId());
         }
     }
 
     @Override
     public void cancel(String trialId, boolean earlyStopped) {
-        Process process = processes.get(trialId);
-        if (process == null) {
+        LocalTrial trial = trials.get(trialId);
+        if (trial == null) {
             return;
         }
-        cancelRequests.put(trialId, earlyStopped);
-        List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
-        tree.add(process.toHandle());
-        tree.forEach(ProcessHandle::destroy);
-        process.onExit().orTimeout(graceSeconds, TimeUnit.SECONDS).exceptionally(timeout -> {
-            LOG.warn("trial {} did not end within {} s of SIGTERM; killing it", trialId, graceSeconds);
-            tree.forEach(ProcessHandle::destroyForcibly);
-            return null;
-        });
+        TrialJob ended = null;
+        synchronized (this) {
+            if (trial.job.status().isTerminal() || trial.cancelledAs != null) {
+                return;
+            }
+            trial.cancelledAs = earlyStopped;
+            if (trial.process == null) {
+                waiting.remove(trial);
+                trial.job = trial.job.ended(TrialStatus.cancelled(earlyStopped), Instant.now(), "cancelled before it started");
+                ended = trial.job;
+            } else {
+                long group = trial.process.pid();
+                signalGroup(group, "TERM");
+                trial.kill = timers.schedule(() -> {
+                    // also reaches processes of the group that outlived the shell
+                    signalGroup(group, "KILL");
+                }, graceSeconds, TimeUnit.SECONDS);
+            }
+        }
+        if (ended != null) {
+            context.trialChanged(ended);
+        }
+    }
+
+    private void signalGroup(long group, String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, "--", "-" + group)
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            kill.waitFor(5, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            LOG.warn("cannot signal process group {}: {}", group, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ------------------------------------------------------------------ resume
+
+    @Override
+    public Optional<TrialJob> reattach(TrialJob stored) {
+        Path directory = context.experimentDirectory().resolve("trials").resolve(stored.id());
+        Path pidFile = directory.resolve(".nni").resolve("pid");
+        if (!Files.isRegularFile(pidFile)) {
+            return Optional.empty();
+        }
+        long pid;
+        long startMillis;
+        try {
+            String[] words = Files.readString(pidFile).trim().split("\\s+");
+            pid = Long.parseLong(words[0]);
+            startMillis = Long.parseLong(words[1]);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("trial {}: unreadable {}: {}", stored.id(), pidFile, e.getMessage());
+            return Optional.empty();
+        }
+        TrialApplication application = new TrialApplication(stored.id(), stored.sequenceId(), stored.hyperParameters(),
+                nni.api.model.Placement.NONE);
+        LocalTrial trial = new LocalTrial(application, directory,
+                new MetricTail(stored.id(), directory, context::metricReported),
+                new TrialJob(stored.id(), stored.sequenceId(), TrialStatus.RUNNING, stored.submitTime(),
+                        stored.startTime() == null ? Instant.ofEpochMilli(startMillis) : stored.startTime(), null,
+                        directory.toString(), "file://localhost" + directory, stored.hyperParameters(), false, ""));
+        Optional<ProcessHandle> process = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().startInstant().map(Instant::toEpochMilli).orElse(-1L) == startMillis);
+        synchronized (this) {
+            trials.put(stored.id(), trial);
+            order.add(stored.id());
+            try {
+                watch(trial);
+            } catch (IOException e) {
+                LOG.warn("trial {}: cannot watch its files again: {}", stored.id(), e.getMessage());
+            }
+            process.ifPresent(p -> trial.process = p);
+        }
+        if (process.isPresent()) {
+            // not our child any more: the exit code comes from run.sh's .nni/state
+            process.get().onExit().thenAccept(done -> ended(trial, exitCodeFromState(directory)));
+        } else {
+            timers.execute(() -> ended(trial, exitCodeFromState(directory)));
+        }
+        return Optional.of(trial.job);
+    }
+
+    private static int exitCodeFromState(Path directory) {
+        try {
+            return Integer.parseInt(Files.readString(directory.resolve(".nni").resolve("state")).trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    // ------------------------------------------------------------------ metric events
+
+    private void watch(LocalTrial trial) throws IOException {
+        WatchKey dir = trial.directory.register(watcher, StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_CREATE);
+        WatchKey nni = trial.directory.resolve(".nni").register(watcher, StandardWatchEventKinds.ENTRY_MODIFY,
+                StandardWatchEventKinds.ENTRY_CREATE);
+        trial.watches.add(dir);
+        trial.watches.add(nni);
+        watched.put(dir, trial);
+        watched.put(nni, trial);
+    }
+
+    private void unwatch(LocalTrial trial) {
+        for (WatchKey key : trial.watches) {
+            key.cancel();
+            watched.remove(key);
+        }
+    }
+
+    private void watch() {
+        while (!closed) {
+            WatchKey key;
+            try {
+                key = watcher.take();
+            } catch (InterruptedException | ClosedWatchServiceException e) {
+                return;
+            }
+            key.pollEvents();
+            LocalTrial trial = watched.get(key);
+            try {
+                if (trial != null) {
+                    trial.tail.read(false);
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("reading metrics of trial {} failed", trial.application.trialId(), e);
+            } finally {
+                key.reset();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ queries
+
+    @Override
+    public void sendParameters(String trialId, HyperParameters parameters) throws PlatformException {
+        LocalTrial trial = trials.get(trialId);
+        if (trial == null || trial.job.status() != TrialStatus.RUNNING) {
+            throw new PlatformException("trial " + trialId + " is not running");
+        }
+        try {
+            writeAtomically(trial.directory.resolve(parameters.fileName()), parameters.value());
+        } catch (IOException e) {
+            throw new PlatformException("cannot write " + parameters.fileName() + " for trial " + trialId + ": " + e.getMessage(), e);
+        }
     }
 
     @Override
     public Optional<TrialJob> trial(String trialId) {
-        return Optional.ofNullable(trials.get(trialId));
+        LocalTrial trial = trials.get(trialId);
+        return trial == null ? Optional.empty() : Optional.of(trial.job);
     }
 
     @Override
     public List<TrialJob> trials() {
-        return order.stream().map(trials::get).toList();
+        return order.stream().map(id -> trials.get(id).job).toList();
     }
 
     @Override
     public Optional<InputStream> openTrialFile(String trialId, String name) throws IOException {
-        TrialJob trial = trials.get(trialId);
-        if (trial == null || !List.of("stdout", "stderr", "trial.log").contains(name)) {
+        if (!List.of("stdout", "stderr", "trial.log").contains(name)) {
             return Optional.empty();
         }
-        Path file = Path.of(trial.workingDirectory(), name);
-        return Files.exists(file) ? Optional.of(Files.newInputStream(file)) : Optional.empty();
+        Path file = context.experimentDirectory().resolve("trials").resolve(trialId).resolve(name);
+        return Files.isRegularFile(file) ? Optional.of(Files.newInputStream(file)) : Optional.empty();
     }
 
     @Override
     public void close() {
-        processes.keySet().forEach(id -> cancel(id, false));
+        if (closed) {
+            return;
+        }
+        for (LocalTrial trial : trials.values()) {
+            cancel(trial.application.trialId(), false);
+        }
+        closed = true;
+        synchronized (this) {
+            if (gpuRecheck != null) {
+                gpuRecheck.cancel(false);
+            }
+        }
+        try {
+            watcher.close();
+        } catch (IOException e) {
+            LOG.debug("closing the watch service failed", e);
+        }
+        // pending SIGKILLs still run: shutdown() lets scheduled kills fire, then the thread ends
+        timers.shutdown();
     }
 }

@@ -1,0 +1,445 @@
+package nni.manager.internal.config;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import nni.api.config.ConfigProblem;
+import nni.api.config.ConfigReader;
+import nni.api.config.SectionCheck;
+import nni.api.config.Units;
+import nni.api.platform.TrainingPlatform;
+import nni.api.searchspace.SearchSpace;
+import nni.api.tuner.AssessorProvider;
+import nni.api.tuner.TunerProvider;
+import nni.manager.internal.registry.AlgorithmRegistry;
+import nni.manager.internal.registry.PlatformRegistry;
+
+/**
+ * Loads NNI experiment files (v2, and v1 converted to v2) exactly as NNI does, and reports every
+ * problem at once with file, line, column and key path.
+ *
+ * <p>The manager checks the common part (top-level fields, tuner and assessor, search space, shared
+ * storage); each training-service section is checked by its platform's
+ * {@link TrainingPlatform#checkSection}, and tuner/assessor {@code classArgs} by the algorithm's
+ * provider. Stateless and thread-safe.
+ */
+@Component(service = ExperimentConfigLoader.class)
+public class ExperimentConfigLoader {
+
+    /** Fields NNI copies from the top level into every training-service section that lacks them. */
+    static final List<String> SHORTCUT_FIELDS = List.of("trialCommand", "trialCodeDirectory", "trialGpuNumber",
+            "nniManagerIp", "debug");
+
+    /** The order of NNI's {@code ExperimentConfig} fields, which its canonical JSON keeps. */
+    private static final List<String> CANONICAL_ORDER = List.of("experimentName", "experimentType", "searchSpaceFile",
+            "searchSpace", "trialCommand", "trialCodeDirectory", "trialConcurrency", "trialGpuNumber",
+            "maxExperimentDuration", "maxTrialNumber", "maxTrialDuration", "nniManagerIp", "useAnnotation", "debug",
+            "logLevel", "experimentWorkingDirectory", "tunerGpuIndices", "tuner", "assessor", "trainingService",
+            "sharedStorage");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Function<String, Optional<TrainingPlatform>> platforms;
+    private final Function<String, Optional<TunerProvider>> tuners;
+    private final Function<String, Optional<AssessorProvider>> assessors;
+    private final Function<String, List<String>> installed;
+
+    @Activate
+    public ExperimentConfigLoader(@Reference PlatformRegistry platformRegistry, @Reference AlgorithmRegistry algorithms) {
+        this(platformRegistry::find, algorithms::tuner, algorithms::assessor, kind -> switch (kind) {
+            case "tuner" -> algorithms.tunerNames();
+            case "assessor" -> algorithms.assessorNames();
+            default -> platformRegistry.names();
+        });
+    }
+
+    /**
+     * @param installed the installed names of a kind ({@code tuner}, {@code assessor}, {@code platform}),
+     *                  for messages
+     */
+    ExperimentConfigLoader(Function<String, Optional<TrainingPlatform>> platforms,
+            Function<String, Optional<TunerProvider>> tuners, Function<String, Optional<AssessorProvider>> assessors,
+            Function<String, List<String>> installed) {
+        this.platforms = platforms;
+        this.tuners = tuners;
+        this.assessors = assessors;
+        this.installed = installed;
+    }
+
+    /**
+     * Loads, canonicalizes and validates an experiment file. Every training-service platform it names
+     * must be installed.
+     *
+     * @throws ConfigException listing every problem
+     */
+    public ExperimentConfig load(Path file) throws ConfigException {
+        Outcome outcome = check(file);
+        List<ConfigError> errors = new ArrayList<>(outcome.errors);
+        for (String section : outcome.unchecked) {
+            errors.add(outcome.source.error(section.substring(0, section.indexOf(' ')),
+                    "platform \"" + outcome.platformOf.get(section) + "\" is not installed; installed: "
+                            + String.join(", ", installed.apply("platform"))));
+        }
+        if (!errors.isEmpty()) {
+            throw new ConfigException(errors);
+        }
+        return outcome.config;
+    }
+
+    /**
+     * Checks an experiment file without creating anything. Sections of platforms that are not
+     * installed are listed as not checked rather than as errors.
+     */
+    public ValidationReport validate(Path file) {
+        try {
+            Outcome outcome = check(file);
+            return new ValidationReport(file, outcome.errors, outcome.unchecked);
+        } catch (ConfigException e) {
+            return new ValidationReport(file, e.errors(), List.of());
+        }
+    }
+
+    /** What checking found: errors, sections not checked, and the config when there is no error. */
+    private static final class Outcome {
+        ConfigSource source;
+        final List<ConfigError> errors = new ArrayList<>();
+        final List<String> unchecked = new ArrayList<>();
+        final Map<String, String> platformOf = new HashMap<>();
+        ExperimentConfig config;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Outcome check(Path file) throws ConfigException {
+        Path absolute = file.toAbsolutePath().normalize();
+        ConfigSource source = ConfigSource.read(absolute);
+        Outcome outcome = new Outcome();
+        outcome.source = source;
+        if (!(source.root() instanceof Map<?, ?>)) {
+            throw new ConfigException(List.of(source.error("", "expected a mapping of experiment settings at the top level, got "
+                    + Units.describe(source.root()))));
+        }
+        Map<String, Object> root = (Map<String, Object>) source.root();
+        if (V1Converter.isV1(root)) {
+            V1Converter.Result converted = V1Converter.convert(root, source.positions());
+            for (ConfigProblem problem : converted.problems()) {
+                outcome.errors.add(source.error(problem.path(), problem.message()));
+            }
+            root = converted.v2();
+            source = ConfigSource.of(absolute, root, converted.positions());
+            outcome.source = source;
+        }
+        Path base = absolute.getParent();
+        List<ConfigProblem> problems = new ArrayList<>();
+        Map<String, String> redirects = new HashMap<>();
+        ExperimentConfig config = read(root, base, problems, outcome, redirects);
+        for (ConfigProblem problem : problems) {
+            String path = problem.path();
+            for (Map.Entry<String, String> redirect : redirects.entrySet()) {
+                if (path.equals(redirect.getKey())) {
+                    path = redirect.getValue();
+                }
+            }
+            outcome.errors.add(source.error(path, problem.message()));
+        }
+        if (outcome.errors.isEmpty()) {
+            outcome.config = config;
+        }
+        return outcome;
+    }
+
+    @SuppressWarnings("unchecked")
+    private ExperimentConfig read(Map<String, Object> root, Path base, List<ConfigProblem> problems, Outcome outcome,
+            Map<String, String> redirects) {
+        ConfigReader reader = ConfigReader.of(root, base);
+        String experimentName = reader.string("experimentName");
+        String experimentType = reader.string("experimentType", "hpo");
+        if (experimentType != null && !experimentType.equals("hpo")) {
+            reader.problem("experimentType", "expected \"hpo\" (NAS experiments are not supported), got \""
+                    + experimentType + "\"");
+        }
+        Path searchSpaceFile = reader.path("searchSpaceFile", null, false);
+        Object searchSpace = reader.any("searchSpace");
+        String trialCommand = reader.string("trialCommand");
+        Path trialCodeDirectory = reader.path("trialCodeDirectory", ".", false);
+        Integer trialConcurrency = reader.requiredInteger("trialConcurrency", 1, Integer.MAX_VALUE);
+        Integer trialGpuNumber = reader.integer("trialGpuNumber", null, 0, Integer.MAX_VALUE);
+        Long maxExperimentDuration = reader.duration("maxExperimentDuration");
+        Integer maxTrialNumber = reader.integer("maxTrialNumber", null, 1, Integer.MAX_VALUE);
+        Long maxTrialDuration = reader.duration("maxTrialDuration");
+        String nniManagerIp = reader.string("nniManagerIp");
+        Boolean useAnnotation = reader.bool("useAnnotation", false);
+        if (Boolean.TRUE.equals(useAnnotation)) {
+            reader.problem("useAnnotation", "expected false: annotation is not supported since NNI v3.0");
+        }
+        Boolean debug = reader.bool("debug", false);
+        String logLevel = reader.oneOf("logLevel", Boolean.TRUE.equals(debug) ? "debug" : "info", false,
+                "fatal", "error", "warning", "info", "debug", "trace");
+        Path workingDirectory = reader.path("experimentWorkingDirectory", "~/nni-experiments", false);
+        reader.indices("tunerGpuIndices");
+
+        AlgorithmConfig tuner = algorithm(reader, "tuner");
+        AlgorithmConfig assessor = algorithm(reader, "assessor");
+        AlgorithmConfig advisor = algorithm(reader, "advisor");
+        if (advisor != null) {
+            if (tuner != null) {
+                reader.problem("advisor", "give either tuner or advisor (advisor is the deprecated name), not both");
+            } else {
+                tuner = advisor;
+                reader.set("tuner", reader.canonical("advisor"));
+            }
+            reader.set("advisor", null);
+        }
+        if (tuner == null && !reader.has("tuner") && !reader.has("advisor")) {
+            reader.problem("tuner", "tuner is required");
+        }
+        sharedStorage(reader);
+
+        // search space: exactly one of searchSpace and searchSpaceFile
+        Map<String, Object> space = Map.of();
+        if (searchSpaceFile != null && reader.has("searchSpace")) {
+            reader.problem("searchSpace", "give either searchSpace or searchSpaceFile, not both");
+        } else if (searchSpaceFile != null) {
+            Object loaded = loadSearchSpace(searchSpaceFile, reader);
+            if (loaded != null) {
+                space = checkSearchSpace(loaded, "searchSpaceFile", " in " + searchSpaceFile, reader);
+                reader.set("searchSpace", loaded);
+            }
+        } else if (reader.has("searchSpace") && searchSpace != null) {
+            space = checkSearchSpace(searchSpace, "searchSpace", "", reader);
+        } else {
+            reader.problem("searchSpace", "give searchSpace or searchSpaceFile");
+        }
+        if (tuner != null) {
+            checkArguments(tuner, reader.has("advisor") && !reader.has("tuner") ? "advisor" : "tuner", reader);
+        }
+        if (assessor != null) {
+            checkArguments(assessor, "assessor", reader);
+        }
+
+        // training services
+        Object services = reader.any("trainingService");
+        List<Map<String, Object>> canonicalServices = new ArrayList<>();
+        if (services == null) {
+            reader.problem("trainingService", "trainingService is required");
+        } else if (services instanceof Map<?, ?> single) {
+            canonicalServices.add(service((Map<String, Object>) single, "trainingService", root, base, reader, outcome,
+                    redirects));
+            reader.set("trainingService", canonicalServices.get(0));
+        } else if (services instanceof List<?> list && !list.isEmpty()) {
+            for (int i = 0; i < list.size(); i++) {
+                String at = "trainingService[" + i + "]";
+                if (list.get(i) instanceof Map<?, ?> each) {
+                    canonicalServices.add(service((Map<String, Object>) each, at, root, base, reader, outcome, redirects));
+                } else {
+                    reader.problem(at, "expected a training service mapping with platform, got " + Units.describe(list.get(i)));
+                }
+            }
+            reader.set("trainingService", canonicalServices);
+        } else {
+            reader.problem("trainingService", "expected a training service mapping (or a list of them for hybrid mode), got "
+                    + Units.describe(services));
+        }
+
+        SectionCheck result = reader.check();
+        problems.addAll(result.problems());
+        if (!problems.isEmpty() || trialConcurrency == null) {
+            return null;
+        }
+        Map<String, Object> canonical = new LinkedHashMap<>();
+        for (String key : CANONICAL_ORDER) {
+            if (result.section().get(key) != null) {
+                canonical.put(key, result.section().get(key));
+            }
+        }
+        return new ExperimentConfig(experimentName, space, trialCommand, trialCodeDirectory, trialConcurrency,
+                trialGpuNumber, maxExperimentDuration == null ? null : Duration.ofSeconds(maxExperimentDuration),
+                maxTrialNumber, maxTrialDuration == null ? null : Duration.ofSeconds(maxTrialDuration), nniManagerIp,
+                Boolean.TRUE.equals(debug), logLevel, workingDirectory, tuner, assessor, List.copyOf(canonicalServices),
+                canonical);
+    }
+
+    private static AlgorithmConfig algorithm(ConfigReader parent, String key) {
+        ConfigReader reader = parent.object(key, false);
+        if (reader == null) {
+            return null;
+        }
+        String name = reader.string("name");
+        String className = reader.string("className");
+        Path codeDirectory = reader.path("codeDirectory", null, false);
+        Map<String, Object> classArgs = reader.mapping("classArgs");
+        if ("_none_".equals(name)) {
+            parent.set(key, null);
+            return null;
+        }
+        if (className == null) {
+            if (name == null || name.isEmpty()) {
+                reader.problem("name", "expected the name of a built-in " + key + " (or className and codeDirectory of a custom one)");
+            }
+            if (codeDirectory != null) {
+                reader.problem("codeDirectory", "expected no codeDirectory for a built-in " + key + " (it goes with className)");
+            }
+        } else {
+            if (name != null) {
+                reader.problem("name", "expected either name (built-in) or className (custom), not both");
+            }
+            if (codeDirectory == null) {
+                reader.problem("codeDirectory", "codeDirectory is required with className");
+            } else if (!Files.isDirectory(codeDirectory)) {
+                reader.problem("codeDirectory", "expected an existing directory, got \"" + codeDirectory + "\"");
+            }
+        }
+        return new AlgorithmConfig(name, className, codeDirectory, classArgs == null ? Map.of() : classArgs);
+    }
+
+    private void checkArguments(AlgorithmConfig algorithm, String key, ConfigReader reader) {
+        if (algorithm.name() == null || algorithm.name().isEmpty()) {
+            return;
+        }
+        String kind = key.equals("assessor") ? "assessor" : "tuner";
+        List<ConfigProblem> found;
+        if (kind.equals("tuner")) {
+            Optional<TunerProvider> provider = tuners.apply(algorithm.name());
+            if (provider.isEmpty()) {
+                reader.problem(key + ".name", "no tuner named \"" + algorithm.name() + "\" is installed; installed: "
+                        + String.join(", ", installed.apply("tuner")));
+                return;
+            }
+            found = provider.get().checkArguments(algorithm.classArgs());
+        } else {
+            Optional<AssessorProvider> provider = assessors.apply(algorithm.name());
+            if (provider.isEmpty()) {
+                reader.problem(key + ".name", "no assessor named \"" + algorithm.name() + "\" is installed; installed: "
+                        + String.join(", ", installed.apply("assessor")));
+                return;
+            }
+            found = provider.get().checkArguments(algorithm.classArgs());
+        }
+        found.forEach(p -> reader.problem(key + ".classArgs" + (p.path().isEmpty() ? "" : "." + p.path()), p.message()));
+    }
+
+    private static void sharedStorage(ConfigReader parent) {
+        ConfigReader storage = parent.object("sharedStorage", false);
+        if (storage == null) {
+            return;
+        }
+        storage.oneOf("storageType", null, true, "NFS", "AzureBlob");
+        storage.path("localMountPoint", null, true);
+        storage.requiredString("remoteMountPoint");
+        storage.requiredString("localMounted");
+        storage.string("storageAccountName");
+        storage.secret("storageAccountKey", false);
+        storage.string("containerName");
+        storage.string("nfsServer");
+        storage.string("exportedDirectory");
+    }
+
+    /** Reads a search-space file as NNI does: JSON first, then YAML (which accepts trailing commas). */
+    private static Object loadSearchSpace(Path file, ConfigReader reader) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            reader.problem("searchSpaceFile", "cannot read the search space file \"" + file + "\": "
+                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+            return null;
+        }
+        try {
+            return JSON.readValue(text, Object.class);
+        } catch (JsonProcessingException jsonError) {
+            try {
+                return new org.yaml.snakeyaml.Yaml(new org.yaml.snakeyaml.constructor.SafeConstructor(
+                        new org.yaml.snakeyaml.LoaderOptions())).load(text);
+            } catch (RuntimeException yamlError) {
+                reader.problem("searchSpaceFile", "the search space file \"" + file + "\" is neither JSON nor YAML: "
+                        + jsonError.getOriginalMessage());
+                return null;
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> checkSearchSpace(Object json, String key, String where, ConfigReader reader) {
+        List<ConfigProblem> found = SearchSpace.check(json);
+        if (!found.isEmpty()) {
+            for (ConfigProblem problem : found) {
+                if (key.equals("searchSpace")) {
+                    reader.problem(problem.path().isEmpty() ? key : key + "." + problem.path(), problem.message());
+                } else {
+                    reader.problem(key, (problem.path().isEmpty() ? "" : problem.path() + ": ") + problem.message() + where);
+                }
+            }
+            return Map.of();
+        }
+        return (Map<String, Object>) json;
+    }
+
+    /** One training-service section: root shortcuts copied in, then checked by its platform. */
+    private Map<String, Object> service(Map<String, Object> section, String at, Map<String, Object> root, Path base,
+            ConfigReader reader, Outcome outcome, Map<String, String> redirects) {
+        Map<String, Object> filled = new LinkedHashMap<>(section);
+        Set<String> present = new java.util.HashSet<>();
+        section.keySet().forEach(k -> present.add(ConfigReader.normalize(k)));
+        for (String field : SHORTCUT_FIELDS) {
+            if (!present.contains(ConfigReader.normalize(field))) {
+                Object value = valueOf(root, field);
+                if (value != null) {
+                    filled.put(field, value);
+                    redirects.put(at + "." + field, field);
+                }
+            }
+        }
+        Object platform = valueOf(section, "platform");
+        if (!(platform instanceof String name) || name.isEmpty()) {
+            reader.problem(at + ".platform", platform == null ? "platform is required"
+                    : "expected a platform name, got " + Units.describe(platform));
+            return filled;
+        }
+        Optional<TrainingPlatform> found = platforms.apply(name);
+        if (found.isEmpty()) {
+            String label = at + " (platform " + name + ")";
+            outcome.unchecked.add(label);
+            outcome.platformOf.put(label, name);
+            return filled;
+        }
+        SectionCheck check;
+        try {
+            check = found.get().checkSection(filled, base);
+        } catch (RuntimeException e) {
+            reader.problem(at, "the " + name + " platform failed to check this section: " + e);
+            return filled;
+        }
+        check.problems().forEach(p -> reader.problem(p.path().isEmpty() ? at
+                : p.path().startsWith("[") ? at + p.path() : at + "." + p.path(), p.message()));
+        Map<String, Object> canonical = new LinkedHashMap<>(check.section());
+        canonical.putIfAbsent("platform", name);
+        return canonical;
+    }
+
+    private static Object valueOf(Map<String, Object> map, String field) {
+        String normal = ConfigReader.normalize(field);
+        for (Map.Entry<String, Object> entry : map.entrySet()) {
+            if (ConfigReader.normalize(entry.getKey()).equals(normal)) {
+                return entry.getValue();
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,441 @@
+package nni.manager.internal.config;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import nni.api.config.ConfigProblem;
+import nni.manager.internal.config.ConfigSource.Position;
+
+/**
+ * Converts an NNI v1 experiment file ({@code authorName}, {@code trainingServicePlatform},
+ * {@code trial:}, ...) to the v2 form, as NNI's {@code convert.to_v2} does, and carries the line and
+ * column of every moved value along, so that problems found in the v2 form point into the v1 file.
+ * Beyond NNI, it also converts {@code adl}, {@code dlts} and {@code hybrid} files, which NNI cannot
+ * convert, to sections with platforms {@code adl}, {@code dlts} and a training-service list.
+ *
+ * <p>v1 keys are matched exactly, as the v1 schema did. Keys NNI drops with a warning are dropped;
+ * keys no v1 schema knows are problems.
+ */
+final class V1Converter {
+
+    private static final Set<String> DROPPED = Set.of("authorName", "description", "multiThread", "versionCheck",
+            "logCollection", "trainingServicePlatform");
+    private static final List<String> PLATFORMS = List.of("local", "remote", "pai", "kubeflow", "frameworkcontroller",
+            "aml", "adl", "dlts", "hybrid");
+
+    private final Map<String, Object> v1;
+    private final Map<String, Position> from;
+    private final Map<String, Position> to = new HashMap<>();
+    private final List<ConfigProblem> problems = new ArrayList<>();
+    private final Set<String> used = new LinkedHashSet<>();
+
+    private V1Converter(Map<String, Object> v1, Map<String, Position> from) {
+        this.v1 = v1;
+        this.from = from;
+    }
+
+    /** @return whether NNI would treat the file as v1: a truthy top-level {@code trainingServicePlatform} */
+    static boolean isV1(Map<String, Object> root) {
+        Object platform = root.get("trainingServicePlatform");
+        return platform != null && !Boolean.FALSE.equals(platform) && !"".equals(platform);
+    }
+
+    /** The v2 form with its positions, and the problems conversion found (paths in v1 spelling). */
+    record Result(Map<String, Object> v2, Map<String, Position> positions, List<ConfigProblem> problems) {
+    }
+
+    static Result convert(Map<String, Object> v1, Map<String, Position> positions) {
+        V1Converter converter = new V1Converter(v1, positions);
+        Map<String, Object> v2 = converter.run();
+        return new Result(v2, converter.to, converter.problems);
+    }
+
+    private Map<String, Object> run() {
+        Map<String, Object> v2 = new LinkedHashMap<>();
+        to.put("", from.getOrDefault("", new Position(1, 1)));
+        String platform = String.valueOf(v1.get("trainingServicePlatform"));
+        if (!PLATFORMS.contains(platform)) {
+            problem("trainingServicePlatform", "expected one of " + String.join(", ", PLATFORMS) + ", got \"" + platform + "\"");
+        }
+        DROPPED.forEach(used::add);
+        if (Boolean.TRUE.equals(v1.get("multiPhase"))) {
+            problem("multiPhase", "multi-phase experiments are no longer supported (NNI 2.0 dropped them)");
+        }
+        used.add("multiPhase");
+        move(v1, "", "experimentName", v2, "", "experimentName");
+        move(v1, "", "trialConcurrency", v2, "", "trialConcurrency");
+        move(v1, "", "maxExecDuration", v2, "", "maxExperimentDuration");
+        move(v1, "", "maxTrialNum", v2, "", "maxTrialNumber");
+        move(v1, "", "maxTrialDuration", v2, "", "maxTrialDuration");
+        move(v1, "", "searchSpacePath", v2, "", "searchSpaceFile");
+        move(v1, "", "nniManagerIp", v2, "", "nniManagerIp");
+        move(v1, "", "logDir", v2, "", "experimentWorkingDirectory");
+        move(v1, "", "debug", v2, "", "debug");
+        move(v1, "", "logLevel", v2, "", "logLevel");
+        move(v1, "", "useAnnotation", v2, "", "useAnnotation");
+        move(v1, "", "sharedStorage", v2, "", "sharedStorage");
+
+        Map<String, Object> trial = mapping(v1, "", "trial");
+        if (trial != null) {
+            move(trial, "trial", "command", v2, "", "trialCommand");
+            move(trial, "trial", "codeDir", v2, "", "trialCodeDirectory");
+            move(trial, "trial", "gpuNum", v2, "", "trialGpuNumber");
+        }
+        for (String kind : List.of("tuner", "assessor", "advisor")) {
+            Map<String, Object> algorithm = mapping(v1, "", kind);
+            if (algorithm != null) {
+                v2.put(kind, algorithm(algorithm, kind, v2));
+            }
+        }
+
+        if (platform.equals("hybrid")) {
+            Map<String, Object> hybrid = mapping(v1, "", "hybridConfig");
+            List<Object> services = new ArrayList<>();
+            Object platforms = hybrid == null ? null : hybrid.get("trainingServicePlatforms");
+            if (platforms instanceof List<?> list) {
+                for (Object each : list) {
+                    String at = "trainingService[" + services.size() + "]";
+                    services.add(service(String.valueOf(each), trial, v2, at));
+                    alias("hybridConfig.trainingServicePlatforms[" + (services.size() - 1) + "]", at);
+                }
+                hybrid.remove("trainingServicePlatforms");
+                leftovers(hybrid, "hybridConfig");
+            } else {
+                problem("hybridConfig.trainingServicePlatforms", "expected the list of platforms of a hybrid experiment");
+            }
+            v2.put("trainingService", services);
+        } else {
+            v2.put("trainingService", service(platform, trial, v2, "trainingService"));
+            alias("trainingServicePlatform", "trainingService.platform");
+        }
+        if (trial != null) {
+            leftovers(trial, "trial");
+        }
+        for (String key : v1.keySet()) {
+            if (!used.contains(key)) {
+                problem(key, "unknown key \"" + key + "\" in a v1 experiment file (trainingServicePlatform makes it v1)");
+            }
+        }
+        return v2;
+    }
+
+    private Map<String, Object> algorithm(Map<String, Object> algorithm, String kind, Map<String, Object> v2) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        String name = "builtin" + Character.toUpperCase(kind.charAt(0)) + kind.substring(1) + "Name";
+        move(algorithm, kind, name, result, kind, "name");
+        Object className = algorithm.remove("className");
+        Object file = algorithm.remove("classFileName");
+        if (className != null || file != null) {
+            String module = String.valueOf(file);
+            module = module.endsWith(".py") ? module.substring(0, module.length() - 3) : module;
+            result.put("className", module + "." + className);
+            alias(kind + (className != null ? ".className" : ".classFileName"), kind + ".className");
+        }
+        move(algorithm, kind, "codeDir", result, kind, "codeDirectory");
+        move(algorithm, kind, "classArgs", result, kind, "classArgs");
+        move(algorithm, kind, "gpuIndices", v2, "", "tunerGpuIndices");
+        algorithm.remove("includeIntermediateResults");
+        leftovers(algorithm, kind);
+        return result;
+    }
+
+    private Map<String, Object> service(String platform, Map<String, Object> trial, Map<String, Object> v2, String at) {
+        Map<String, Object> service = new LinkedHashMap<>();
+        String v2Platform = platform.equals("pai") ? "openpai" : platform;
+        service.put("platform", v2Platform);
+        Map<String, Object> trialCopy = trial == null ? new LinkedHashMap<>() : trial;
+        switch (platform) {
+            case "local" -> {
+                Map<String, Object> local = mapping(v1, "", "localConfig");
+                if (local != null) {
+                    move(local, "localConfig", "gpuIndices", service, at, "gpuIndices");
+                    move(local, "localConfig", "maxTrialNumPerGpu", service, at, "maxTrialNumberPerGpu");
+                    move(local, "localConfig", "useActiveGpu", service, at, "useActiveGpu");
+                    leftovers(local, "localConfig");
+                }
+            }
+            case "remote" -> {
+                Map<String, Object> remote = mapping(v1, "", "remoteConfig");
+                if (remote != null) {
+                    move(remote, "remoteConfig", "reuse", service, at, "reuseMode");
+                    leftovers(remote, "remoteConfig");
+                }
+                used.add("machineList");
+                Object machines = v1.get("machineList");
+                if (machines instanceof List<?> list) {
+                    List<Object> converted = new ArrayList<>();
+                    for (int i = 0; i < list.size(); i++) {
+                        String v1At = "machineList[" + i + "]";
+                        String v2At = at + ".machineList[" + i + "]";
+                        alias(v1At, v2At);
+                        converted.add(list.get(i) instanceof Map<?, ?> machine ? machine(cast(machine), v1At, v2At) : list.get(i));
+                    }
+                    service.put("machineList", converted);
+                } else if (machines != null) {
+                    service.put("machineList", machines);
+                    alias("machineList", at + ".machineList");
+                }
+            }
+            case "pai" -> {
+                move(trialCopy, "trial", "nniManagerNFSMountPath", service, at, "localStorageMountPoint");
+                move(trialCopy, "trial", "containerNFSMountPath", service, at, "containerStorageMountPoint");
+                move(trialCopy, "trial", "cpuNum", service, at, "trialCpuNumber");
+                move(trialCopy, "trial", "memoryMB", service, at, "trialMemorySize");
+                move(trialCopy, "trial", "image", service, at, "dockerImage");
+                move(trialCopy, "trial", "virtualCluster", service, at, "virtualCluster");
+                move(trialCopy, "trial", "paiStorageConfigName", service, at, "storageConfigName");
+                move(trialCopy, "trial", "paiConfigPath", service, at, "openpaiConfigFile");
+                trialCopy.remove("shmMB");
+                Map<String, Object> pai = mapping(v1, "", "paiConfig");
+                if (pai != null) {
+                    move(pai, "paiConfig", "userName", service, at, "username");
+                    move(pai, "paiConfig", "token", service, at, "token");
+                    move(pai, "paiConfig", "host", service, at, "host");
+                    move(pai, "paiConfig", "reuse", service, at, "reuseMode");
+                    move(pai, "paiConfig", "gpuNum", service, at, "trialGpuNumber");
+                    move(pai, "paiConfig", "cpuNum", service, at, "trialCpuNumber");
+                    move(pai, "paiConfig", "memoryMB", service, at, "trialMemorySize");
+                    for (String dropped : List.of("passWord", "maxTrialNumPerGpu", "useActiveGpu")) {
+                        pai.remove(dropped);
+                    }
+                    leftovers(pai, "paiConfig");
+                }
+                if (!service.containsKey("virtualCluster")) {
+                    service.put("virtualCluster", null);
+                }
+            }
+            case "aml" -> {
+                move(trialCopy, "trial", "image", service, at, "dockerImage");
+                Map<String, Object> aml = mapping(v1, "", "amlConfig");
+                if (aml != null) {
+                    for (String key : List.of("subscriptionId", "resourceGroup", "workspaceName", "computeTarget")) {
+                        move(aml, "amlConfig", key, service, at, key);
+                    }
+                    move(aml, "amlConfig", "maxTrialNumPerGpu", service, at, "maxTrialNumberPerGpu");
+                    aml.remove("useActiveGpu");
+                    leftovers(aml, "amlConfig");
+                }
+            }
+            case "kubeflow" -> {
+                Map<String, Object> kubeflow = mapping(v1, "", "kubeflowConfig");
+                if (kubeflow != null) {
+                    move(kubeflow, "kubeflowConfig", "operator", service, at, "operator");
+                    move(kubeflow, "kubeflowConfig", "apiVersion", service, at, "apiVersion");
+                    service.put("storage", storage(kubeflow, "kubeflowConfig", at + ".storage"));
+                    move(kubeflow, "kubeflowConfig", "reuse", service, at, "reuseMode");
+                    move(kubeflow, "kubeflowConfig", "namespace", service, at, "namespace");
+                    kubeflow.remove("uploadRetryCount");
+                    leftovers(kubeflow, "kubeflowConfig");
+                }
+                trialCopy.remove("nasMode");
+                for (String role : List.of("worker", "ps", "master")) {
+                    Map<String, Object> v1Role = mapping(trialCopy, "trial", role);
+                    if (v1Role != null) {
+                        Map<String, Object> v2Role = role(v1Role, "trial." + role, at + "." + role);
+                        v2Role.put("codeDirectory", v2.getOrDefault("trialCodeDirectory", "."));
+                        service.put(role, v2Role);
+                        trialCopy.remove(role);
+                    }
+                }
+            }
+            case "frameworkcontroller" -> {
+                Map<String, Object> fc = mapping(v1, "", "frameworkcontrollerConfig");
+                if (fc != null) {
+                    move(fc, "frameworkcontrollerConfig", "serviceAccountName", service, at, "serviceAccountName");
+                    service.put("storage", storage(fc, "frameworkcontrollerConfig", at + ".storage"));
+                    move(fc, "frameworkcontrollerConfig", "reuse", service, at, "reuseMode");
+                    move(fc, "frameworkcontrollerConfig", "namespace", service, at, "namespace");
+                    move(fc, "frameworkcontrollerConfig", "configPath", service, at, "configPath");
+                    leftovers(fc, "frameworkcontrollerConfig");
+                }
+                Object roles = trialCopy.remove("taskRoles");
+                if (roles instanceof List<?> list) {
+                    List<Object> converted = new ArrayList<>();
+                    for (int i = 0; i < list.size(); i++) {
+                        String v1At = "trial.taskRoles[" + i + "]";
+                        String v2At = at + ".taskRoles[" + i + "]";
+                        alias(v1At, v2At);
+                        if (list.get(i) instanceof Map<?, ?> role) {
+                            Map<String, Object> v1Role = cast(role);
+                            Map<String, Object> v2Role = new LinkedHashMap<>();
+                            move(v1Role, v1At, "name", v2Role, v2At, "name");
+                            move(v1Role, v1At, "taskNum", v2Role, v2At, "taskNumber");
+                            Map<String, Object> policy = mapping(v1Role, v1At, "frameworkAttemptCompletionPolicy");
+                            if (policy != null) {
+                                Map<String, Object> v2Policy = new LinkedHashMap<>();
+                                String p1 = v1At + ".frameworkAttemptCompletionPolicy";
+                                String p2 = v2At + ".frameworkAttemptCompletionPolicy";
+                                alias(p1, p2);
+                                move(policy, p1, "minFailedTaskCount", v2Policy, p2, "minFailedTaskCount");
+                                move(policy, p1, "minSucceededTaskCount", v2Policy, p2, "minSucceedTaskCount");
+                                leftovers(policy, p1);
+                                v2Role.put("frameworkAttemptCompletionPolicy", v2Policy);
+                            }
+                            v2Role.putAll(role(v1Role, v1At, v2At));
+                            if (v2.get("trialCommand") == null || "".equals(v2.get("trialCommand"))) {
+                                v2.put("trialCommand", v2Role.get("command"));
+                            }
+                            converted.add(v2Role);
+                        } else {
+                            converted.add(list.get(i));
+                        }
+                    }
+                    service.put("taskRoles", converted);
+                }
+            }
+            case "adl" -> {
+                for (String key : List.of("image", "namespace", "imagePullSecrets", "nfs", "adaptive", "checkpoint",
+                        "cpuNum", "memorySize")) {
+                    move(trialCopy, "trial", key, service, at, key);
+                }
+            }
+            case "dlts" -> {
+                move(trialCopy, "trial", "image", service, at, "image");
+                Map<String, Object> dlts = mapping(v1, "", "dltsConfig");
+                if (dlts != null) {
+                    for (String key : List.of("dashboard", "cluster", "team", "email", "password")) {
+                        move(dlts, "dltsConfig", key, service, at, key);
+                    }
+                    leftovers(dlts, "dltsConfig");
+                }
+            }
+            default -> {
+                // unknown platform: reported above
+            }
+        }
+        return service;
+    }
+
+    private Map<String, Object> machine(Map<String, Object> machine, String v1At, String v2At) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        move(machine, v1At, "ip", result, v2At, "host");
+        move(machine, v1At, "port", result, v2At, "port");
+        move(machine, v1At, "username", result, v2At, "user");
+        move(machine, v1At, "sshKeyPath", result, v2At, "sshKeyFile");
+        // NNI keeps 'passphrase' under that name, which the v2 machine does not have (an NNI bug); we
+        // convert it to the v2 field so that the file works.
+        move(machine, v1At, "passphrase", result, v2At, "sshPassphrase");
+        move(machine, v1At, "gpuIndices", result, v2At, "gpuIndices");
+        move(machine, v1At, "maxTrialNumPerGpu", result, v2At, "maxTrialNumberPerGpu");
+        move(machine, v1At, "useActiveGpu", result, v2At, "useActiveGpu");
+        move(machine, v1At, "pythonPath", result, v2At, "pythonPath");
+        move(machine, v1At, "passwd", result, v2At, "password");
+        leftovers(machine, v1At);
+        return result;
+    }
+
+    private Map<String, Object> role(Map<String, Object> role, String v1At, String v2At) {
+        alias(v1At, v2At);
+        Map<String, Object> result = new LinkedHashMap<>();
+        move(role, v1At, "replicas", result, v2At, "replicas");
+        move(role, v1At, "command", result, v2At, "command");
+        move(role, v1At, "gpuNum", result, v2At, "gpuNumber");
+        move(role, v1At, "cpuNum", result, v2At, "cpuNumber");
+        move(role, v1At, "memoryMB", result, v2At, "memorySize");
+        move(role, v1At, "image", result, v2At, "dockerImage");
+        role.remove("privateRegistryAuthPath");
+        leftovers(role, v1At);
+        return result;
+    }
+
+    private Map<String, Object> storage(Map<String, Object> config, String v1At, String v2At) {
+        Map<String, Object> storage = new LinkedHashMap<>();
+        Object kind = config.remove("storage");
+        if (kind == null) {
+            kind = config.containsKey("nfs") ? "nfs" : "azureStorage";
+        }
+        alias(v1At + ".storage", v2At + ".storageType");
+        storage.put("storageType", kind);
+        Map<String, Object> nfs = mapping(config, v1At, "nfs");
+        if (nfs != null) {
+            move(nfs, v1At + ".nfs", "server", storage, v2At, "server");
+            move(nfs, v1At + ".nfs", "path", storage, v2At, "path");
+            leftovers(nfs, v1At + ".nfs");
+        }
+        Map<String, Object> azure = mapping(config, v1At, "azureStorage");
+        if (azure != null) {
+            move(azure, v1At + ".azureStorage", "accountName", storage, v2At, "azureAccount");
+            move(azure, v1At + ".azureStorage", "azureShare", storage, v2At, "azureShare");
+            leftovers(azure, v1At + ".azureStorage");
+        }
+        Map<String, Object> vault = mapping(config, v1At, "keyVault");
+        if (vault != null) {
+            move(vault, v1At + ".keyVault", "vaultName", storage, v2At, "keyVaultName");
+            move(vault, v1At + ".keyVault", "name", storage, v2At, "keyVaultKey");
+            leftovers(vault, v1At + ".keyVault");
+        }
+        Map<String, Object> pvc = mapping(config, v1At, "pvc");
+        if (pvc != null) {
+            move(pvc, v1At + ".pvc", "path", storage, v2At, "path");
+            leftovers(pvc, v1At + ".pvc");
+        }
+        return storage;
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> cast(Map<?, ?> map) {
+        return (Map<String, Object>) map;
+    }
+
+    /** Takes a nested v1 mapping out of {@code parent} (a copy, so that leftovers can be found). */
+    private Map<String, Object> mapping(Map<String, Object> parent, String parentPath, String key) {
+        if (parent == v1) {
+            used.add(key);
+        }
+        Object value = parent.get(key);
+        if (value == null) {
+            return null;
+        }
+        if (!(value instanceof Map<?, ?> map)) {
+            problem(ConfigSource.child(parentPath, key), "expected a mapping, got " + nni.api.config.Units.describe(value));
+            return null;
+        }
+        return new LinkedHashMap<>(cast(map));
+    }
+
+    private void move(Map<String, Object> source, String sourcePath, String key, Map<String, Object> target,
+            String targetPath, String targetKey) {
+        if (source == v1) {
+            used.add(key);
+        }
+        if (!source.containsKey(key)) {
+            return;
+        }
+        Object value = source.remove(key);
+        if (value != null) {
+            target.put(targetKey, value);
+            alias(ConfigSource.child(sourcePath, key), ConfigSource.child(targetPath, targetKey));
+        }
+    }
+
+    /** Every position at or under {@code v1Path} is also the position of the same place under {@code v2Path}. */
+    private void alias(String v1Path, String v2Path) {
+        String source = ConfigSource.normalizePath(v1Path);
+        String target = ConfigSource.normalizePath(v2Path);
+        for (Map.Entry<String, Position> entry : from.entrySet()) {
+            String key = entry.getKey();
+            if (key.equals(source)) {
+                to.put(target, entry.getValue());
+            } else if (key.startsWith(source + ".") || key.startsWith(source + "[")) {
+                to.put(target + key.substring(source.length()), entry.getValue());
+            }
+        }
+    }
+
+    private void leftovers(Map<String, Object> rest, String path) {
+        for (String key : rest.keySet()) {
+            problem(ConfigSource.child(path, key), "unknown key \"" + key + "\" in a v1 experiment file");
+        }
+    }
+
+    private void problem(String v1Path, String message) {
+        problems.add(new ConfigProblem(v1Path, message));
+    }
+}

@@ -1,0 +1,42 @@
+package nni.manager.internal.config;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What {@code nni:validate} found.
+ *
+ * @param file      the file checked
+ * @param errors    every problem; empty when the file is valid as far as it could be checked
+ * @param unchecked the training-service sections not checked because their platform is not
+ *                  installed, as {@code trainingService (platform adl)}
+ */
+public record ValidationReport(Path file, List<ConfigError> errors, List<String> unchecked) {
+
+    public ValidationReport {
+        errors = List.copyOf(errors);
+        unchecked = List.copyOf(unchecked);
+    }
+
+    /** @return whether no problem was found */
+    public boolean ok() {
+        return errors.isEmpty();
+    }
+
+    /** @return the report as lines: {@code OK: file} or the errors, then one line per unchecked section */
+    public List<String> lines() {
+        List<String> lines = new java.util.ArrayList<>();
+        if (ok()) {
+            lines.add("OK: " + file);
+        } else {
+            errors.forEach(e -> lines.add(e.toString()));
+        }
+        unchecked.forEach(u -> lines.add(file + ": " + u + ": not checked, the platform is not installed"));
+        return lines;
+    }
+
+    @Override
+    public String toString() {
+        return String.join("\n", lines());
+    }
+}

@@ -1,0 +1,977 @@
+package nni.manager.internal.experiment;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import nni.api.model.HyperParameters;
+import nni.api.model.Placement;
+import nni.api.model.TrialApplication;
+import nni.api.model.TrialJob;
+import nni.api.model.TrialStatus;
+import nni.api.platform.PlatformException;
+import nni.api.platform.SessionContext;
+import nni.api.platform.TrainingSession;
+import nni.api.searchspace.SearchSpace;
+import nni.api.searchspace.SearchSpaceException;
+import nni.api.tuner.Assessor;
+import nni.api.tuner.Tuner;
+import nni.manager.internal.config.ExperimentConfig;
+import nni.manager.internal.store.ExperimentStore;
+import nni.manager.internal.store.MetricRecord;
+import nni.manager.internal.store.Profile;
+import nni.manager.internal.store.TrialEvent;
+import nni.manager.internal.store.TrialRecord;
+
+/**
+ * One experiment run: NNI's nnimanager for one experiment, driven by events instead of its 5 s
+ * loops. Every decision (draw parameters from the tuner, submit, react to a status, feed a metric
+ * to the tuner or assessor, enforce a limit) runs on the experiment's single executor thread, so
+ * the tuner and assessor are called from one thread at a time and the state needs no locks.
+ * Platforms call {@link #trialChanged} and {@link #metricReported} from their threads; both hand
+ * the work to that executor in call order, so a trial's metrics reach the tuner before its end.
+ */
+public final class Experiment implements SessionContext {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Experiment.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final String LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    private static final String ALPHANUMERIC = LETTERS + "0123456789";
+
+    /** Opens the platform session for an experiment; the manager's link to the platform registry. */
+    @FunctionalInterface
+    interface SessionOpener {
+        TrainingSession open(Experiment experiment) throws PlatformException;
+    }
+
+    /** One trial as the experiment tracks it. Fields are written on the executor thread only. */
+    static final class Trial {
+        final String id;
+        final long sequenceId;
+        final Object parameterId;
+        final Map<String, Object> parameters;
+        final String packed;
+        volatile TrialJob job;
+        final List<Double> intermediate = new ArrayList<>();
+        volatile Double finalValue;
+        ScheduledFuture<?> durationLimit;
+
+        Trial(String id, long sequenceId, Object parameterId, Map<String, Object> parameters, String packed) {
+            this.id = id;
+            this.sequenceId = sequenceId;
+            this.parameterId = parameterId;
+            this.parameters = parameters;
+            this.packed = packed;
+        }
+    }
+
+    private final String id;
+    private final Path directory;
+    private final ExperimentStore store;
+    private final boolean readOnly;
+    private final ScheduledExecutorService executor;
+    private final Map<String, Trial> trials = new ConcurrentHashMap<>();
+    private final List<String> errors = new CopyOnWriteArrayList<>();
+    private final CompletableFuture<ExperimentStatus> settled = new CompletableFuture<>();
+
+    private volatile ExperimentConfig config;
+    private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
+    private volatile Tuner tuner;
+    private volatile Assessor assessor;
+    private volatile TrainingSession session;
+    private volatile long startTime;
+    private volatile Long endTime;
+    private volatile long previousExecMillis;
+    private volatile long countingSince;
+    private long nextSequenceId;
+    private int submitted;
+    private boolean tunerExhausted;
+    private boolean durationReached;
+    private ScheduledFuture<?> durationLimit;
+    private CompletableFuture<Void> allEnded;
+
+    private Experiment(String id, Path directory, ExperimentConfig config, ExperimentStore store, boolean readOnly) {
+        this.id = id;
+        this.directory = directory;
+        this.config = config;
+        this.store = store;
+        this.readOnly = readOnly;
+        this.executor = readOnly ? null : Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "nni-experiment-" + id);
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Creates a new experiment's directory and store; {@link #start} runs it. */
+    static Experiment create(String id, ExperimentConfig config) throws IOException {
+        Path directory = config.experimentWorkingDirectory().resolve(id);
+        for (String folder : List.of("db", "log", "trials", "checkpoint")) {
+            java.nio.file.Files.createDirectories(directory.resolve(folder));
+        }
+        ExperimentStore store = ExperimentStore.open(directory);
+        store.saveDefinition(ConfigCodec.write(config));
+        Experiment experiment = new Experiment(id, directory, config, store, false);
+        experiment.startTime = System.currentTimeMillis();
+        return experiment;
+    }
+
+    /** Opens an existing experiment to continue it; {@link #resume} runs it. */
+    static Experiment reopen(String id, Path directory) throws IOException {
+        ExperimentStore store = ExperimentStore.open(directory);
+        ExperimentConfig config = ConfigCodec.read(store.definition().orElseThrow(
+                () -> new IOException("experiment " + id + " in " + directory + " has no stored definition")));
+        Experiment experiment = new Experiment(id, directory, config, store, false);
+        experiment.loadHistory();
+        return experiment;
+    }
+
+    /** Opens an existing experiment read-only (NNI's view mode). */
+    static Experiment view(String id, Path directory) throws IOException {
+        ExperimentStore store = ExperimentStore.openReadOnly(directory);
+        ExperimentConfig config = ConfigCodec.read(store.definition().orElseThrow(
+                () -> new IOException("experiment " + id + " in " + directory + " has no stored definition")));
+        Experiment experiment = new Experiment(id, directory, config, store, true);
+        experiment.loadHistory();
+        experiment.status = ExperimentStatus.VIEWED;
+        experiment.settled.complete(ExperimentStatus.VIEWED);
+        return experiment;
+    }
+
+    private void loadHistory() {
+        Optional<Profile> profile = store.latestProfile();
+        startTime = profile.map(Profile::startTime).orElse(System.currentTimeMillis());
+        endTime = profile.map(Profile::endTime).orElse(null);
+        previousExecMillis = profile.map(p -> p.execDurationSeconds() * 1000).orElse(0L);
+        long maxSequence = -1;
+        for (TrialRecord record : store.trials()) {
+            Trial trial = trialOf(record);
+            trials.put(trial.id, trial);
+            maxSequence = Math.max(maxSequence, trial.sequenceId);
+        }
+        for (MetricRecord metric : store.metrics(null, null)) {
+            Trial trial = trials.get(metric.trialJobId());
+            Double value = number(unwrapStored(metric.data()));
+            if (trial != null && value != null) {
+                if ("FINAL".equals(metric.type())) {
+                    trial.finalValue = value;
+                } else if ("PERIODICAL".equals(metric.type())) {
+                    trial.intermediate.add(value);
+                }
+            }
+        }
+        nextSequenceId = maxSequence + 1;
+        submitted = trials.size();
+    }
+
+    private Trial trialOf(TrialRecord record) {
+        Map<String, Object> parameters = Map.of();
+        Object parameterId = null;
+        String packed = record.parameters() == null ? "{}" : record.parameters();
+        try {
+            JsonNode node = JSON.readTree(packed);
+            parameterId = JSON.treeToValue(node.get("parameter_id"), Object.class);
+            if (node.get("parameters") != null && node.get("parameters").isObject()) {
+                parameters = JSON.convertValue(node.get("parameters"), new TypeReference<Map<String, Object>>() { });
+            }
+        } catch (JsonProcessingException e) {
+            LOG.warn("experiment {}: trial {} has unreadable parameters in the store: {}", id, record.id(), e.getOriginalMessage());
+        }
+        Trial trial = new Trial(record.id(), record.sequenceId() == null ? -1 : record.sequenceId(), parameterId,
+                parameters, packed);
+        TrialStatus trialStatus = TrialStatus.valueOf(record.status());
+        Instant submit = Instant.ofEpochMilli(record.submitTime() == null ? 0 : record.submitTime());
+        trial.job = new TrialJob(record.id(), trial.sequenceId, trialStatus, submit,
+                record.startTime() == null ? null : Instant.ofEpochMilli(record.startTime()),
+                record.endTime() == null ? null : Instant.ofEpochMilli(record.endTime()),
+                directory.resolve("trials").resolve(record.id()).toString(), record.logPath(),
+                new HyperParameters(packed, 0), trialStatus == TrialStatus.EARLY_STOPPED, record.message());
+        return trial;
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /** Opens the platform session, creates tuner and assessor and starts submitting trials. */
+    void start(Tuner newTuner, Assessor newAssessor, SessionOpener opener) throws PlatformException {
+        tuner = newTuner;
+        assessor = newAssessor;
+        session = opener.open(this);
+        call(() -> {
+            becomeCounting(ExperimentStatus.RUNNING);
+            saveProfile();
+            fill();
+            return null;
+        });
+    }
+
+    /**
+     * Continues a reopened experiment: re-attaches trials the platform still runs (the others are
+     * FAILED, as NNI does), replays finished results into the new tuner, then submits as usual.
+     */
+    void resume(Tuner newTuner, Assessor newAssessor, SessionOpener opener) throws PlatformException {
+        tuner = newTuner;
+        assessor = newAssessor;
+        session = opener.open(this);
+        call(() -> {
+            for (Trial trial : orderedTrials()) {
+                if (trial.finalValue != null && trial.parameterId instanceof Number number) {
+                    tuner.receiveTrialResult(number.longValue(), trial.parameters, trial.finalValue);
+                }
+                if (trial.job.status().isTerminal()) {
+                    if (trial.parameterId instanceof Number number) {
+                        tuner.trialEnd(number.longValue(), trial.job.status() == TrialStatus.SUCCEEDED);
+                    }
+                    continue;
+                }
+                Optional<TrialJob> attached = Optional.empty();
+                try {
+                    attached = session.reattach(trial.job);
+                } catch (RuntimeException e) {
+                    LOG.warn("experiment {}: re-attaching trial {} failed", id, trial.id, e);
+                }
+                if (attached.isPresent()) {
+                    LOG.info("experiment {}: trial {} re-attached ({})", id, trial.id, attached.get().status());
+                    trial.job = attached.get();
+                } else if (trial.job.status() == TrialStatus.WAITING) {
+                    // it never started: run it now, with its id, sequence id and parameters (NNI v3 re-queues too)
+                    LOG.info("experiment {}: trial {} had not started; submitting it again", id, trial.id);
+                    resubmit(trial);
+                } else {
+                    endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(),
+                            "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
+                                    + " and the platform no longer has it"));
+                }
+            }
+            endTime = null;
+            becomeCounting(ExperimentStatus.RUNNING);
+            saveProfile();
+            fill();
+            return null;
+        });
+    }
+
+    /**
+     * Stops the experiment as NNI does: no new trials, every live trial cancelled (its processes
+     * killed), then the session closed. Waits until the trials ended or {@code patience} passed.
+     */
+    public void stop(Duration patience) {
+        if (readOnly) {
+            closeStore();
+            return;
+        }
+        CompletableFuture<Void> ended;
+        try {
+            ended = call(() -> {
+                if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
+                    return allEnded == null ? CompletableFuture.<Void>completedFuture(null) : allEnded;
+                }
+                becomeStatic(ExperimentStatus.STOPPING);
+                allEnded = new CompletableFuture<>();
+                List<Trial> live = liveTrials();
+                for (Trial trial : live) {
+                    cancelOnPlatform(trial.id, false);
+                }
+                checkAllEnded();
+                return allEnded;
+            });
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: stopping failed", id, e);
+            ended = CompletableFuture.completedFuture(null);
+        }
+        try {
+            ended.get(patience.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.warn("experiment {}: trials still running {} after the stop; closing the session anyway", id, patience);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            LOG.warn("experiment {}: stopping failed", id, e.getCause());
+        }
+        TrainingSession open = session;
+        if (open != null) {
+            open.close();
+        }
+        try {
+            call(() -> {
+                endTime = System.currentTimeMillis();
+                becomeStatic(ExperimentStatus.STOPPED);
+                saveProfile();
+                return null;
+            });
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: storing the stop failed", id, e);
+        }
+        executor.shutdown();
+        closeStore();
+        settled.complete(ExperimentStatus.STOPPED);
+    }
+
+    /**
+     * Leaves the trials running and releases everything else, as after a crash: used when the
+     * runtime itself shuts down, so that {@code resume} re-attaches the trials.
+     */
+    public void detach() {
+        if (!readOnly) {
+            executor.shutdownNow();
+            settled.complete(status);
+        }
+        closeStore();
+    }
+
+    private void closeStore() {
+        try {
+            store.close();
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: closing the store failed", id, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ scheduling
+
+    /** Submits trials while there are free slots and limits allow; settles the experiment when done. */
+    private void fill() {
+        if (!status.counting()) {
+            return;
+        }
+        int live = liveTrials().size();
+        while (live < config.trialConcurrency() && !limitsReached() && !tunerExhausted) {
+            long parameterId = nextSequenceId;
+            Optional<Map<String, Object>> parameters;
+            try {
+                parameters = tuner.generateParameters(parameterId);
+            } catch (RuntimeException e) {
+                fail("the tuner failed to generate parameters: " + e.getMessage(), e);
+                return;
+            }
+            if (parameters.isEmpty()) {
+                tunerExhausted = true;
+                becomeCounting(ExperimentStatus.TUNER_NO_MORE_TRIAL);
+                LOG.info("experiment {}: the tuner has no more parameters", id);
+                break;
+            }
+            submit(parameterId, parameters.get());
+            live++;
+        }
+        if (limitsReached() && status != ExperimentStatus.NO_MORE_TRIAL) {
+            becomeCounting(ExperimentStatus.NO_MORE_TRIAL);
+        }
+        if ((limitsReached() || tunerExhausted) && live == 0) {
+            endTime = System.currentTimeMillis();
+            becomeStatic(ExperimentStatus.DONE);
+            saveProfile();
+            LOG.info("experiment {}: done, {} trials", id, trials.size());
+            settled.complete(ExperimentStatus.DONE);
+        }
+    }
+
+    private boolean limitsReached() {
+        Integer maxTrials = config.maxTrialNumber();
+        return durationReached || (maxTrials != null && submitted >= maxTrials);
+    }
+
+    private void submit(long parameterId, Map<String, Object> parameters) {
+        long sequenceId = nextSequenceId++;
+        submitted++;
+        String trialId = newTrialId();
+        Map<String, Object> packed = new LinkedHashMap<>();
+        packed.put("parameter_id", parameterId);
+        packed.put("parameter_source", "algorithm");
+        packed.put("parameters", parameters);
+        packed.put("parameter_index", 0);
+        String packedJson = json(packed);
+        Trial trial = new Trial(trialId, sequenceId, parameterId, parameters, packedJson);
+        TrialApplication application = new TrialApplication(trialId, sequenceId, new HyperParameters(packedJson, 0),
+                config.trialGpuNumber() == null ? Placement.NONE : Placement.gpus(config.trialGpuNumber()));
+        trial.job = TrialJob.waiting(application, directory.resolve("trials").resolve(trialId).toString(), "");
+        trials.put(trialId, trial);
+        store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
+                trial.job.url(), sequenceId, null));
+        try {
+            TrialJob accepted = session.submit(application);
+            onTrialChanged(accepted);
+        } catch (PlatformException | RuntimeException e) {
+            LOG.warn("experiment {}: trial {} could not be submitted: {}", id, trialId, e.getMessage());
+            endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), e.getMessage()));
+        }
+    }
+
+    private void resubmit(Trial trial) {
+        TrialApplication application = new TrialApplication(trial.id, trial.sequenceId, new HyperParameters(trial.packed, 0),
+                config.trialGpuNumber() == null ? Placement.NONE : Placement.gpus(config.trialGpuNumber()));
+        try {
+            onTrialChanged(session.submit(application));
+        } catch (PlatformException | RuntimeException e) {
+            LOG.warn("experiment {}: trial {} could not be submitted again: {}", id, trial.id, e.getMessage());
+            endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), e.getMessage()));
+        }
+    }
+
+    private String newTrialId() {
+        while (true) {
+            StringBuilder id = new StringBuilder(5).append(LETTERS.charAt(RANDOM.nextInt(LETTERS.length())));
+            for (int i = 0; i < 4; i++) {
+                id.append(ALPHANUMERIC.charAt(RANDOM.nextInt(ALPHANUMERIC.length())));
+            }
+            if (!trials.containsKey(id.toString())) {
+                return id.toString();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ platform callbacks
+
+    @Override
+    public String experimentId() {
+        return id;
+    }
+
+    @Override
+    public Path experimentDirectory() {
+        return directory;
+    }
+
+    @Override
+    public Map<String, Object> section() {
+        return config.trainingServices().get(0);
+    }
+
+    @Override
+    public void trialChanged(TrialJob trial) {
+        execute(() -> onTrialChanged(trial));
+    }
+
+    private void onTrialChanged(TrialJob job) {
+        Trial trial = trials.get(job.id());
+        if (trial == null) {
+            LOG.warn("experiment {}: status {} of unknown trial {} ignored", id, job.status(), job.id());
+            return;
+        }
+        TrialJob known = trial.job;
+        if (known.status().isTerminal()) {
+            return;
+        }
+        if (job.status().isTerminal()) {
+            endTrial(trial, job);
+            return;
+        }
+        trial.job = job;
+        if (known.status() != job.status() || !known.message().equals(job.message())) {
+            long at = job.status() == TrialStatus.RUNNING && job.startTime() != null ? job.startTime().toEpochMilli()
+                    : System.currentTimeMillis();
+            if (known.status() != job.status()) {
+                store.addEvent(new TrialEvent(at, job.id(), job.status().name(), null, job.url(), trial.sequenceId,
+                        job.message().isEmpty() ? null : job.message()));
+            }
+        }
+        if (job.status() == TrialStatus.RUNNING && known.status() != TrialStatus.RUNNING && config.maxTrialDuration() != null) {
+            trial.durationLimit = executor.schedule(() -> {
+                if (!trial.job.status().isTerminal()) {
+                    LOG.info("experiment {}: trial {} exceeded maxTrialDuration {}", id, trial.id, config.maxTrialDuration());
+                    cancelOnPlatform(trial.id, true);
+                }
+            }, config.maxTrialDuration().toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void endTrial(Trial trial, TrialJob ended) {
+        trial.job = ended;
+        if (trial.durationLimit != null) {
+            trial.durationLimit.cancel(false);
+        }
+        long at = ended.endTime() == null ? System.currentTimeMillis() : ended.endTime().toEpochMilli();
+        store.addEvent(new TrialEvent(at, trial.id, ended.status().name(), null, ended.url(), trial.sequenceId,
+                ended.message().isEmpty() ? null : ended.message()));
+        boolean succeeded = ended.status() == TrialStatus.SUCCEEDED;
+        try {
+            if (trial.parameterId instanceof Number number && tuner != null) {
+                tuner.trialEnd(number.longValue(), succeeded);
+            }
+            if (assessor != null) {
+                assessor.trialEnd(trial.id, succeeded);
+            }
+        } catch (RuntimeException e) {
+            fail("the tuner failed on the end of trial " + trial.id + ": " + e.getMessage(), e);
+            return;
+        }
+        if (status == ExperimentStatus.STOPPING) {
+            checkAllEnded();
+        } else {
+            fill();
+        }
+    }
+
+    private void checkAllEnded() {
+        if (allEnded != null && liveTrials().isEmpty()) {
+            allEnded.complete(null);
+        }
+    }
+
+    /**
+     * Stores one metric line (synchronously: durable when this returns) and hands it to the tuner or
+     * assessor on the experiment's thread.
+     */
+    @Override
+    public void metricReported(String trialId, String line) {
+        JsonNode metric;
+        try {
+            metric = JSON.readTree(line);
+        } catch (JsonProcessingException e) {
+            LOG.warn("experiment {}: trial {} reported a line that is not JSON, skipped: {}", id, trialId, abbreviate(line));
+            throw new IllegalArgumentException("not a metric (invalid JSON): " + abbreviate(line));
+        }
+        String problem = metricProblem(trialId, metric);
+        if (problem != null) {
+            LOG.warn("experiment {}: trial {} reported a bad metric, skipped ({}): {}", id, trialId, problem, abbreviate(line));
+            throw new IllegalArgumentException("not a metric (" + problem + "): " + abbreviate(line));
+        }
+        String type = metric.get("type").asText();
+        if ("REQUEST_PARAMETER".equals(type)) {
+            LOG.info("experiment {}: trial {} asked for more parameters; multi-phase is not supported", id, trialId);
+            return;
+        }
+        JsonNode value = metric.get("value");
+        String valueText = value == null || value.isNull() ? "null" : value.isTextual() ? value.asText() : value.toString();
+        long sequence = metric.path("sequence").asLong(0);
+        JsonNode parameterId = metric.get("parameter_id");
+        boolean fresh = store.addMetric(new MetricRecord(System.currentTimeMillis(), trialId,
+                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence, json(valueText)));
+        if (fresh) {
+            execute(() -> onMetric(trialId, type, valueText));
+        }
+    }
+
+    private String metricProblem(String trialId, JsonNode metric) {
+        if (!metric.isObject()) {
+            return "not a JSON object";
+        }
+        JsonNode type = metric.get("type");
+        if (type == null || !List.of("PERIODICAL", "FINAL", "REQUEST_PARAMETER", "CUSTOM").contains(type.asText())) {
+            return "type is missing or not PERIODICAL, FINAL or REQUEST_PARAMETER";
+        }
+        JsonNode reportedId = metric.get("trial_job_id");
+        if (reportedId != null && !reportedId.isNull() && !reportedId.asText().equals(trialId)) {
+            return "trial_job_id " + reportedId.asText() + " is not the reporting trial " + trialId;
+        }
+        if (!trials.containsKey(trialId)) {
+            return "experiment " + id + " has no trial " + trialId;
+        }
+        if (!"REQUEST_PARAMETER".equals(type.asText()) && !metric.has("value")) {
+            return "value is missing";
+        }
+        return null;
+    }
+
+    private void onMetric(String trialId, String type, String valueText) {
+        Trial trial = trials.get(trialId);
+        Double value = number(valueText);
+        if (trial == null || value == null) {
+            return;
+        }
+        try {
+            if ("FINAL".equals(type)) {
+                trial.finalValue = value;
+                if (trial.parameterId instanceof Number number && tuner != null) {
+                    tuner.receiveTrialResult(number.longValue(), trial.parameters, value);
+                }
+            } else if ("PERIODICAL".equals(type)) {
+                trial.intermediate.add(value);
+                if (assessor != null && !trial.job.status().isTerminal()
+                        && assessor.assessTrial(trialId, List.copyOf(trial.intermediate)) == Assessor.Verdict.BAD) {
+                    LOG.info("experiment {}: the assessor stops trial {} early", id, trialId);
+                    cancelOnPlatform(trialId, true);
+                }
+            }
+        } catch (RuntimeException e) {
+            fail("the " + ("FINAL".equals(type) ? "tuner" : "assessor") + " failed on a metric of trial " + trialId
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @return a metric value as a number: a plain number, or a dict's {@code default} entry */
+    static Double number(String valueText) {
+        try {
+            JsonNode node = JSON.readTree(valueText);
+            if (node != null && node.isTextual()) {
+                node = JSON.readTree(node.asText());
+            }
+            if (node != null && node.isObject()) {
+                node = node.get("default");
+            }
+            return node != null && node.isNumber() ? node.asDouble() : null;
+        } catch (JsonProcessingException e) {
+            return null;
+        }
+    }
+
+    private static String unwrapStored(String data) {
+        try {
+            JsonNode node = JSON.readTree(data);
+            return node.isTextual() ? node.asText() : data;
+        } catch (JsonProcessingException e) {
+            return data;
+        }
+    }
+
+    // ------------------------------------------------------------------ user actions
+
+    /** Cancels a trial on the user's behalf ({@code DELETE /trial-jobs/{id}}, {@code nni:cancel}). */
+    public void cancelTrial(String trialId) {
+        requireWritable("cancel a trial");
+        call(() -> {
+            Trial trial = trials.get(trialId);
+            if (trial == null) {
+                throw new IllegalArgumentException("experiment " + id + " has no trial " + trialId);
+            }
+            if (!trial.job.status().isTerminal()) {
+                store.addEvent(new TrialEvent(System.currentTimeMillis(), trialId, "USER_TO_CANCEL", null,
+                        trial.job.url(), trial.sequenceId, null));
+                cancelOnPlatform(trialId, false);
+            }
+            return null;
+        });
+    }
+
+    private void cancelOnPlatform(String trialId, boolean earlyStopped) {
+        try {
+            session.cancel(trialId, earlyStopped);
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: cancelling trial {} failed", id, trialId, e);
+        }
+    }
+
+    /** What {@code nnictl update} can change while the experiment runs. */
+    public enum Update { TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION, SEARCH_SPACE }
+
+    /**
+     * Changes a limit or the search space at run time. Raising a limit of a DONE experiment makes
+     * it run again, as in NNI.
+     *
+     * @throws IllegalArgumentException naming the field when the value is not acceptable
+     */
+    public void update(Update what, Object value) {
+        requireWritable("update the experiment");
+        call(() -> {
+            ExperimentConfig c = config;
+            ExperimentConfig next = switch (what) {
+                case TRIAL_CONCURRENCY -> {
+                    int concurrency = positive("trialConcurrency", value);
+                    yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
+                            concurrency, c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
+                            c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
+                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "trialConcurrency", concurrency));
+                }
+                case MAX_TRIAL_NUM -> {
+                    int max = positive("maxTrialNumber", value);
+                    yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
+                            c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), max,
+                            c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
+                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "maxTrialNumber", max));
+                }
+                case MAX_EXEC_DURATION -> {
+                    if (!(value instanceof Duration duration) || duration.isNegative() || duration.isZero()) {
+                        throw new IllegalArgumentException("maxExperimentDuration: expected a positive duration, got " + value);
+                    }
+                    yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
+                            c.trialConcurrency(), c.trialGpuNumber(), duration, c.maxTrialNumber(),
+                            c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
+                            c.tuner(), c.assessor(), c.trainingServices(),
+                            canonical(c, "maxExperimentDuration", duration.toSeconds() + "s"));
+                }
+                case SEARCH_SPACE -> {
+                    if (!(value instanceof Map<?, ?> space)) {
+                        throw new IllegalArgumentException("searchSpace: expected a JSON object, got " + value);
+                    }
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> searchSpace = (Map<String, Object>) space;
+                    try {
+                        SearchSpace parsed = SearchSpace.parse(searchSpace);
+                        if (tuner != null) {
+                            tuner.updateSearchSpace(parsed);
+                        }
+                    } catch (SearchSpaceException e) {
+                        throw new IllegalArgumentException("searchSpace: " + e.getMessage(), e);
+                    }
+                    yield new ExperimentConfig(c.experimentName(), searchSpace, c.trialCommand(), c.trialCodeDirectory(),
+                            c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
+                            c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
+                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "searchSpace", searchSpace));
+                }
+            };
+            config = next;
+            store.saveDefinition(ConfigCodec.write(next));
+            LOG.info("experiment {}: {} updated to {}", id, what, value);
+            if (what == Update.MAX_EXEC_DURATION) {
+                durationReached = false;
+                scheduleDurationLimit();
+            }
+            if (status == ExperimentStatus.DONE && !limitsReached() && !tunerExhausted) {
+                endTime = null;
+                becomeCounting(ExperimentStatus.RUNNING);
+            } else if (status == ExperimentStatus.NO_MORE_TRIAL && !limitsReached()) {
+                becomeCounting(ExperimentStatus.RUNNING);
+            }
+            saveProfile();
+            fill();
+            return null;
+        });
+    }
+
+    private static int positive(String field, Object value) {
+        if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue()) && number.intValue() > 0) {
+            return number.intValue();
+        }
+        throw new IllegalArgumentException(field + ": expected a positive integer, got " + value);
+    }
+
+    private static Map<String, Object> canonical(ExperimentConfig c, String key, Object value) {
+        Map<String, Object> canonical = new LinkedHashMap<>(c.canonical() == null ? Map.of() : c.canonical());
+        canonical.put(key, value);
+        return canonical;
+    }
+
+    private void requireWritable(String what) {
+        if (readOnly) {
+            throw new IllegalStateException("cannot " + what + ": experiment " + id + " is open read-only (view)");
+        }
+        if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
+            throw new IllegalStateException("cannot " + what + ": experiment " + id + " is " + status);
+        }
+    }
+
+    // ------------------------------------------------------------------ status and time
+
+    private void becomeCounting(ExperimentStatus next) {
+        if (!status.counting()) {
+            countingSince = System.currentTimeMillis();
+            scheduleDurationLimit();
+        }
+        status = next;
+    }
+
+    private void becomeStatic(ExperimentStatus next) {
+        if (status.counting()) {
+            previousExecMillis += System.currentTimeMillis() - countingSince;
+        }
+        if (durationLimit != null) {
+            durationLimit.cancel(false);
+        }
+        status = next;
+    }
+
+    private void scheduleDurationLimit() {
+        if (durationLimit != null) {
+            durationLimit.cancel(false);
+            durationLimit = null;
+        }
+        Duration max = config.maxExperimentDuration();
+        if (max == null) {
+            return;
+        }
+        long left = max.toMillis() - execMillis();
+        durationLimit = executor.schedule(() -> {
+            if (status.counting()) {
+                LOG.info("experiment {}: maxExperimentDuration {} reached", id, max);
+                durationReached = true;
+                fill();
+            }
+        }, Math.max(0, left), TimeUnit.MILLISECONDS);
+    }
+
+    /** @return milliseconds of experiment time (NNI's execDuration), counted while running */
+    public long execMillis() {
+        long counted = previousExecMillis;
+        return status.counting() ? counted + System.currentTimeMillis() - countingSince : counted;
+    }
+
+    private void fail(String message, Throwable cause) {
+        LOG.error("experiment {}: {}", id, message, cause);
+        errors.add(message);
+        endTime = System.currentTimeMillis();
+        becomeStatic(ExperimentStatus.ERROR);
+        saveProfile();
+        settled.complete(ExperimentStatus.ERROR);
+    }
+
+    /** The platform went away under the experiment. */
+    void platformLost(String reason) {
+        execute(() -> {
+            if (status.counting()) {
+                fail(reason, null);
+            }
+        });
+    }
+
+    private void saveProfile() {
+        store.saveProfile(new Profile(json(config.canonical()), id, execMillis() / 1000, startTime, endTime,
+                directory.toString(), nextSequenceId, 0));
+    }
+
+    // ------------------------------------------------------------------ reading
+
+    public String id() {
+        return id;
+    }
+
+    public ExperimentStatus status() {
+        return status;
+    }
+
+    public List<String> errors() {
+        return List.copyOf(errors);
+    }
+
+    public ExperimentConfig config() {
+        return config;
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    public ExperimentStore store() {
+        return store;
+    }
+
+    public long startTime() {
+        return startTime;
+    }
+
+    public Long endTime() {
+        return endTime;
+    }
+
+    /** @return completes with DONE, ERROR, STOPPED or VIEWED once the experiment settles */
+    public CompletableFuture<ExperimentStatus> settled() {
+        return settled;
+    }
+
+    /** @return the trials in sequence order, as this experiment sees them now */
+    public List<TrialView> trials() {
+        return orderedTrials().stream().map(t -> new TrialView(t.job, t.sequenceId, t.packed, t.finalValue,
+                List.copyOf(t.intermediate))).toList();
+    }
+
+    public Optional<TrialView> trial(String trialId) {
+        Trial t = trials.get(trialId);
+        return t == null ? Optional.empty()
+                : Optional.of(new TrialView(t.job, t.sequenceId, t.packed, t.finalValue, List.copyOf(t.intermediate)));
+    }
+
+    /** @return the live session, or empty in view mode */
+    public Optional<TrainingSession> session() {
+        return Optional.ofNullable(session);
+    }
+
+    /** @return the experiment's own optimisation direction: true when the tuner maximizes */
+    public boolean maximizing() {
+        Object mode = config.tuner() == null ? null : config.tuner().classArgs().get("optimize_mode");
+        return !"minimize".equals(mode);
+    }
+
+    private List<Trial> orderedTrials() {
+        return trials.values().stream().sorted(Comparator.comparingLong((Trial t) -> t.sequenceId)).toList();
+    }
+
+    private List<Trial> liveTrials() {
+        List<Trial> live = new ArrayList<>();
+        for (Trial trial : trials.values()) {
+            if (!trial.job.status().isTerminal()) {
+                live.add(trial);
+            }
+        }
+        return live;
+    }
+
+    static String json(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write JSON: " + e.getMessage(), e);
+        }
+    }
+
+    private static String abbreviate(String line) {
+        String trimmed = line.strip();
+        return trimmed.length() > 200 ? trimmed.substring(0, 200) + "..." : trimmed;
+    }
+
+    private void execute(Runnable work) {
+        if (executor.isShutdown()) {
+            return;
+        }
+        try {
+            executor.execute(() -> {
+                try {
+                    work.run();
+                } catch (RuntimeException e) {
+                    LOG.error("experiment {}: internal error", id, e);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.debug("experiment {}: executor closed, event dropped", id);
+        }
+    }
+
+    /** Runs work on the experiment's thread and waits for it; its exception is rethrown. */
+    private <T> T call(Supplier<T> work) {
+        if (Thread.currentThread().getName().equals("nni-experiment-" + id)) {
+            return work.get();
+        }
+        try {
+            return executor.submit(work::get).get(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for experiment " + id, e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("experiment " + id + " did not answer within 60 s", e);
+        }
+    }
+
+    /** Counts of trials by status, for {@code nni:top} and the run mode's progress line. */
+    public Map<TrialStatus, Integer> counts() {
+        Map<TrialStatus, Integer> counts = new LinkedHashMap<>();
+        for (TrialStatus s : TrialStatus.values()) {
+            counts.put(s, 0);
+        }
+        for (Trial trial : trials.values()) {
+            counts.merge(trial.job.status(), 1, Integer::sum);
+        }
+        return counts;
+    }
+}

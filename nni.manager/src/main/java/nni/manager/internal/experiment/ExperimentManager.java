@@ -1,0 +1,260 @@
+package nni.manager.internal.experiment;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import nni.api.platform.PlatformException;
+import nni.api.platform.TrainingSession;
+import nni.api.searchspace.SearchSpace;
+import nni.api.searchspace.SearchSpaceException;
+import nni.api.tuner.Assessor;
+import nni.api.tuner.AssessorProvider;
+import nni.api.tuner.Tuner;
+import nni.api.tuner.TunerProvider;
+import nni.manager.internal.config.AlgorithmConfig;
+import nni.manager.internal.config.ExperimentConfig;
+import nni.manager.internal.registry.AlgorithmRegistry;
+import nni.manager.internal.registry.PlatformRegistry;
+
+/**
+ * Every experiment this runtime runs or shows: create, resume, view, stop. Several experiments
+ * run at once, each on its own thread.
+ *
+ * <p>Experiments live under a root directory, NNI's {@code ~/nni-experiments} unless the framework
+ * property {@value #ROOT} names another; an experiment's own {@code experimentWorkingDirectory}
+ * decides where a new one is created.
+ */
+@Component(service = ExperimentManager.class, immediate = true)
+public class ExperimentManager {
+
+    /** Framework property: the directory that holds experiments ({@code <root>/<id>/db,log,trials}). */
+    public static final String ROOT = "nni.experiments.dir";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExperimentManager.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final String ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+    private final PlatformRegistry platforms;
+    private final AlgorithmRegistry algorithms;
+    private final Path root;
+    private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
+
+    @Activate
+    public ExperimentManager(@Reference PlatformRegistry platforms, @Reference AlgorithmRegistry algorithms,
+                             BundleContext context) {
+        this.platforms = platforms;
+        this.algorithms = algorithms;
+        String configured = context.getProperty(ROOT);
+        this.root = configured == null || configured.isBlank()
+                ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
+    }
+
+    /**
+     * Experiments still running when the runtime stops are detached, not stopped: their trials keep
+     * running and {@code resume} takes them back (NNI's stop cancels trials; {@code nni:stop} does).
+     */
+    @Deactivate
+    void deactivate() {
+        for (Experiment experiment : experiments.values()) {
+            experiment.detach();
+        }
+        experiments.clear();
+    }
+
+    /** @return the root directory of experiments */
+    public Path root() {
+        return root;
+    }
+
+    /**
+     * Creates and starts an experiment.
+     *
+     * @throws PlatformException when the platform, tuner or assessor is missing or refuses
+     */
+    public Experiment create(ExperimentConfig config) throws PlatformException, IOException {
+        Tuner tuner = tuner(config);
+        Assessor assessor = assessor(config);
+        platforms.require(config.platform());
+        String id = newId(config.experimentWorkingDirectory());
+        Experiment experiment = Experiment.create(id, config);
+        experiments.put(id, experiment);
+        try {
+            experiment.start(tuner, assessor, this::open);
+        } catch (PlatformException | RuntimeException e) {
+            experiments.remove(id);
+            experiment.detach();
+            throw e;
+        }
+        LOG.info("experiment {} created in {}", id, experiment.directory());
+        return experiment;
+    }
+
+    /** Resumes a stopped or crashed experiment under the root. */
+    public Experiment resume(String id) throws PlatformException, IOException {
+        Experiment running = experiments.get(id);
+        if (running != null && !running.readOnly()) {
+            throw new IllegalStateException("experiment " + id + " is already open (" + running.status() + ")");
+        }
+        Path directory = existing(id);
+        if (running != null) {
+            experiments.remove(id).stop(Duration.ZERO);
+        }
+        Experiment experiment = Experiment.reopen(id, directory);
+        try {
+            Tuner tuner = tuner(experiment.config());
+            Assessor assessor = assessor(experiment.config());
+            experiments.put(id, experiment);
+            experiment.resume(tuner, assessor, this::open);
+        } catch (PlatformException | RuntimeException e) {
+            experiments.remove(id);
+            experiment.detach();
+            throw e;
+        }
+        LOG.info("experiment {} resumed", id);
+        return experiment;
+    }
+
+    /** Opens an experiment read-only. */
+    public Experiment view(String id) throws IOException {
+        Experiment open = experiments.get(id);
+        if (open != null) {
+            return open;
+        }
+        Experiment experiment = Experiment.view(id, existing(id));
+        experiments.put(id, experiment);
+        return experiment;
+    }
+
+    /** Stops an experiment: cancels its trials, closes its session, keeps its data. */
+    public void stop(String id, Duration patience) {
+        Experiment experiment = experiments.remove(id);
+        if (experiment == null) {
+            throw new IllegalArgumentException("no open experiment " + id + "; open: " + experiments.keySet());
+        }
+        experiment.stop(patience);
+    }
+
+    public Optional<Experiment> get(String id) {
+        return Optional.ofNullable(experiments.get(id));
+    }
+
+    /** @return the open experiments, oldest first */
+    public List<Experiment> open() {
+        return experiments.values().stream().sorted(Comparator.comparingLong(Experiment::startTime)).toList();
+    }
+
+    /**
+     * @return the only open experiment, or the one named
+     * @throws IllegalArgumentException when none or several are open and no id is given
+     */
+    public Experiment require(String id) {
+        if (id != null) {
+            return get(id).orElseThrow(() -> new IllegalArgumentException("no open experiment " + id
+                    + "; open: " + experiments.keySet()));
+        }
+        List<Experiment> all = open();
+        if (all.size() != 1) {
+            throw new IllegalArgumentException(all.isEmpty() ? "no experiment is open"
+                    : "several experiments are open, name one: " + experiments.keySet());
+        }
+        return all.get(0);
+    }
+
+    /** @return ids of every experiment directory under the root, with a database */
+    public List<String> stored() {
+        if (!Files.isDirectory(root)) {
+            return List.of();
+        }
+        try (Stream<Path> children = Files.list(root)) {
+            List<String> ids = new ArrayList<>();
+            children.filter(dir -> Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")))
+                    .forEach(dir -> ids.add(dir.getFileName().toString()));
+            ids.sort(null);
+            return ids;
+        } catch (IOException e) {
+            LOG.warn("cannot list experiments in {}", root, e);
+            return List.of();
+        }
+    }
+
+    private Path existing(String id) throws IOException {
+        if (id == null || !id.matches("[A-Za-z0-9_-]+")) {
+            throw new IllegalArgumentException("not an experiment id: " + id);
+        }
+        Path directory = root.resolve(id);
+        if (!Files.isRegularFile(directory.resolve("db").resolve("nni.sqlite"))) {
+            throw new IOException("no experiment " + id + " in " + root);
+        }
+        return directory;
+    }
+
+    private TrainingSession open(Experiment experiment) throws PlatformException {
+        return platforms.open(experiment.config().platform(), experiment, experiment::platformLost);
+    }
+
+    private Tuner tuner(ExperimentConfig config) throws PlatformException {
+        AlgorithmConfig tuner = config.tuner();
+        if (tuner == null || tuner.name() == null) {
+            throw new PlatformException("tuner: a built-in tuner name is required (custom tuner classes are not supported)");
+        }
+        TunerProvider provider = algorithms.tuner(tuner.name()).orElseThrow(() -> new PlatformException(
+                "tuner: '" + tuner.name() + "' is not installed; installed: " + algorithms.tunerNames()));
+        try {
+            return provider.create(tuner.classArgs(), SearchSpace.parse(config.searchSpace()));
+        } catch (SearchSpaceException e) {
+            throw new PlatformException("searchSpace: " + e.getMessage(), e);
+        } catch (IllegalArgumentException e) {
+            throw new PlatformException("tuner " + tuner.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Assessor assessor(ExperimentConfig config) throws PlatformException {
+        AlgorithmConfig assessor = config.assessor();
+        if (assessor == null) {
+            return null;
+        }
+        if (assessor.name() == null) {
+            throw new PlatformException("assessor: a built-in assessor name is required (custom classes are not supported)");
+        }
+        AssessorProvider provider = algorithms.assessor(assessor.name()).orElseThrow(() -> new PlatformException(
+                "assessor: '" + assessor.name() + "' is not installed; installed: " + algorithms.assessorNames()));
+        try {
+            return provider.create(assessor.classArgs());
+        } catch (IllegalArgumentException e) {
+            throw new PlatformException("assessor " + assessor.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private String newId(Path workingDirectory) {
+        while (true) {
+            StringBuilder id = new StringBuilder(8);
+            while (id.length() < 8) {
+                char c = ID_CHARACTERS.charAt(RANDOM.nextInt(ID_CHARACTERS.length()));
+                if (id.indexOf(String.valueOf(c)) < 0) {
+                    id.append(c);
+                }
+            }
+            if (!experiments.containsKey(id.toString()) && !Files.exists(workingDirectory.resolve(id.toString()))) {
+                return id.toString();
+            }
+        }
+    }
+}

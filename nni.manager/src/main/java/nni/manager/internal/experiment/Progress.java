@@ -1,0 +1,69 @@
+package nni.manager.internal.experiment;
+
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+import nni.api.model.TrialStatus;
+
+/**
+ * One glance at an experiment: counts by status, best result, elapsed and estimated time left, as
+ * {@code nni:top} and the run mode's progress line show it.
+ */
+public record Progress(String id, ExperimentStatus status, int done, int running, int waiting, int failed,
+                       int total, Integer maxTrials, Double best, String bestTrial, Duration elapsed,
+                       Duration estimatedLeft) {
+
+    public static Progress of(Experiment experiment) {
+        Map<TrialStatus, Integer> counts = experiment.counts();
+        int succeeded = counts.get(TrialStatus.SUCCEEDED);
+        int failed = counts.get(TrialStatus.FAILED) + counts.get(TrialStatus.SYS_CANCELED);
+        int stopped = counts.get(TrialStatus.EARLY_STOPPED) + counts.get(TrialStatus.USER_CANCELED);
+        int running = counts.get(TrialStatus.RUNNING) + counts.get(TrialStatus.UNKNOWN);
+        int waiting = counts.get(TrialStatus.WAITING);
+        int finished = succeeded + failed + stopped;
+        List<TrialView> trials = experiment.trials();
+        Comparator<TrialView> order = Comparator.comparingDouble(TrialView::finalValue);
+        TrialView best = trials.stream().filter(t -> t.finalValue() != null)
+                .max(experiment.maximizing() ? order : order.reversed()).orElse(null);
+        Duration elapsed = Duration.ofMillis(experiment.execMillis());
+        Integer max = experiment.config().maxTrialNumber();
+        Duration left = null;
+        if (!experiment.status().counting()) {
+            left = Duration.ZERO;
+        } else if (max != null && finished > 0) {
+            double perTrial = (double) elapsed.toMillis() * Math.min(experiment.config().trialConcurrency(), max)
+                    / finished;
+            int remaining = Math.max(0, max - finished);
+            left = Duration.ofMillis((long) (perTrial * remaining / experiment.config().trialConcurrency()));
+        }
+        Duration maxDuration = experiment.config().maxExperimentDuration();
+        if (maxDuration != null && experiment.status().counting()) {
+            Duration byClock = maxDuration.minus(elapsed);
+            left = left == null || byClock.compareTo(left) < 0 ? byClock : left;
+        }
+        return new Progress(experiment.id(), experiment.status(), succeeded + stopped, running, waiting, failed,
+                trials.size(), max, best == null ? null : best.finalValue(), best == null ? null : best.job().id(),
+                elapsed, left);
+    }
+
+    /** @return the one-line form: {@code abc12345 RUNNING  done 3/8  running 2  waiting 0  failed 0  best 0.93 ...} */
+    public String line() {
+        return String.format("%s %-19s done %d/%s  running %d  waiting %d  failed %d  best %s  elapsed %s  left %s",
+                id, status, done, maxTrials == null ? "-" : maxTrials.toString(), running, waiting, failed,
+                best == null ? "-" : format(best) + " (" + bestTrial + ")", clock(elapsed),
+                estimatedLeft == null ? "?" : clock(estimatedLeft));
+    }
+
+    static String format(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value)
+                : String.format("%.6g", value);
+    }
+
+    static String clock(Duration duration) {
+        long seconds = Math.max(0, duration.toSeconds());
+        return seconds >= 3600 ? String.format("%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
+                : String.format("%02d:%02d", seconds / 60, seconds % 60);
+    }
+}

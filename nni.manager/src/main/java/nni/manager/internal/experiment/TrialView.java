@@ -1,0 +1,16 @@
+package nni.manager.internal.experiment;
+
+import java.util.List;
+
+import nni.api.model.TrialJob;
+
+/**
+ * A trial as an experiment sees it at one moment.
+ *
+ * @param job          the latest state the platform reported
+ * @param packed       the packed parameter JSON written to {@code parameter.cfg}
+ * @param finalValue   the FINAL metric as a number, or null
+ * @param intermediate the PERIODICAL metrics as numbers, in arrival order
+ */
+public record TrialView(TrialJob job, long sequenceId, String packed, Double finalValue, List<Double> intermediate) {
+}

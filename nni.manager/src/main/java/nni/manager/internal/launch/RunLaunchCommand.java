@@ -1,0 +1,113 @@
+package nni.manager.internal.launch;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import nni.manager.internal.config.ConfigException;
+import nni.manager.internal.config.ExperimentConfigLoader;
+import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.experiment.ExperimentStatus;
+import nni.manager.internal.experiment.Progress;
+import nni.manager.internal.experiment.TrialView;
+
+/**
+ * {@code java -jar nni-osgi.jar run <config.yml>}: runs one experiment to its end with a live
+ * progress line, prints the best trials, and exits 0 when it is DONE (1 on ERROR, 2 on a bad
+ * configuration). The experiment's data stays in its directory; {@code nni:view <id>} shows it.
+ */
+@Component(property = LaunchCommand.NAME + "=run")
+public class RunLaunchCommand implements LaunchCommand {
+
+    private static final int BEST_SHOWN = 5;
+
+    private final ExperimentConfigLoader loader;
+    private final ExperimentManager experiments;
+
+    @Activate
+    public RunLaunchCommand(@Reference ExperimentConfigLoader loader, @Reference ExperimentManager experiments) {
+        this.loader = loader;
+        this.experiments = experiments;
+    }
+
+    @Override
+    public int execute(List<String> arguments, PrintStream out, PrintStream err) throws Exception {
+        if (arguments.size() != 1) {
+            err.println("usage: java -jar nni-osgi.jar run <experiment config .yml>");
+            return 2;
+        }
+        Experiment experiment;
+        try {
+            experiment = experiments.create(loader.load(Path.of(arguments.get(0)).toAbsolutePath()));
+        } catch (ConfigException e) {
+            err.println(e.getMessage());
+            return 2;
+        }
+        out.println("experiment " + experiment.id() + " started in " + experiment.directory());
+        boolean terminal = System.console() != null;
+        String shown = "";
+        ExperimentStatus end;
+        try {
+            while (true) {
+                try {
+                    end = experiment.settled().get(terminal ? 500 : 5000, TimeUnit.MILLISECONDS);
+                    break;
+                } catch (TimeoutException e) {
+                    String line = Progress.of(experiment).line();
+                    // on a terminal the line is redrawn in place; in a log, a line is added only on change
+                    if (terminal) {
+                        out.print("\r" + line + "\033[K");
+                        out.flush();
+                    } else if (!stripClock(line).equals(stripClock(shown))) {
+                        out.println(line);
+                    }
+                    shown = line;
+                }
+            }
+            out.print(terminal ? "\r" : "");
+            out.println(Progress.of(experiment).line() + (terminal ? "\033[K" : ""));
+            printBest(experiment, out);
+            experiment.errors().forEach(error -> err.println("error: " + error));
+        } finally {
+            experiments.stop(experiment.id(), Duration.ofSeconds(30));
+        }
+        out.println("experiment " + experiment.id() + " " + end + "; data in " + experiment.directory());
+        return end == ExperimentStatus.DONE ? 0 : 1;
+    }
+
+    private static String stripClock(String line) {
+        int elapsed = line.indexOf("  elapsed ");
+        return elapsed < 0 ? line : line.substring(0, elapsed);
+    }
+
+    private static void printBest(Experiment experiment, PrintStream out) {
+        Comparator<TrialView> order = Comparator.comparingDouble(TrialView::finalValue);
+        List<TrialView> best = experiment.trials().stream().filter(t -> t.finalValue() != null)
+                .sorted(experiment.maximizing() ? order.reversed() : order).limit(BEST_SHOWN).toList();
+        if (best.isEmpty()) {
+            out.println("no trial reported a final result");
+            return;
+        }
+        out.println("best trials (" + (experiment.maximizing() ? "maximize" : "minimize") + "):");
+        out.println(String.format("  %-6s %4s %-10s %14s  %s", "trial", "seq", "status", "final", "parameters"));
+        for (TrialView trial : best) {
+            out.println(String.format("  %-6s %4d %-10s %14.6g  %s", trial.job().id(), trial.sequenceId(),
+                    trial.job().status(), trial.finalValue(), parameters(trial.packed())));
+        }
+    }
+
+    private static String parameters(String packed) {
+        int start = packed.indexOf("\"parameters\":");
+        int end = packed.lastIndexOf(",\"parameter_index\"");
+        return start >= 0 && end > start ? packed.substring(start + "\"parameters\":".length(), end) : packed;
+    }
+}

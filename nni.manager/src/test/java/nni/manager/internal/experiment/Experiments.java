@@ -1,0 +1,92 @@
+package nni.manager.internal.experiment;
+
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import nni.api.tuner.Assessor;
+import nni.api.tuner.Tuner;
+import nni.manager.internal.config.AlgorithmConfig;
+import nni.manager.internal.config.ExperimentConfig;
+import nni.ts.local.internal.LocalPlatform;
+
+/** Builds experiments on the real local platform for tests, without a config file. */
+final class Experiments {
+
+    String trialCommand = "python3 trial.py";
+    Path codeDirectory;
+    Path workingDirectory;
+    int concurrency = 1;
+    Integer maxTrials;
+    Duration maxTrialDuration;
+    Duration maxExperimentDuration;
+    Integer gpus;
+    final Map<String, Object> section = new LinkedHashMap<>();
+    final Map<String, Object> platformSettings = new HashMap<>();
+
+    Experiments(Path codeDirectory, Path workingDirectory) {
+        this.codeDirectory = codeDirectory;
+        this.workingDirectory = workingDirectory;
+        platformSettings.put("kill_grace_seconds", 2);
+        platformSettings.put("python_sdk", "always");
+    }
+
+    ExperimentConfig config() {
+        Map<String, Object> service = new LinkedHashMap<>();
+        service.put("platform", "local");
+        service.put("trialCommand", trialCommand);
+        service.put("trialCodeDirectory", codeDirectory.toString());
+        if (gpus != null) {
+            service.put("trialGpuNumber", gpus);
+        }
+        service.putAll(section);
+        Map<String, Object> canonical = new LinkedHashMap<>();
+        canonical.put("trialCommand", trialCommand);
+        canonical.put("trialConcurrency", concurrency);
+        return new ExperimentConfig("test", Map.of("x", Map.of("_type", "randint", "_value", java.util.List.of(0, 1000))),
+                trialCommand, codeDirectory, concurrency, gpus, maxExperimentDuration, maxTrials, maxTrialDuration, null,
+                false, "info", workingDirectory, new AlgorithmConfig("ListTuner", null, null, Map.of()), null,
+                java.util.List.of(service), canonical);
+    }
+
+    LocalPlatform platform() {
+        Map<String, Object> settings = platformSettings;
+        LocalPlatform.Config config = (LocalPlatform.Config) Proxy.newProxyInstance(Experiments.class.getClassLoader(),
+                new Class<?>[] {LocalPlatform.Config.class}, (proxy, method, args) -> {
+                    if (settings.containsKey(method.getName())) {
+                        return settings.get(method.getName());
+                    }
+                    Object fallback = method.getDefaultValue();
+                    if (fallback != null) {
+                        return fallback;
+                    }
+                    return switch (method.getName()) {
+                        case "annotationType" -> LocalPlatform.Config.class;
+                        case "hashCode" -> 0;
+                        case "toString" -> "Config" + settings;
+                        default -> throw new UnsupportedOperationException(method.getName());
+                    };
+                });
+        return new LocalPlatform(config);
+    }
+
+    /** Creates and starts an experiment with the given tuner and assessor (may be null). */
+    Experiment start(String id, Tuner tuner, Assessor assessor) throws Exception {
+        Experiment experiment = Experiment.create(id, config());
+        LocalPlatform platform = platform();
+        experiment.start(tuner, assessor, platform::open);
+        return experiment;
+    }
+
+    /** Resumes a stopped or crashed experiment. */
+    Experiment resume(String id, Tuner tuner) throws Exception {
+        Experiment experiment = Experiment.reopen(id, workingDirectory.resolve(id));
+        LocalPlatform platform = platform();
+        experiment.resume(tuner, null, platform::open);
+        return experiment;
+    }
+
+}
