@@ -216,6 +216,20 @@ public final class ConfigReader {
         return (int) number;
     }
 
+    /** A TCP port field, 1-65535. */
+    public Integer port(String key, Integer defaultValue) {
+        Object value = take(key);
+        if (value == null) {
+            return (Integer) missing(key, false, defaultValue);
+        }
+        if (!(value instanceof Integer number) || number < 1 || number > 65535) {
+            wrongType(key, "a port number 1-65535", value, false);
+            return null;
+        }
+        set(key, number);
+        return number;
+    }
+
     private static String range(String what, long min, long max) {
         if (min == Long.MIN_VALUE && max == Long.MAX_VALUE) {
             return what;

@@ -17,7 +17,7 @@ import nni.api.config.Units;
  * mapping with {@code _type} (one of the ten types) and {@code _value} (a list); q types take 3
  * numbers, the others 2; randint takes integers with lower &lt; upper; uniform-family bounds satisfy
  * low &lt;= high (equal bounds give a constant, as NNI's tuners allow); log types need low &gt; 0;
- * normal-family sigma &gt; 0; q &gt; 0; a choice has at least one option, and its options are either
+ * normal-family sigma &gt;= 0 (0 gives a constant, as NNI's tuners allow); q &gt; 0; a choice has at least one option, and its options are either
  * all mappings with {@code _name} (a nested choice, whose sub-spaces are checked the same way) or
  * plain values.
  *
@@ -146,7 +146,7 @@ public record SearchSpace(List<Parameter> parameters, Map<String, Object> json) 
             return "expected q > 0, got " + fmt(args.get(2));
         }
         if (type.normal()) {
-            return b > 0 ? null : "expected sigma > 0, got " + fmt(b);
+            return b >= 0 ? null : "expected sigma >= 0, got " + fmt(b);
         }
         if (a > b) {
             return "expected low <= high, got [" + fmt(a) + ", " + fmt(b) + "]";

@@ -159,6 +159,7 @@ public class ExperimentConfigLoader {
             }
             outcome.errors.add(source.error(path, problem.message()));
         }
+        outcome.errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
         if (outcome.errors.isEmpty()) {
             outcome.config = config;
         }

@@ -250,7 +250,8 @@ final class V1Converter {
                     service.put("storage", storage(fc, "frameworkcontrollerConfig", at + ".storage"));
                     move(fc, "frameworkcontrollerConfig", "reuse", service, at, "reuseMode");
                     move(fc, "frameworkcontrollerConfig", "namespace", service, at, "namespace");
-                    move(fc, "frameworkcontrollerConfig", "configPath", service, at, "configPath");
+                    // NNI does not convert configPath (a per-trial-mode template); the v2 roles replace it
+                    fc.remove("configPath");
                     leftovers(fc, "frameworkcontrollerConfig");
                 }
                 Object roles = trialCopy.remove("taskRoles");

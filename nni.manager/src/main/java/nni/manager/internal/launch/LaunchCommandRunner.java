@@ -6,6 +6,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
 import org.osgi.framework.FrameworkEvent;
@@ -16,6 +17,7 @@ import org.osgi.framework.startlevel.FrameworkStartLevel;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
 import org.osgi.util.tracker.ServiceTracker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +65,7 @@ public class LaunchCommandRunner {
         ServiceTracker<LaunchCommand, LaunchCommand> tracker = null;
         try {
             awaitFrameworkStarted(context);
+            awaitComponentsProcessed(context);
             awaitServicesSettled(context);
             tracker = new ServiceTracker<>(context,
                     context.createFilter("(&(objectClass=" + LaunchCommand.class.getName() + ")(" + LaunchCommand.NAME + "=" + name + "))"),
@@ -108,6 +111,52 @@ public class LaunchCommandRunner {
         } finally {
             context.removeFrameworkListener(listener);
         }
+    }
+
+    /**
+     * Waits until SCR has processed every active bundle that declares components, so that the
+     * platforms, tuners and assessors they provide are registered before a command looks for them
+     * (on a loaded machine SCR can lag seconds behind the last start level). Re-checks on every
+     * service event, which SCR causes when it processes a bundle.
+     */
+    private static void awaitComponentsProcessed(BundleContext context) throws InterruptedException {
+        ServiceTracker<ServiceComponentRuntime, ServiceComponentRuntime> tracker =
+                new ServiceTracker<>(context, ServiceComponentRuntime.class, null);
+        tracker.open();
+        Object changed = new Object();
+        ServiceListener listener = event -> {
+            synchronized (changed) {
+                changed.notifyAll();
+            }
+        };
+        context.addServiceListener(listener);
+        try {
+            ServiceComponentRuntime scr = tracker.waitForService(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            synchronized (changed) {
+                while (scr != null && !componentsProcessed(context, scr)) {
+                    long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                    if (left <= 0) {
+                        LOG.warn("components not all processed after {} s; running the command anyway", WAIT_SECONDS);
+                        return;
+                    }
+                    changed.wait(Math.min(left, 200));
+                }
+            }
+        } finally {
+            context.removeServiceListener(listener);
+            tracker.close();
+        }
+    }
+
+    private static boolean componentsProcessed(BundleContext context, ServiceComponentRuntime scr) {
+        for (Bundle bundle : context.getBundles()) {
+            if (bundle.getState() == Bundle.ACTIVE && bundle.getHeaders().get("Service-Component") != null
+                    && scr.getComponentDescriptionDTOs(bundle).isEmpty()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -53,6 +53,16 @@ public class RunLaunchCommand implements LaunchCommand {
             return 2;
         }
         out.println("experiment " + experiment.id() + " started in " + experiment.directory());
+        return follow(experiments, experiment, out, err);
+    }
+
+    /**
+     * Shows an experiment's progress until it settles, prints the best trials, stops it.
+     *
+     * @return 0 when it ended DONE, else 1
+     */
+    static int follow(ExperimentManager experiments, Experiment experiment, PrintStream out, PrintStream err)
+            throws InterruptedException, java.util.concurrent.ExecutionException {
         boolean terminal = System.console() != null;
         String shown = "";
         ExperimentStatus end;

@@ -1,0 +1,45 @@
+package nni.manager.internal.launch;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import nni.manager.internal.config.ExperimentConfigLoader;
+import nni.manager.internal.config.ValidationReport;
+
+/**
+ * {@code java -jar nni-osgi.jar validate <file>...}: prints {@code OK: <file>} or every problem, one
+ * per line, plus a line per training-service section whose platform is not installed; exits 0 when
+ * every file is valid, 1 otherwise, 2 on wrong usage.
+ */
+@Component(property = LaunchCommand.NAME + "=validate")
+public class ValidateLaunchCommand implements LaunchCommand {
+
+    private final ExperimentConfigLoader loader;
+
+    @Activate
+    public ValidateLaunchCommand(@Reference ExperimentConfigLoader loader) {
+        this.loader = loader;
+    }
+
+    @Override
+    public int execute(List<String> arguments, PrintStream out, PrintStream err) {
+        if (arguments.isEmpty()) {
+            err.println("usage: validate <experiment file>...");
+            return 2;
+        }
+        int code = 0;
+        for (String file : arguments) {
+            ValidationReport report = loader.validate(Path.of(file));
+            (report.ok() ? out : err).println(String.join(System.lineSeparator(), report.lines()));
+            if (!report.ok()) {
+                code = 1;
+            }
+        }
+        return code;
+    }
+}
