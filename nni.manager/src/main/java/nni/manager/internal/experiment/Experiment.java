@@ -539,6 +539,48 @@ public final class Experiment implements SessionContext {
      */
     @Override
     public void metricReported(String trialId, String line) {
+        ParsedMetric metric = parseMetric(trialId, line);
+        if (metric != null && store.addMetric(metric.record())) {
+            execute(() -> onMetric(trialId, metric.record().type(), metric.valueText()));
+        }
+    }
+
+    /**
+     * Stores a trial's metric lines in one transaction (durable together when this returns), then
+     * hands the new ones to the tuner or assessor in order. Lines that are not metrics are skipped.
+     */
+    @Override
+    public void metricsReported(String trialId, List<String> lines) {
+        List<ParsedMetric> metrics = new ArrayList<>(lines.size());
+        List<String> refused = new ArrayList<>();
+        for (String line : lines) {
+            try {
+                ParsedMetric metric = parseMetric(trialId, line);
+                if (metric != null) {
+                    metrics.add(metric);
+                }
+            } catch (IllegalArgumentException e) {
+                refused.add(e.getMessage());
+            }
+        }
+        boolean[] fresh = store.addMetrics(metrics.stream().map(ParsedMetric::record).toList());
+        for (int i = 0; i < fresh.length; i++) {
+            if (fresh[i]) {
+                ParsedMetric metric = metrics.get(i);
+                execute(() -> onMetric(trialId, metric.record().type(), metric.valueText()));
+            }
+        }
+        if (!refused.isEmpty()) {
+            throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
+        }
+    }
+
+    /** A metric line as stored, and its value as the tuner gets it. */
+    private record ParsedMetric(MetricRecord record, String valueText) {
+    }
+
+    /** @return the metric to store, or null for a line that is valid but not stored (REQUEST_PARAMETER) */
+    private ParsedMetric parseMetric(String trialId, String line) {
         JsonNode metric;
         try {
             metric = JSON.readTree(line);
@@ -554,17 +596,14 @@ public final class Experiment implements SessionContext {
         String type = metric.get("type").asText();
         if ("REQUEST_PARAMETER".equals(type)) {
             LOG.info("experiment {}: trial {} asked for more parameters; multi-phase is not supported", id, trialId);
-            return;
+            return null;
         }
         JsonNode value = metric.get("value");
         String valueText = value == null || value.isNull() ? "null" : value.isTextual() ? value.asText() : value.toString();
         long sequence = metric.path("sequence").asLong(0);
         JsonNode parameterId = metric.get("parameter_id");
-        boolean fresh = store.addMetric(new MetricRecord(System.currentTimeMillis(), trialId,
-                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence, json(valueText)));
-        if (fresh) {
-            execute(() -> onMetric(trialId, type, valueText));
-        }
+        return new ParsedMetric(new MetricRecord(System.currentTimeMillis(), trialId,
+                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence, json(valueText)), valueText);
     }
 
     private String metricProblem(String trialId, JsonNode metric) {
