@@ -161,6 +161,47 @@ public class TrialReportIT extends RuntimeTestSupport {
         }
     }
 
+    @Test(timeout = 120_000)
+    public void anIdleEnvironmentEndsAfterItsTimeoutAndANewOneTakesTheNextTrial() throws Exception {
+        RecordingContext context = context("idle", true);
+        ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 2, Duration.ofSeconds(1), null))) {
+            session.submit(trial("Id001", 0, TrialScripts.parameters(1, 3, 0, null, 0)));
+            awaitEnded(context, "Id001");
+            assertEquals(1, launcher.processes.size());
+            Process first = launcher.processes.values().iterator().next();
+            assertTrue("the idle environment ends by itself", first.waitFor(30, TimeUnit.SECONDS));
+            assertEquals("it was asked to stop, not killed", 0, first.exitValue());
+            session.submit(trial("Id002", 1, TrialScripts.parameters(2, 3, 0, null, 0)));
+            awaitEnded(context, "Id002");
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Id001"));
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Id002"));
+            assertEquals("a new environment took the second trial", 2, launcher.processes.size());
+            assertAllOnce(context, "Id002", 3);
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void cancelKillsTheTrialsWholeProcessGroupAndKeepsWhatItReported() throws Exception {
+        RecordingContext context = context("cancel", true);
+        Path never = context.experimentDirectory().resolve("never");
+        try (TrainingSession session = openLocal(context)) {
+            session.submit(trial("Can01", 0, TrialScripts.parameters(1, 5, 5, never.toString(), 0, true)));
+            await().atMost(WAIT).until(() -> context.calls("Can01") == 5);
+            Path pidFile = Path.of(context.latest("Can01").workingDirectory(), "child.pid");
+            await().atMost(WAIT).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
+            long child = Long.parseLong(Files.readString(pidFile).trim());
+            assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+            session.cancel("Can01", true);
+            awaitEnded(context, "Can01");
+            assertEquals(TrialStatus.EARLY_STOPPED, context.status("Can01"));
+            await().atMost(WAIT).until(() -> !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+            assertEquals(5, context.calls("Can01"));
+            assertEquals(1, context.terminalChanges("Can01"));
+        }
+    }
+
     @Test(timeout = 180_000)
     public void theEndpointStoppedAndRestartedMidTrialLosesNothingAndStoresNothingTwice() throws Exception {
         RecordingContext context = context("outage", true);
