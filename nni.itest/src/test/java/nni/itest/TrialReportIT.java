@@ -293,13 +293,28 @@ public class TrialReportIT extends RuntimeTestSupport {
             assertEquals(400, post(base + "reports", "{\"reports\":[{\"kind\":\"metric\"}]}", spec.token()).statusCode());
             assertEquals(413, post(base + "reports", "{\"reports\":[],\"pad\":\"" + "x".repeat(5 << 20) + "\"}", spec.token()).statusCode());
             assertEquals(200, get("api/v1/nni/check-status").statusCode());
-            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":4,\"kind\":\"ended\",\"trial\":\"Tok01\",\"code\":0,\"time\":2}]}",
+            // a log the manager cannot read itself is asked from the keeper
+            java.util.concurrent.CompletableFuture<String> log = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try (var in = session.openTrialFile("Tok01", "stdout").orElseThrow()) {
+                    return new String(in.readAllBytes());
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            HttpResponse<String> tail = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=1&waitMillis=10000"))
+                    .header("Authorization", "Bearer " + spec.token()).GET());
+            java.util.regex.Matcher request = java.util.regex.Pattern.compile("\"request\":\"(\\d+)\"").matcher(tail.body());
+            assertTrue(tail.body(), tail.body().contains("\"log-tail\"") && request.find());
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":4,\"kind\":\"log\",\"trial\":\"Tok01\",\"file\":\"stdout\","
+                    + "\"request\":\"" + request.group(1) + "\",\"text\":\"epoch 1\\n\"}]}", spec.token()).statusCode());
+            assertEquals("epoch 1\n", log.get(30, TimeUnit.SECONDS));
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":5,\"kind\":\"ended\",\"trial\":\"Tok01\",\"code\":0,\"time\":2}]}",
                     spec.token()).statusCode());
             awaitEnded(context, "Tok01");
             assertEquals(TrialStatus.SUCCEEDED, context.status("Tok01"));
             // an environment that dies while running a trial fails that trial
             session.submit(trial("Tok02", 1, TrialScripts.parameters(1, 1, 0, null, 0)));
-            HttpResponse<String> next = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=1&waitMillis=5000"))
+            HttpResponse<String> next = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=2&waitMillis=5000"))
                     .header("Authorization", "Bearer " + spec.token()).GET());
             assertTrue(next.body(), next.body().contains("\"Tok02\""));
             launcher.ends.get(0).complete("machine lost");
