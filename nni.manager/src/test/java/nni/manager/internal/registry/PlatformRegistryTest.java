@@ -1,0 +1,288 @@
+package nni.manager.internal.registry;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.Test;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.ServiceReference;
+
+import nni.api.config.ConfigProblem;
+import nni.api.model.HyperParameters;
+import nni.api.model.Placement;
+import nni.api.model.TrialApplication;
+import nni.api.model.TrialJob;
+import nni.api.model.TrialStatus;
+import nni.api.platform.PlatformException;
+import nni.api.platform.SessionContext;
+import nni.api.platform.TrainingPlatform;
+import nni.api.platform.TrainingSession;
+
+public class PlatformRegistryTest {
+
+    private final PlatformRegistry registry = new PlatformRegistry();
+
+    @Test
+    public void anExperimentNamingAMissingPlatformIsToldWhichAreInstalled() {
+        registry.bindPlatform(reference("local", 1, 0), new FakePlatform());
+        registry.bindPlatform(reference("remote", 2, 0), new FakePlatform());
+        PlatformException e = assertThrows(PlatformException.class, () -> registry.require("kubeflow"));
+        assertEquals("platform 'kubeflow' is not installed; installed: local, remote. Drop its bundle into deploy/ to add it.",
+                e.getMessage());
+    }
+
+    @Test
+    public void theHigherRankedServiceAnswersAndTheOtherIsShadowedUntilItLeaves() {
+        FakePlatform low = new FakePlatform();
+        FakePlatform high = new FakePlatform();
+        ServiceReference<TrainingPlatform> lowRef = reference("local", 1, 0);
+        ServiceReference<TrainingPlatform> highRef = reference("local", 2, 10);
+        registry.bindPlatform(lowRef, low);
+        registry.bindPlatform(highRef, high);
+        assertEquals(high, registry.find("local").orElseThrow());
+        assertEquals(List.of("active", "shadowed"), registry.platforms().stream().map(PlatformInfo::state).toList());
+        registry.unbindPlatform(highRef);
+        assertEquals(low, registry.find("local").orElseThrow());
+        assertEquals(1, registry.platforms().size());
+    }
+
+    @Test
+    public void aServiceWithoutANameIsIgnored() {
+        registry.bindPlatform(reference(null, 1, 0), new FakePlatform());
+        assertTrue(registry.platforms().isEmpty());
+    }
+
+    @Test
+    public void sessionsOfAPlatformThatGoesAwayAreClosedTheirTrialsSysCanceledAndTheExperimentTold() throws Exception {
+        FakePlatform platform = new FakePlatform();
+        ServiceReference<TrainingPlatform> ref = reference("fake", 1, 0);
+        registry.bindPlatform(ref, platform);
+        RecordingContext context = new RecordingContext();
+        List<String> lost = new CopyOnWriteArrayList<>();
+        TrainingSession session = registry.open("fake", context, lost::add);
+        session.submit(application("run01"));
+        session.submit(application("done1"));
+        platform.session.finish("done1");
+        assertEquals(1, registry.platforms().get(0).sessions());
+
+        registry.unbindPlatform(ref);
+
+        assertTrue("the platform's session was closed", platform.session.closed);
+        assertEquals(1, lost.size());
+        assertTrue(lost.get(0), lost.get(0).startsWith("platform 'fake' went away"));
+        TrialJob last = context.lastOf("run01");
+        assertEquals(TrialStatus.SYS_CANCELED, last.status());
+        assertEquals(lost.get(0), last.message());
+        assertEquals("a finished trial keeps its status", TrialStatus.SUCCEEDED, context.lastOf("done1").status());
+        assertThrows(PlatformException.class, () -> session.submit(application("later")));
+        assertTrue(registry.platforms().isEmpty());
+    }
+
+    @Test
+    public void aPlatformThatComesBackIsUsableAtOnceAndArrivalIsAnnounced() throws Exception {
+        List<String> arrived = new ArrayList<>();
+        registry.onArrival(arrived::add);
+        ServiceReference<TrainingPlatform> first = reference("fake", 1, 0);
+        registry.bindPlatform(first, new FakePlatform());
+        registry.unbindPlatform(first);
+        assertFalse(registry.find("fake").isPresent());
+        FakePlatform again = new FakePlatform();
+        registry.bindPlatform(reference("fake", 2, 0), again);
+        registry.open("fake", new RecordingContext(), reason -> { }).submit(application("t0001"));
+        assertEquals(List.of("fake", "fake"), arrived);
+        assertTrue(again.session.trial("t0001").isPresent());
+    }
+
+    @Test
+    public void closingASessionUntracksIt() throws Exception {
+        FakePlatform platform = new FakePlatform();
+        registry.bindPlatform(reference("fake", 1, 0), platform);
+        TrainingSession session = registry.open("fake", new RecordingContext(), reason -> { });
+        session.close();
+        assertTrue(platform.session.closed);
+        assertEquals(0, registry.platforms().get(0).sessions());
+    }
+
+    private static TrialApplication application(String id) {
+        return new TrialApplication(id, 0, new HyperParameters("{}", 0), Placement.NONE);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ServiceReference<TrainingPlatform> reference(String name, long id, int ranking) {
+        Hashtable<String, Object> properties = new Hashtable<>();
+        if (name != null) {
+            properties.put(TrainingPlatform.PLATFORM, name);
+        }
+        properties.put("service.id", id);
+        properties.put("service.ranking", ranking);
+        return new FakeReference(properties);
+    }
+
+    /** Orders as the framework does: higher ranking first, then lower service id. */
+    @SuppressWarnings("rawtypes")
+    private record FakeReference(Hashtable<String, Object> properties) implements ServiceReference {
+        @Override
+        public Object getProperty(String key) {
+            return properties.get(key);
+        }
+
+        @Override
+        public String[] getPropertyKeys() {
+            return properties.keySet().toArray(String[]::new);
+        }
+
+        @Override
+        public Bundle getBundle() {
+            return null;
+        }
+
+        @Override
+        public Bundle[] getUsingBundles() {
+            return new Bundle[0];
+        }
+
+        @Override
+        public boolean isAssignableTo(Bundle bundle, String className) {
+            return true;
+        }
+
+        @Override
+        public int compareTo(Object other) {
+            FakeReference that = (FakeReference) other;
+            int byRanking = Integer.compare((Integer) properties.get("service.ranking"), (Integer) that.properties.get("service.ranking"));
+            return byRanking != 0 ? byRanking : Long.compare((Long) that.properties.get("service.id"), (Long) properties.get("service.id"));
+        }
+
+        @Override
+        public Dictionary<String, Object> getProperties() {
+            return properties;
+        }
+
+        @Override
+        public Object adapt(Class type) {
+            return null;
+        }
+    }
+
+    private static final class FakePlatform implements TrainingPlatform {
+        FakeSession session;
+
+        @Override
+        public List<ConfigProblem> checkSection(Map<String, Object> section) {
+            return List.of();
+        }
+
+        @Override
+        public TrainingSession open(SessionContext context) {
+            session = new FakeSession(context);
+            return session;
+        }
+    }
+
+    /** Keeps trials RUNNING until finished; close() cancels what runs, as the SPI asks. */
+    private static final class FakeSession implements TrainingSession {
+        private final SessionContext context;
+        private final Map<String, TrialJob> trials = new java.util.LinkedHashMap<>();
+        boolean closed;
+
+        FakeSession(SessionContext context) {
+            this.context = context;
+        }
+
+        @Override
+        public synchronized TrialJob submit(TrialApplication application) {
+            TrialJob running = TrialJob.waiting(application, "", "").running(Instant.now());
+            trials.put(running.id(), running);
+            context.trialChanged(running);
+            return running;
+        }
+
+        synchronized void finish(String id) {
+            TrialJob done = trials.get(id).ended(TrialStatus.SUCCEEDED, Instant.now(), "");
+            trials.put(id, done);
+            context.trialChanged(done);
+        }
+
+        @Override
+        public synchronized void cancel(String trialId, boolean earlyStopped) {
+            TrialJob trial = trials.get(trialId);
+            if (trial != null && !trial.status().isTerminal()) {
+                TrialJob cancelled = trial.ended(TrialStatus.cancelled(earlyStopped), Instant.now(), "");
+                trials.put(trialId, cancelled);
+                context.trialChanged(cancelled);
+            }
+        }
+
+        @Override
+        public synchronized Optional<TrialJob> trial(String trialId) {
+            return Optional.ofNullable(trials.get(trialId));
+        }
+
+        @Override
+        public synchronized List<TrialJob> trials() {
+            return List.copyOf(trials.values());
+        }
+
+        @Override
+        public Optional<InputStream> openTrialFile(String trialId, String name) {
+            return Optional.empty();
+        }
+
+        @Override
+        public synchronized void close() {
+            closed = true;
+            List.copyOf(trials.keySet()).forEach(id -> cancel(id, false));
+        }
+    }
+
+    private static final class RecordingContext implements SessionContext {
+        final List<TrialJob> changes = new CopyOnWriteArrayList<>();
+
+        TrialJob lastOf(String id) {
+            TrialJob last = null;
+            for (TrialJob change : changes) {
+                if (change.id().equals(id)) {
+                    last = change;
+                }
+            }
+            return last;
+        }
+
+        @Override
+        public String experimentId() {
+            return "exp00001";
+        }
+
+        @Override
+        public Path experimentDirectory() {
+            return Path.of("/nonexistent");
+        }
+
+        @Override
+        public Map<String, Object> section() {
+            return Map.of();
+        }
+
+        @Override
+        public void trialChanged(TrialJob trial) {
+            changes.add(trial);
+        }
+
+        @Override
+        public void metricReported(String trialId, String line) {
+        }
+    }
+}
