@@ -20,7 +20,7 @@ import org.junit.Test;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.ServiceReference;
 
-import nni.api.config.ConfigProblem;
+import nni.api.config.SectionCheck;
 import nni.api.model.HyperParameters;
 import nni.api.model.Placement;
 import nni.api.model.TrialApplication;
@@ -181,8 +181,8 @@ public class PlatformRegistryTest {
         FakeSession session;
 
         @Override
-        public List<ConfigProblem> checkSection(Map<String, Object> section) {
-            return List.of();
+        public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
+            return new SectionCheck(section, List.of());
         }
 
         @Override
