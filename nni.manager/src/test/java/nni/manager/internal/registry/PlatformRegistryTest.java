@@ -181,7 +181,7 @@ public class PlatformRegistryTest {
         FakeSession session;
 
         @Override
-        public SectionCheck checkSection(Map<String, Object> section, java.nio.file.Path baseDirectory) {
+        public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
             return new SectionCheck(section, List.of());
         }
 
