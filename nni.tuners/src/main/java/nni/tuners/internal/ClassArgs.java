@@ -87,7 +87,8 @@ final class ClassArgs {
             return defaultValue;
         }
         if (!(value instanceof Number number) || number.doubleValue() < min || number.doubleValue() > max) {
-            problem(name, "expected a number from " + min + " to " + max + ", got " + Units.describe(value));
+            String range = (min == Double.MIN_VALUE ? "> 0" : ">= " + min) + (max == Double.MAX_VALUE ? "" : " and <= " + max);
+            problem(name, "expected a number " + range + ", got " + Units.describe(value));
             return defaultValue;
         }
         return number.doubleValue();

@@ -51,6 +51,10 @@ public final class OrchestrationBenchmark {
         }
         System.out.printf("runtime RSS: %s now, %s peak (this JVM: engine + local platform + SQLite)%n",
                 status("VmRSS"), status("VmHWM"));
+        double floor = processFloor(root, Math.min(trials, 300));
+        System.out.printf("floor: starting and reaping the trial's processes alone (setsid bash run.sh, no runtime) "
+                + "takes %.2f ms median here; load average %s%n", floor,
+                Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
         System.exit(0);
     }
 
@@ -86,6 +90,22 @@ public final class OrchestrationBenchmark {
                     overheads.get(overheads.size() / 2), overheads.get((int) (overheads.size() * 0.9)),
                     overheads.get(overheads.size() - 1), trials / wall, wall, median(starting), median(running));
         }
+    }
+
+    /** @return the median time to start and reap {@code setsid bash <script>} whose command is {@code true} */
+    private static double processFloor(Path root, int count) throws Exception {
+        Path script = root.resolve("floor.sh");
+        Files.writeString(script, "#!/bin/bash\ntrap 'wait; exit 143' TERM INT\ncd " + root + " || exit 127\n"
+                + "eval 'true'\ncode=$?\necho \"$code\" > " + root.resolve("floor.state") + "\nexit $code\n");
+        List<Double> times = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            long start = System.nanoTime();
+            Process process = new ProcessBuilder("setsid", "/bin/bash", script.toString())
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+            process.waitFor();
+            times.add((System.nanoTime() - start) / 1e6);
+        }
+        return median(times);
     }
 
     private static double median(List<Double> values) {

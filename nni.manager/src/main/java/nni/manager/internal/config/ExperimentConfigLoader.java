@@ -94,7 +94,7 @@ public class ExperimentConfigLoader {
         Outcome outcome = check(file);
         List<ConfigError> errors = new ArrayList<>(outcome.errors);
         for (String section : outcome.unchecked) {
-            errors.add(outcome.source.error(section.substring(0, section.indexOf(' ')),
+            errors.add(outcome.source.error(section.substring(0, section.indexOf(' ')) + ".platform",
                     "platform \"" + outcome.platformOf.get(section) + "\" is not installed; installed: "
                             + String.join(", ", installed.apply("platform"))));
         }

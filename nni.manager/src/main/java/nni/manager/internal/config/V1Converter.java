@@ -387,10 +387,13 @@ final class V1Converter {
 
     /** Takes a nested v1 mapping out of {@code parent} (a copy, so that leftovers can be found). */
     private Map<String, Object> mapping(Map<String, Object> parent, String parentPath, String key) {
+        Object value;
         if (parent == v1) {
             used.add(key);
+            value = parent.get(key);
+        } else {
+            value = parent.remove(key);
         }
-        Object value = parent.get(key);
         if (value == null) {
             return null;
         }

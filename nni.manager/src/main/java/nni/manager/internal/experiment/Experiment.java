@@ -100,6 +100,7 @@ public final class Experiment implements SessionContext {
     private final Map<String, Trial> trials = new ConcurrentHashMap<>();
     private final List<String> errors = new CopyOnWriteArrayList<>();
     private final CompletableFuture<ExperimentStatus> settled = new CompletableFuture<>();
+    private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
 
     private volatile ExperimentConfig config;
     private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
@@ -282,6 +283,9 @@ public final class Experiment implements SessionContext {
      * killed), then the session closed. Waits until the trials ended or {@code patience} passed.
      */
     public void stop(Duration patience) {
+        if (!stopping.compareAndSet(false, true)) {
+            return;
+        }
         if (readOnly) {
             closeStore();
             return;

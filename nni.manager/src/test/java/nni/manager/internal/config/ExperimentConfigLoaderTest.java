@@ -1,10 +1,14 @@
 package nni.manager.internal.config;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -12,10 +16,19 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
+/** One test per canonicalization rule of NNI's config loading (nni-config.md §1), and the error format. */
 public class ExperimentConfigLoaderTest {
+
+    private static final String COMMON = """
+            trialCommand: python3 main.py
+            trialConcurrency: 2
+            tuner: {name: Random}
+            """;
 
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
+
+    private final ExperimentConfigLoader loader = Loaders.builtIn();
 
     private Path write(String name, String text) throws Exception {
         Path file = folder.getRoot().toPath().resolve(name);
@@ -24,29 +37,385 @@ public class ExperimentConfigLoaderTest {
         return file;
     }
 
+    private ExperimentConfig load(String text) throws Exception {
+        return loader.load(write("exp/config.yml", text));
+    }
+
+    private List<ConfigError> errors(String text) throws Exception {
+        Path file = write("exp/config.yml", text);
+        return assertThrows(ConfigException.class, () -> loader.load(file)).errors();
+    }
+
+    private Path dir() throws Exception {
+        return folder.getRoot().toPath().resolve("exp").toRealPath();
+    }
+
     @Test
     public void minimalLocalConfigIsCanonicalizedAsNniDoes() throws Exception {
-        Path file = write("exp/config.yml", """
+        ExperimentConfig config = load("""
                 searchSpace: {a: {_type: choice, _value: [1, 2]}}
                 trialCommand: python main.py
                 trialConcurrency: 2
                 tuner: {name: random}
                 trainingService: {platform: local}
                 """);
-        ExperimentConfig config = Loaders.local().load(file);
-        Path dir = file.getParent().toRealPath();
         assertEquals(2, config.trialConcurrency());
-        assertEquals(dir, config.trialCodeDirectory());
+        assertEquals(dir(), config.trialCodeDirectory());
         assertEquals("info", config.logLevel());
-        Map<String, Object> service = config.trainingServices().get(0);
-        assertEquals("local", service.get("platform"));
-        assertEquals("python main.py", service.get("trialCommand"));
-        assertEquals(dir.toString(), service.get("trialCodeDirectory"));
-        assertEquals(false, service.get("debug"));
-        assertEquals(1, service.get("maxTrialNumberPerGpu"));
-        assertEquals(false, service.get("reuseMode"));
+        assertFalse(config.debug());
+        assertEquals(Path.of(System.getProperty("user.home"), "nni-experiments").toRealPath().toString(),
+                config.experimentWorkingDirectory().toString());
+        assertEquals(Map.of("platform", "local", "trialCommand", "python main.py", "trialCodeDirectory", dir().toString(),
+                "debug", false, "maxTrialNumberPerGpu", 1, "reuseMode", false), config.trainingServices().get(0));
         assertEquals(List.of("experimentType", "searchSpace", "trialCommand", "trialCodeDirectory", "trialConcurrency",
                 "useAnnotation", "debug", "logLevel", "experimentWorkingDirectory", "tuner", "trainingService"),
                 List.copyOf(config.canonical().keySet()));
+        assertEquals("hpo", config.canonical().get("experimentType"));
+        assertEquals(Map.of("name", "random"), config.canonical().get("tuner"));
+        assertEquals("local", config.platform());
+    }
+
+    @Test
+    public void keysMatchIgnoringCaseAndUnderscoresAtEveryLevel() throws Exception {
+        ExperimentConfig config = load("""
+                search_space: {a: {_type: choice, _value: [1]}}
+                TRIAL_COMMAND: python3 main.py
+                _trial_concurrency_: 3
+                Tuner: {NAME: TPE, class_args: {optimize_mode: maximize}}
+                training_service:
+                  PLATFORM: remote
+                  machine_list:
+                    - HOST: 192.0.2.1
+                      user: u
+                      pass_word: p
+                """);
+        assertEquals(3, config.trialConcurrency());
+        assertEquals("TPE", config.tuner().name());
+        assertEquals(Map.of("optimize_mode", "maximize"), config.tuner().classArgs());
+        Map<?, ?> machine = (Map<?, ?>) ((List<?>) config.trainingServices().get(0).get("machineList")).get(0);
+        assertEquals("192.0.2.1", machine.get("host"));
+        assertEquals("p", machine.get("password"));
+    }
+
+    @Test
+    public void classArgsAndSearchSpaceKeysAreNotCanonicalized() throws Exception {
+        ExperimentConfig config = load("""
+                searchSpace: {Learning_Rate: {_type: uniform, _value: [0, 1]}}
+                trialCommand: python3 main.py
+                trialConcurrency: 1
+                tuner: {name: TPE, classArgs: {optimize_mode: minimize}}
+                trainingService: {platform: local}
+                """);
+        assertTrue(config.searchSpace().containsKey("Learning_Rate"));
+        List<ConfigError> errors = errors(COMMON.replace("{name: Random}", "{name: TPE, classArgs: {optimizeMode: minimize}}")
+                + "searchSpace: {}\ntrainingService: {platform: local}\n");
+        assertEquals("tuner.classArgs.optimizeMode", errors.get(0).path());
+    }
+
+    @Test
+    public void unknownKeysAreErrorsAtEveryLevel() throws Exception {
+        List<ConfigError> errors = errors("""
+                searchSpace: {}
+                trialCommand: python3 main.py
+                trialConcurrency: 1
+                colour: red
+                tuner: {name: Random, size: 3}
+                trainingService:
+                  platform: remote
+                  speed: fast
+                  machineList:
+                    - {host: h, user: u, password: p, weight: 2}
+                """);
+        assertEquals(List.of("colour", "tuner.size", "trainingService.speed", "trainingService.machineList[0].weight"),
+                errors.stream().map(ConfigError::path).toList());
+        assertEquals(List.of(4, 5, 8, 10), errors.stream().map(ConfigError::line).toList());
+    }
+
+    @Test
+    public void pathsResolveAgainstTheConfigFilesDirectory() throws Exception {
+        Files.createDirectories(folder.getRoot().toPath().resolve("code"));
+        ExperimentConfig config = load(COMMON + """
+                searchSpace: {}
+                trialCodeDirectory: ../code
+                experimentWorkingDirectory: ~/somewhere/else
+                trainingService: {platform: local}
+                """);
+        assertEquals(folder.getRoot().toPath().resolve("code").toRealPath(), config.trialCodeDirectory());
+        assertEquals(config.trialCodeDirectory().toString(), config.trainingServices().get(0).get("trialCodeDirectory"));
+        assertEquals(Path.of(System.getProperty("user.home"), "somewhere", "else").toAbsolutePath().normalize(),
+                config.experimentWorkingDirectory());
+    }
+
+    @Test
+    public void searchSpaceFileIsReadAsJsonWithTabsAndExponents() throws Exception {
+        write("exp/ss.json", "{\n\t\"lr\": {\"_type\": \"loguniform\", \"_value\": [1e-7, 1e-1]}\n}\n");
+        ExperimentConfig config = load(COMMON + "searchSpaceFile: ss.json\ntrainingService: {platform: local}\n");
+        assertEquals(List.of(1e-7, 0.1), ((Map<?, ?>) config.searchSpace().get("lr")).get("_value"));
+        assertEquals(dir().resolve("ss.json").toString(), config.canonical().get("searchSpaceFile"));
+        assertEquals(config.searchSpace(), config.canonical().get("searchSpace"));
+    }
+
+    @Test
+    public void searchSpaceFileFallsBackToYamlForTrailingCommasAndYaml() throws Exception {
+        write("exp/ss.json", "{\"a\": {\"_type\": \"choice\", \"_value\": [1, 2],},}\n");
+        assertEquals(List.of(1, 2), ((Map<?, ?>) load(COMMON + "searchSpaceFile: ss.json\ntrainingService: {platform: local}\n")
+                .searchSpace().get("a")).get("_value"));
+        write("exp/ss.yml", "Größe:\n  _type: randint\n  _value: [1, 5]\n");
+        assertTrue(load(COMMON + "searchSpaceFile: ss.yml\ntrainingService: {platform: local}\n").searchSpace()
+                .containsKey("Größe"));
+    }
+
+    @Test
+    public void searchSpaceAndFileAreExclusiveAndOneIsRequired() throws Exception {
+        write("exp/ss.json", "{}");
+        assertEquals("give either searchSpace or searchSpaceFile, not both",
+                errors(COMMON + "searchSpace: {}\nsearchSpaceFile: ss.json\ntrainingService: {platform: local}\n").get(0).message());
+        assertEquals("give searchSpace or searchSpaceFile",
+                errors(COMMON + "trainingService: {platform: local}\n").get(0).message());
+    }
+
+    @Test
+    public void durationsAreKeptAsWrittenAndConvertedForUse() throws Exception {
+        ExperimentConfig config = load(COMMON + """
+                searchSpace: {}
+                maxExperimentDuration: 1.5h
+                maxTrialDuration: 60
+                trainingService: {platform: local}
+                """);
+        assertEquals(Duration.ofSeconds(5400), config.maxExperimentDuration());
+        assertEquals(Duration.ofSeconds(60), config.maxTrialDuration());
+        assertEquals("1.5h", config.canonical().get("maxExperimentDuration"));
+        assertEquals(60, config.canonical().get("maxTrialDuration"));
+        assertNull(config.maxTrialNumber());
+    }
+
+    @Test
+    public void shortcutFieldsAreCopiedIntoEveryTrainingService() throws Exception {
+        ExperimentConfig config = load("""
+                searchSpace: {}
+                trialCommand: python3 main.py
+                trialConcurrency: 2
+                trialGpuNumber: 0
+                nniManagerIp: 192.0.2.9
+                debug: true
+                tuner: {name: Random}
+                trainingService:
+                  - platform: local
+                  - platform: remote
+                    trialCommand: python3 remote_main.py
+                    machineList: [{host: h, user: u, password: p}]
+                """);
+        assertEquals(2, config.trainingServices().size());
+        Map<String, Object> local = config.trainingServices().get(0);
+        Map<String, Object> remote = config.trainingServices().get(1);
+        assertEquals("python3 main.py", local.get("trialCommand"));
+        assertEquals(0, local.get("trialGpuNumber"));
+        assertEquals(true, local.get("debug"));
+        assertNull("NNI drops the manager IP for local", local.get("nniManagerIp"));
+        assertEquals("python3 remote_main.py", remote.get("trialCommand"));
+        assertEquals("192.0.2.9", remote.get("nniManagerIp"));
+        assertEquals("debug", config.logLevel());
+        assertTrue(config.canonical().get("trainingService") instanceof List<?>);
+    }
+
+    @Test
+    public void remoteMachineDefaultsAndPasswordOverKeyFile() throws Exception {
+        ExperimentConfig config = load(COMMON + """
+                searchSpace: {}
+                trainingService:
+                  platform: remote
+                  machineList:
+                    - {host: h, user: u, password: p, sshKeyFile: /no/such/key, gpuIndices: '0,1', pythonPath: ~/venv}
+                """);
+        Map<?, ?> machine = (Map<?, ?>) ((List<?>) config.trainingServices().get(0).get("machineList")).get(0);
+        assertEquals(22, machine.get("port"));
+        assertEquals(false, machine.get("useActiveGpu"));
+        assertEquals(1, machine.get("maxTrialNumberPerGpu"));
+        assertEquals(List.of(0, 1), machine.get("gpuIndices"));
+        assertEquals("~/venv", machine.get("pythonPath"));
+        assertFalse(machine.containsKey("sshKeyFile"));
+        assertEquals(false, config.trainingServices().get(0).get("reuseMode"));
+    }
+
+    @Test
+    public void openpaiHostGetsHttps() throws Exception {
+        ExperimentConfig config = load(COMMON + """
+                searchSpace: {}
+                trialGpuNumber: 1
+                trainingService:
+                  platform: openpai
+                  host: pai.example.com
+                  username: u
+                  token: t
+                  trialCpuNumber: 1
+                  trialMemorySize: 1gb
+                  storageConfigName: s
+                  virtualCluster: null
+                  localStorageMountPoint: .
+                  containerStorageMountPoint: /mnt
+                """);
+        Map<String, Object> pai = config.trainingServices().get(0);
+        assertEquals("https://pai.example.com", pai.get("host"));
+        assertEquals("msranni/nni:latest", pai.get("dockerImage"));
+        assertEquals(true, pai.get("reuseMode"));
+        assertEquals("1gb", pai.get("trialMemorySize"));
+    }
+
+    @Test
+    public void tunerGpuIndicesAndAdvisorAndNoneAlgorithm() throws Exception {
+        ExperimentConfig config = load("""
+                searchSpace: {}
+                trialCommand: python3 main.py
+                trialConcurrency: 1
+                tunerGpuIndices: 0
+                advisor: {name: TPE}
+                assessor: {name: _none_}
+                trainingService: {platform: local}
+                """);
+        assertEquals(List.of(0), config.canonical().get("tunerGpuIndices"));
+        assertEquals("TPE", config.tuner().name());
+        assertEquals(Map.of("name", "TPE"), config.canonical().get("tuner"));
+        assertFalse(config.canonical().containsKey("advisor"));
+        assertNull(config.assessor());
+        assertEquals("give either tuner or advisor (advisor is the deprecated name), not both",
+                errors(COMMON + "advisor: {name: TPE}\nsearchSpace: {}\ntrainingService: {platform: local}\n").get(0).message());
+    }
+
+    @Test
+    public void customAlgorithmNeedsItsCodeDirectory() throws Exception {
+        List<ConfigError> errors = errors("""
+                searchSpace: {}
+                trialCommand: python3 main.py
+                trialConcurrency: 1
+                tuner: {className: my.Tuner}
+                assessor: {name: Medianstop, codeDirectory: .}
+                trainingService: {platform: local}
+                """);
+        assertEquals(List.of("tuner.codeDirectory: codeDirectory is required with className",
+                "assessor.codeDirectory: expected no codeDirectory for a built-in assessor (it goes with className)"),
+                errors.stream().map(e -> e.path() + ": " + e.message()).toList());
+    }
+
+    @Test
+    public void annotationIsRefusedAsInNni3() throws Exception {
+        assertEquals("expected false: annotation is not supported since NNI v3.0",
+                errors(COMMON + "searchSpace: {}\nuseAnnotation: true\ntrainingService: {platform: local}\n").get(0).message());
+    }
+
+    @Test
+    public void unknownAlgorithmsNameWhatIsInstalled() throws Exception {
+        ConfigError error = errors(COMMON.replace("Random", "SMAC") + "searchSpace: {}\ntrainingService: {platform: local}\n").get(0);
+        assertEquals("tuner.name", error.path());
+        assertEquals(3, error.line());
+        assertTrue(error.message(), error.message().startsWith("no tuner named \"SMAC\" is installed; installed: random, gridsearch, tpe"));
+    }
+
+    @Test
+    public void errorsAreListedOnePerLineAsFileLineColumnPathMessage() throws Exception {
+        Path file = write("exp/bad.yml", """
+                searchSpace: {}
+                trialCommand: python3 main.py
+                trialConcurrency: -1
+                tuner: {name: Random}
+                trainingService:
+                  platform: remote
+                  machineList:
+                    - host: a
+                      user: u
+                      password: s3cr3t-value
+                      port: 22a
+                """);
+        ConfigException e = assertThrows(ConfigException.class, () -> loader.load(file));
+        String abs = file.toAbsolutePath().toString();
+        assertEquals(abs + ":3:19: trialConcurrency: expected an integer >= 1, got -1\n"
+                + abs + ":11:13: trainingService.machineList[0].port: expected a port number 1-65535, got \"22a\"", e.getMessage());
+        assertFalse(e.getMessage().contains("s3cr3t-value"));
+    }
+
+    @Test
+    public void validateReportsPlatformsWithoutBundleAsNotChecked() throws Exception {
+        Path file = write("exp/x.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: local}, {platform: adl, whatever: 1}]\n");
+        ValidationReport report = loader.validate(file);
+        assertTrue(report.ok());
+        assertEquals(List.of("trainingService[1] (platform adl)"), report.unchecked());
+        assertEquals(List.of("OK: " + file, file + ": trainingService[1] (platform adl): not checked, the platform is not installed"),
+                report.lines());
+        ConfigException e = assertThrows(ConfigException.class, () -> loader.load(file));
+        assertEquals("trainingService[1].platform", e.errors().get(0).path());
+    }
+
+    @Test
+    public void jsonFilesLoadThroughTheSameParserEvenWithTabs() throws Exception {
+        Path file = write("exp/config.json", "{\n\t\"searchSpace\": {},\n\t\"trialCommand\": \"python3 main.py\",\n"
+                + "\t\"trialConcurrency\": 1,\n\t\"tuner\": {\"name\": \"Random\"},\n"
+                + "\t\"trainingService\": {\"platform\": \"local\", \"reuseMode\": \"no\"}\n}\n");
+        ConfigError error = assertThrows(ConfigException.class, () -> loader.load(file)).errors().get(0);
+        assertEquals("trainingService.reuseMode", error.path());
+        assertEquals(6, error.line());
+        assertEquals(56, error.column());
+    }
+
+    @Test
+    public void aMissingFileIsOneClearError() throws Exception {
+        Path file = folder.getRoot().toPath().resolve("nope.yml");
+        ValidationReport report = loader.validate(file);
+        assertEquals(List.of(file + ":1:1: no such file"), report.lines());
+    }
+
+    @Test
+    public void v1KubeflowIsConvertedAsNnisConverterDoes() throws Exception {
+        write("exp/ss.json", "{}");
+        ExperimentConfig config = load("""
+                authorName: me
+                experimentName: kf
+                trialConcurrency: 1
+                trainingServicePlatform: kubeflow
+                searchSpacePath: ss.json
+                useAnnotation: false
+                maxExecDuration: 2h
+                maxTrialNum: 5
+                tuner: {builtinTunerName: TPE, classArgs: {optimize_mode: maximize}, gpuIndices: 1}
+                trial:
+                  codeDir: .
+                  worker: {replicas: 1, command: python3 a.py, gpuNum: 0, cpuNum: 1, memoryMB: 8192, image: img}
+                kubeflowConfig:
+                  operator: tf-operator
+                  apiVersion: v1alpha2
+                  storage: nfs
+                  nfs: {server: 192.0.2.1, path: /exports}
+                """);
+        Map<String, Object> service = config.trainingServices().get(0);
+        assertEquals("kubeflow", service.get("platform"));
+        assertEquals("tf-operator", service.get("operator"));
+        assertEquals(Map.of("storageType", "nfs", "server", "192.0.2.1", "path", "/exports"), service.get("storage"));
+        assertEquals(Map.of("replicas", 1, "command", "python3 a.py", "gpuNumber", 0, "cpuNumber", 1, "memorySize", 8192,
+                "dockerImage", "img", "codeDirectory", "."), service.get("worker"));
+        assertEquals("", service.get("trialCommand"));
+        assertEquals("kf", config.experimentName());
+        assertEquals(Duration.ofHours(2), config.maxExperimentDuration());
+        assertEquals(Integer.valueOf(5), config.maxTrialNumber());
+        assertEquals(List.of(1), config.canonical().get("tunerGpuIndices"));
+        assertEquals(Map.of("optimize_mode", "maximize"), config.tuner().classArgs());
+    }
+
+    @Test
+    public void v1ErrorsPointIntoTheV1File() throws Exception {
+        List<ConfigError> errors = errors("""
+                authorName: me
+                experimentName: remote
+                trialConcurrency: 1
+                trainingServicePlatform: remote
+                searchSpacePath: ss.json
+                useAnnotation: false
+                tuner: {builtinTunerName: Random}
+                trial: {command: python3 a.py, codeDir: .}
+                machineList:
+                  - {ip: 192.0.2.1, username: u, passwd: p, port: 99999}
+                """);
+        assertEquals("searchSpaceFile", errors.get(0).path());
+        assertEquals(5, errors.get(0).line());
+        assertEquals("trainingService.machineList[0].port", errors.get(1).path());
+        assertEquals(10, errors.get(1).line());
+        assertEquals(51, errors.get(1).column());
     }
 }

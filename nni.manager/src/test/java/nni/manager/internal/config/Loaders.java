@@ -1,7 +1,9 @@
 package nni.manager.internal.config;
 
 import java.lang.reflect.Proxy;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -9,21 +11,8 @@ import nni.api.platform.TrainingPlatform;
 import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.TunerProvider;
 
-/** Builds loaders over real platform objects, outside a framework. */
+/** Builds loaders over the real platform and algorithm objects, outside a framework. */
 final class Loaders {
-
-    /** A tuner that takes no classArgs; it is never asked to create a tuner here. */
-    static final TunerProvider ARGUMENTLESS = new TunerProvider() {
-        @Override
-        public List<nni.api.config.ConfigProblem> checkArguments(Map<String, Object> classArgs) {
-            return classArgs.keySet().stream().map(k -> new nni.api.config.ConfigProblem(k, "unknown argument")).toList();
-        }
-
-        @Override
-        public nni.api.tuner.Tuner create(Map<String, Object> classArgs, nni.api.searchspace.SearchSpace searchSpace) {
-            throw new UnsupportedOperationException("not needed by config tests");
-        }
-    };
 
     private Loaders() {
     }
@@ -38,8 +27,8 @@ final class Loaders {
     static ExperimentConfigLoader with(Map<String, TrainingPlatform> platforms, Map<String, TunerProvider> tuners,
             Map<String, AssessorProvider> assessors) {
         return new ExperimentConfigLoader(name -> Optional.ofNullable(platforms.get(name)),
-                name -> Optional.ofNullable(tuners.get(name.toLowerCase(java.util.Locale.ROOT))),
-                name -> Optional.ofNullable(assessors.get(name.toLowerCase(java.util.Locale.ROOT))),
+                name -> Optional.ofNullable(tuners.get(name.toLowerCase(Locale.ROOT))),
+                name -> Optional.ofNullable(assessors.get(name.toLowerCase(Locale.ROOT))),
                 kind -> switch (kind) {
                     case "tuner" -> List.copyOf(tuners.keySet());
                     case "assessor" -> List.copyOf(assessors.keySet());
@@ -47,9 +36,23 @@ final class Loaders {
                 });
     }
 
-    /** A loader with the local platform and no algorithms. */
-    static ExperimentConfigLoader local() {
-        return with(Map.of("local", new nni.ts.local.internal.LocalPlatform(
-                defaults(nni.ts.local.internal.LocalPlatform.Config.class))), Map.of("random", ARGUMENTLESS), Map.of());
+    /** Every built-in platform of this project (not adl, dlts) and every built-in algorithm. */
+    static ExperimentConfigLoader builtIn() {
+        Map<String, TrainingPlatform> platforms = new LinkedHashMap<>();
+        platforms.put("local", new nni.ts.local.internal.LocalPlatform(defaults(nni.ts.local.internal.LocalPlatform.Config.class)));
+        platforms.put("remote", new nni.ts.remote.internal.RemotePlatform(defaults(nni.ts.remote.internal.RemotePlatform.Config.class)));
+        platforms.put("openpai", new nni.ts.openpai.internal.OpenpaiPlatform(defaults(nni.ts.openpai.internal.OpenpaiPlatform.Config.class)));
+        platforms.put("kubeflow", new nni.ts.kubeflow.internal.KubeflowPlatform(defaults(nni.ts.kubeflow.internal.KubeflowPlatform.Config.class)));
+        platforms.put("frameworkcontroller", new nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform(
+                defaults(nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform.Config.class)));
+        platforms.put("aml", new nni.ts.aml.internal.AmlPlatform(defaults(nni.ts.aml.internal.AmlPlatform.Config.class)));
+        platforms.put("dlc", new nni.ts.dlc.internal.DlcPlatform(defaults(nni.ts.dlc.internal.DlcPlatform.Config.class)));
+        Map<String, TunerProvider> tuners = new LinkedHashMap<>();
+        tuners.put("random", new nni.tuners.internal.RandomTunerProvider());
+        tuners.put("gridsearch", new nni.tuners.internal.GridSearchTunerProvider());
+        tuners.put("tpe", new nni.tuners.internal.TpeTunerProvider());
+        tuners.put("anneal", new nni.tuners.internal.AnnealTunerProvider());
+        tuners.put("evolution", new nni.tuners.internal.EvolutionTunerProvider());
+        return with(platforms, tuners, Map.of("medianstop", new nni.tuners.internal.MedianstopAssessorProvider()));
     }
 }

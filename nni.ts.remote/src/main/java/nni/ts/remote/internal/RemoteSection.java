@@ -29,7 +29,7 @@ final class RemoteSection {
             Integer perGpu = machine.integer("maxTrialNumberPerGpu", 1, 1, Integer.MAX_VALUE);
             machine.indices("gpuIndices");
             machine.string("pythonPath");
-            if (password != null) {
+            if (password != null || machine.has("password")) {
                 // as NNI: a password wins over a key file
                 machine.set("sshKeyFile", null);
             } else if (keyFile != null && !Files.isRegularFile(keyFile)) {

@@ -1,0 +1,115 @@
+package nni.itest;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.composite;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import org.apache.felix.service.command.CommandProcessor;
+import org.apache.felix.service.command.CommandSession;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+
+/**
+ * {@code nni:validate} in the running runtime: the manager checks the common part, the tuner
+ * bundle the classArgs, and each platform bundle its section through the SPI; a platform whose
+ * bundle is stopped is reported as not checked, and checked again once it is back.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class ValidateCommandIT extends RuntimeTestSupport {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    @Configuration
+    public Option[] config() {
+        return new Option[] {baseOptions()};
+    }
+
+    @Override
+    protected Option additionalOptions() {
+        return composite(org.ops4j.pax.exam.CoreOptions.bundle(reactorBundle("nni.ts.remote")),
+                org.ops4j.pax.exam.CoreOptions.bundle(reactorBundle("nni.tuners")));
+    }
+
+    private static Path write(String text) throws Exception {
+        Path dir = Files.createTempDirectory("nni-validate");
+        Path file = dir.resolve("config.yml");
+        Files.writeString(file, text);
+        return file;
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<String> validate(Path file) throws Exception {
+        CommandProcessor processor = service(CommandProcessor.class, null);
+        CommandSession session = processor.createSession(System.in, System.out, System.err);
+        try {
+            return (List<String>) session.execute("nni:validate " + file);
+        } finally {
+            session.close();
+        }
+    }
+
+    private static final String REMOTE = """
+            searchSpace: {lr: {_type: loguniform, _value: [0.0001, 0.1]}}
+            trialCommand: python3 main.py
+            trialConcurrency: 1
+            tuner: {name: tpe, classArgs: {optimize_mode: maximize}}
+            assessor: {name: Medianstop, classArgs: {start_step: 2}}
+            trainingService:
+              platform: remote
+              machineList:
+                - {host: 192.0.2.1, user: u, password: secret-value, port: %s}
+            """;
+
+    @Test
+    public void validFileIsOk() throws Exception {
+        Path file = write(REMOTE.formatted("22"));
+        await().atMost(WAIT).until(() -> validate(file), lines -> lines.equals(List.of("OK: " + file)));
+    }
+
+    @Test
+    public void problemsNameLineKeyAndExpectation() throws Exception {
+        Path file = write(REMOTE.formatted("22a").replace("optimize_mode: maximize", "optimize_mode: best"));
+        List<String> lines = await().atMost(WAIT).until(() -> validate(file), l -> l.size() == 2);
+        assertEquals(file + ":4:47: tuner.classArgs.optimize_mode: expected minimize or maximize, got \"best\"", lines.get(0));
+        assertEquals(file + ":9:64: trainingService.machineList[0].port: expected a port number 1-65535, got \"22a\"",
+                lines.get(1));
+        assertTrue(lines.stream().noneMatch(l -> l.contains("secret-value")));
+    }
+
+    @Test
+    public void aPlatformWithoutBundleIsNotChecked() throws Exception {
+        Path file = write(REMOTE.formatted("22a"));
+        Bundle remote = bundle("nni.ts.remote");
+        remote.stop();
+        try {
+            List<String> lines = validate(file);
+            assertEquals(List.of("OK: " + file,
+                    file + ": trainingService (platform remote): not checked, the platform is not installed"), lines);
+        } finally {
+            remote.start();
+        }
+        await().atMost(WAIT).until(() -> validate(file).get(0).contains("expected a port number"));
+    }
+
+    private Bundle bundle(String symbolicName) {
+        for (Bundle bundle : context.getBundles()) {
+            if (symbolicName.equals(bundle.getSymbolicName())) {
+                return bundle;
+            }
+        }
+        throw new AssertionError("no bundle " + symbolicName);
+    }
+}
