@@ -161,6 +161,47 @@ public class TrialReportIT extends RuntimeTestSupport {
         }
     }
 
+    @Test(timeout = 120_000)
+    public void anIdleEnvironmentEndsAfterItsTimeoutAndANewOneTakesTheNextTrial() throws Exception {
+        RecordingContext context = context("idle", true);
+        ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 2, Duration.ofSeconds(1), null))) {
+            session.submit(trial("Id001", 0, TrialScripts.parameters(1, 3, 0, null, 0)));
+            awaitEnded(context, "Id001");
+            assertEquals(1, launcher.processes.size());
+            Process first = launcher.processes.values().iterator().next();
+            assertTrue("the idle environment ends by itself", first.waitFor(30, TimeUnit.SECONDS));
+            assertEquals("it was asked to stop, not killed", 0, first.exitValue());
+            session.submit(trial("Id002", 1, TrialScripts.parameters(2, 3, 0, null, 0)));
+            awaitEnded(context, "Id002");
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Id001"));
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Id002"));
+            assertEquals("a new environment took the second trial", 2, launcher.processes.size());
+            assertAllOnce(context, "Id002", 3);
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void cancelKillsTheTrialsWholeProcessGroupAndKeepsWhatItReported() throws Exception {
+        RecordingContext context = context("cancel", true);
+        Path never = context.experimentDirectory().resolve("never");
+        try (TrainingSession session = openLocal(context)) {
+            session.submit(trial("Can01", 0, TrialScripts.parameters(1, 5, 5, never.toString(), 0, true)));
+            await().atMost(WAIT).until(() -> context.calls("Can01") == 5);
+            Path pidFile = Path.of(context.latest("Can01").workingDirectory(), "child.pid");
+            await().atMost(WAIT).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
+            long child = Long.parseLong(Files.readString(pidFile).trim());
+            assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+            session.cancel("Can01", true);
+            awaitEnded(context, "Can01");
+            assertEquals(TrialStatus.EARLY_STOPPED, context.status("Can01"));
+            await().atMost(WAIT).until(() -> !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+            assertEquals(5, context.calls("Can01"));
+            assertEquals(1, context.terminalChanges("Can01"));
+        }
+    }
+
     @Test(timeout = 180_000)
     public void theEndpointStoppedAndRestartedMidTrialLosesNothingAndStoresNothingTwice() throws Exception {
         RecordingContext context = context("outage", true);
@@ -252,13 +293,28 @@ public class TrialReportIT extends RuntimeTestSupport {
             assertEquals(400, post(base + "reports", "{\"reports\":[{\"kind\":\"metric\"}]}", spec.token()).statusCode());
             assertEquals(413, post(base + "reports", "{\"reports\":[],\"pad\":\"" + "x".repeat(5 << 20) + "\"}", spec.token()).statusCode());
             assertEquals(200, get("api/v1/nni/check-status").statusCode());
-            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":4,\"kind\":\"ended\",\"trial\":\"Tok01\",\"code\":0,\"time\":2}]}",
+            // a log the manager cannot read itself is asked from the keeper
+            java.util.concurrent.CompletableFuture<String> log = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try (var in = session.openTrialFile("Tok01", "stdout").orElseThrow()) {
+                    return new String(in.readAllBytes());
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            HttpResponse<String> tail = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=1&waitMillis=10000"))
+                    .header("Authorization", "Bearer " + spec.token()).GET());
+            java.util.regex.Matcher request = java.util.regex.Pattern.compile("\"request\":\"(\\d+)\"").matcher(tail.body());
+            assertTrue(tail.body(), tail.body().contains("\"log-tail\"") && request.find());
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":4,\"kind\":\"log\",\"trial\":\"Tok01\",\"file\":\"stdout\","
+                    + "\"request\":\"" + request.group(1) + "\",\"text\":\"epoch 1\\n\"}]}", spec.token()).statusCode());
+            assertEquals("epoch 1\n", log.get(30, TimeUnit.SECONDS));
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":5,\"kind\":\"ended\",\"trial\":\"Tok01\",\"code\":0,\"time\":2}]}",
                     spec.token()).statusCode());
             awaitEnded(context, "Tok01");
             assertEquals(TrialStatus.SUCCEEDED, context.status("Tok01"));
             // an environment that dies while running a trial fails that trial
             session.submit(trial("Tok02", 1, TrialScripts.parameters(1, 1, 0, null, 0)));
-            HttpResponse<String> next = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=1&waitMillis=5000"))
+            HttpResponse<String> next = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=2&waitMillis=5000"))
                     .header("Authorization", "Bearer " + spec.token()).GET());
             assertTrue(next.body(), next.body().contains("\"Tok02\""));
             launcher.ends.get(0).complete("machine lost");

@@ -47,6 +47,7 @@ final class Keeper implements TrialProcess.Host {
         return t;
     });
     private final Map<String, TrialProcess> trials = new ConcurrentHashMap<>();
+    private final RequestStats stats = new RequestStats();
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile int exitCode;
     private volatile boolean stopping;
@@ -73,6 +74,7 @@ final class Keeper implements TrialProcess.Host {
     }
 
     int run() throws InterruptedException, IOException {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> System.err.println(stats.summary()), "keeper-stats"));
         Map<String, Object> answer = handshake();
         if (answer == null) {
             return exitCode;
@@ -142,7 +144,10 @@ final class Keeper implements TrialProcess.Host {
                     continue;
                 }
                 try {
-                    spool.acknowledge(manager.sendReports(batch));
+                    long began = System.nanoTime();
+                    long acked = manager.sendReports(batch);
+                    stats.record(System.nanoTime() - began, batch.size());
+                    spool.acknowledge(acked);
                     backoff.reset();
                 } catch (ManagerClient.Refused e) {
                     fail(EXIT_REFUSED, "the manager refused this keeper's reports: " + e.getMessage());

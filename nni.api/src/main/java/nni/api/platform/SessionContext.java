@@ -1,6 +1,8 @@
 package nni.api.platform;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import org.osgi.annotation.versioning.ProviderType;
@@ -46,4 +48,26 @@ public interface SessionContext {
      *                                  the platform goes on with the next line
      */
     void metricReported(String trialId, String line);
+
+    /**
+     * Reports several metric lines of one trial, in the order the trial wrote them, as
+     * {@link #metricReported} would one by one, but durable together: returns once every line is
+     * durable, so a store can commit them in one transaction (the trial keepers' report batches
+     * arrive this way). Lines that are not metrics are skipped and the others stored.
+     *
+     * @throws IllegalArgumentException after storing the others, naming the lines that were not metrics
+     */
+    default void metricsReported(String trialId, List<String> lines) {
+        List<String> refused = new ArrayList<>();
+        for (String line : lines) {
+            try {
+                metricReported(trialId, line);
+            } catch (IllegalArgumentException e) {
+                refused.add(e.getMessage());
+            }
+        }
+        if (!refused.isEmpty()) {
+            throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
+        }
+    }
 }

@@ -29,6 +29,7 @@ public final class TrialScripts {
                 "[ -s \"$cfg\" ] || { echo 'no parameter.cfg' >&2; exit 92; }",
                 "param() { sed -n \"s/.*\\\"$1\\\": *\\\"\\{0,1\\}\\([^\\\",}]*\\).*/\\1/p\" \"$cfg\"; }",
                 "pid=$(param parameter_id); before=$(param before); after=$(param after); waitFor=$(param waitFor); code=$(param exit)",
+                "if [ \"$(param child)\" = 1 ]; then sleep 300 & echo $! > \"$NNI_SYS_DIR/child.pid\"; fi",
                 "metric() { echo \"{\\\"parameter_id\\\": $pid, \\\"trial_job_id\\\": \\\"$NNI_TRIAL_JOB_ID\\\", \\\"type\\\": \\\"$1\\\", \\\"sequence\\\": $2, \\\"value\\\": \\\"$3\\\"}\"; }",
                 "frame() { local data=\"$1\"$'\\n'; printf 'ME%06d%s' \"${#data}\" \"$data\" >> \"$NNI_SYS_DIR/.nni/metrics\"; }",
                 "i=0",
@@ -52,8 +53,13 @@ public final class TrialScripts {
 
     /** @return a packed parameter set as the tuner would send it */
     public static String parameters(int parameterId, int before, int after, String waitFor, int exit) {
+        return parameters(parameterId, before, after, waitFor, exit, false);
+    }
+
+    /** @param child true: the trial also starts a long {@code sleep} child and writes its pid to {@code child.pid} */
+    public static String parameters(int parameterId, int before, int after, String waitFor, int exit, boolean child) {
         return "{\"parameter_id\": " + parameterId + ", \"parameter_source\": \"algorithm\", \"parameters\": {\"before\": " + before
                 + ", \"after\": " + after + (waitFor == null ? "" : ", \"waitFor\": \"" + waitFor + "\"")
-                + ", \"exit\": " + exit + "}, \"parameter_index\": 0}";
+                + ", \"exit\": " + exit + (child ? ", \"child\": 1" : "") + "}, \"parameter_index\": 0}";
     }
 }

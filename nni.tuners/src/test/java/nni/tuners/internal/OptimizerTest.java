@@ -79,6 +79,13 @@ public class OptimizerTest {
     }
 
     @Test
+    public void annealAndEvolutionAreDeterministicUnderASeed() {
+        assertEquals(best(new AnnealTunerProvider(), Map.of("seed", 5), 80), best(new AnnealTunerProvider(), Map.of("seed", 5), 80), 0);
+        assertEquals(best(new EvolutionTunerProvider(), Map.of("seed", 5), 80),
+                best(new EvolutionTunerProvider(), Map.of("seed", 5), 80), 0);
+    }
+
+    @Test
     public void annealImprovesOverItsStart() {
         assertImproves(new AnnealTunerProvider(), "minimize");
     }

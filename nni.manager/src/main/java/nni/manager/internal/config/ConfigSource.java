@@ -60,8 +60,10 @@ final class ConfigSource {
             String problem = e.getProblem() != null ? e.getProblem() : e.getContext();
             throw new ConfigException(List.of(new ConfigError(file, mark == null ? 1 : mark.getLine() + 1,
                     mark == null ? 1 : mark.getColumn() + 1, "", "not valid YAML or JSON: " + problem)));
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new ConfigException(List.of(new ConfigError(file, 1, 1, "", "no such file")));
         } catch (IOException e) {
-            throw new ConfigException(List.of(new ConfigError(file, 1, 1, "", "cannot read the file: " + e)));
+            throw new ConfigException(List.of(new ConfigError(file, 1, 1, "", "cannot read the file: " + e.getMessage())));
         } catch (RuntimeException e) {
             throw new ConfigException(List.of(new ConfigError(file, 1, 1, "", "not valid YAML or JSON: " + e.getMessage())));
         }

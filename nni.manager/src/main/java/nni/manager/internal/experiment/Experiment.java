@@ -100,6 +100,7 @@ public final class Experiment implements SessionContext {
     private final Map<String, Trial> trials = new ConcurrentHashMap<>();
     private final List<String> errors = new CopyOnWriteArrayList<>();
     private final CompletableFuture<ExperimentStatus> settled = new CompletableFuture<>();
+    private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
 
     private volatile ExperimentConfig config;
     private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
@@ -259,6 +260,10 @@ public final class Experiment implements SessionContext {
                 if (attached.isPresent()) {
                     LOG.info("experiment {}: trial {} re-attached ({})", id, trial.id, attached.get().status());
                     trial.job = attached.get();
+                } else if (trial.job.status() == TrialStatus.WAITING) {
+                    // it never started: run it now, with its id, sequence id and parameters (NNI v3 re-queues too)
+                    LOG.info("experiment {}: trial {} had not started; submitting it again", id, trial.id);
+                    resubmit(trial);
                 } else {
                     endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(),
                             "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
@@ -278,6 +283,9 @@ public final class Experiment implements SessionContext {
      * killed), then the session closed. Waits until the trials ended or {@code patience} passed.
      */
     public void stop(Duration patience) {
+        if (!stopping.compareAndSet(false, true)) {
+            return;
+        }
         if (readOnly) {
             closeStore();
             return;
@@ -418,6 +426,17 @@ public final class Experiment implements SessionContext {
         }
     }
 
+    private void resubmit(Trial trial) {
+        TrialApplication application = new TrialApplication(trial.id, trial.sequenceId, new HyperParameters(trial.packed, 0),
+                config.trialGpuNumber() == null ? Placement.NONE : Placement.gpus(config.trialGpuNumber()));
+        try {
+            onTrialChanged(session.submit(application));
+        } catch (PlatformException | RuntimeException e) {
+            LOG.warn("experiment {}: trial {} could not be submitted again: {}", id, trial.id, e.getMessage());
+            endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), e.getMessage()));
+        }
+    }
+
     private String newTrialId() {
         while (true) {
             StringBuilder id = new StringBuilder(5).append(LETTERS.charAt(RANDOM.nextInt(LETTERS.length())));
@@ -524,6 +543,48 @@ public final class Experiment implements SessionContext {
      */
     @Override
     public void metricReported(String trialId, String line) {
+        ParsedMetric metric = parseMetric(trialId, line);
+        if (metric != null && store.addMetric(metric.record())) {
+            execute(() -> onMetric(trialId, metric.record().type(), metric.valueText()));
+        }
+    }
+
+    /**
+     * Stores a trial's metric lines in one transaction (durable together when this returns), then
+     * hands the new ones to the tuner or assessor in order. Lines that are not metrics are skipped.
+     */
+    @Override
+    public void metricsReported(String trialId, List<String> lines) {
+        List<ParsedMetric> metrics = new ArrayList<>(lines.size());
+        List<String> refused = new ArrayList<>();
+        for (String line : lines) {
+            try {
+                ParsedMetric metric = parseMetric(trialId, line);
+                if (metric != null) {
+                    metrics.add(metric);
+                }
+            } catch (IllegalArgumentException e) {
+                refused.add(e.getMessage());
+            }
+        }
+        boolean[] fresh = store.addMetrics(metrics.stream().map(ParsedMetric::record).toList());
+        for (int i = 0; i < fresh.length; i++) {
+            if (fresh[i]) {
+                ParsedMetric metric = metrics.get(i);
+                execute(() -> onMetric(trialId, metric.record().type(), metric.valueText()));
+            }
+        }
+        if (!refused.isEmpty()) {
+            throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
+        }
+    }
+
+    /** A metric line as stored, and its value as the tuner gets it. */
+    private record ParsedMetric(MetricRecord record, String valueText) {
+    }
+
+    /** @return the metric to store, or null for a line that is valid but not stored (REQUEST_PARAMETER) */
+    private ParsedMetric parseMetric(String trialId, String line) {
         JsonNode metric;
         try {
             metric = JSON.readTree(line);
@@ -539,17 +600,14 @@ public final class Experiment implements SessionContext {
         String type = metric.get("type").asText();
         if ("REQUEST_PARAMETER".equals(type)) {
             LOG.info("experiment {}: trial {} asked for more parameters; multi-phase is not supported", id, trialId);
-            return;
+            return null;
         }
         JsonNode value = metric.get("value");
         String valueText = value == null || value.isNull() ? "null" : value.isTextual() ? value.asText() : value.toString();
         long sequence = metric.path("sequence").asLong(0);
         JsonNode parameterId = metric.get("parameter_id");
-        boolean fresh = store.addMetric(new MetricRecord(System.currentTimeMillis(), trialId,
-                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence, json(valueText)));
-        if (fresh) {
-            execute(() -> onMetric(trialId, type, valueText));
-        }
+        return new ParsedMetric(new MetricRecord(System.currentTimeMillis(), trialId,
+                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence, json(valueText)), valueText);
     }
 
     private String metricProblem(String trialId, JsonNode metric) {

@@ -89,7 +89,8 @@ public class ExperimentManager {
      *
      * @throws PlatformException when the platform, tuner or assessor is missing or refuses
      */
-    public Experiment create(ExperimentConfig config) throws PlatformException, IOException {
+    public Experiment create(ExperimentConfig given) throws PlatformException, IOException {
+        ExperimentConfig config = underRoot(given);
         Tuner tuner = tuner(config);
         Assessor assessor = assessor(config);
         platforms.require(config.platform());
@@ -204,6 +205,21 @@ public class ExperimentManager {
             throw new IOException("no experiment " + id + " in " + root);
         }
         return directory;
+    }
+
+    /**
+     * NNI's default working directory ({@code ~/nni-experiments}) gives way to this runtime's root,
+     * so that what {@code run} creates, {@code resume} finds; a directory the file names is kept.
+     */
+    private ExperimentConfig underRoot(ExperimentConfig c) {
+        Path nniDefault = Path.of(System.getProperty("user.home"), "nni-experiments");
+        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(nniDefault)) {
+            return c;
+        }
+        return new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
+                c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
+                c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), root, c.tuner(), c.assessor(),
+                c.trainingServices(), c.canonical());
     }
 
     private TrainingSession open(Experiment experiment) throws PlatformException {

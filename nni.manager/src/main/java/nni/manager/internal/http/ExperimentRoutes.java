@@ -51,6 +51,11 @@ final class ExperimentRoutes {
                 .orElse(Map.of("status", ExperimentStatus.INITIALIZED.name(), "errors", List.of())));
         router.get("/experiment", (request, path) -> profile(require(request)));
         router.add("PUT", "/experiment", this::update);
+        // NNI's Experiment.stop(): the experiment stops (trials cancelled), its data stays
+        router.add("DELETE", "/experiment", (request, path) -> {
+            manager.get().stop(require(request).id(), Duration.ofSeconds(30));
+            return Map.of();
+        });
         router.get("/trial-jobs", (request, path) -> {
             String status = request.getParameter("status");
             if (status != null && !STATUSES.contains(status)) {

@@ -53,6 +53,33 @@ public class RunLaunchCommand implements LaunchCommand {
             return 2;
         }
         out.println("experiment " + experiment.id() + " started in " + experiment.directory());
+        return follow(experiments, experiment, out, err);
+    }
+
+    /**
+     * Shows an experiment's progress until it settles, prints the best trials, stops it.
+     *
+     * @return 0 when it ended DONE, else 1
+     */
+    static int follow(ExperimentManager experiments, Experiment experiment, PrintStream out, PrintStream err)
+            throws InterruptedException, java.util.concurrent.ExecutionException {
+        // Ctrl-C or SIGTERM ends the JVM without stopping the framework: cancel the trials then,
+        // or they would outlive the run (their process groups do not get the terminal's signal)
+        Thread cancelOnExit = new Thread(() -> experiment.stop(Duration.ofSeconds(15)), "nni-run-shutdown");
+        Runtime.getRuntime().addShutdownHook(cancelOnExit);
+        try {
+            return followUntilSettled(experiments, experiment, out, err);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(cancelOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running
+            }
+        }
+    }
+
+    private static int followUntilSettled(ExperimentManager experiments, Experiment experiment, PrintStream out,
+                                          PrintStream err) throws InterruptedException, java.util.concurrent.ExecutionException {
         boolean terminal = System.console() != null;
         String shown = "";
         ExperimentStatus end;

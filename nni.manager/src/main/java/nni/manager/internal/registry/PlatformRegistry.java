@@ -200,6 +200,11 @@ public class PlatformRegistry {
             context.metricReported(trialId, line);
         }
 
+        @Override
+        public void metricsReported(String trialId, java.util.List<String> lines) {
+            context.metricsReported(trialId, lines);
+        }
+
         // --- TrainingSession, as the experiment sees it
         @Override
         public TrialJob submit(TrialApplication application) throws PlatformException {

@@ -1,5 +1,6 @@
 package nni.manager.internal.report;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,9 +17,11 @@ public interface KeeperPeer {
     void handshakeRefused(String message);
 
     /**
-     * Applies one report; returns once what it carries is durable.
+     * Applies new reports, in sequence order; returns once what they carry is durable. A report
+     * that is not acceptable is logged and skipped by the peer.
      *
-     * @throws IllegalArgumentException when the report is not acceptable; it is logged and skipped
+     * @throws RuntimeException when they could not be applied (the store failed); the keeper sends
+     *                          them again, and applying a report twice changes nothing
      */
-    void apply(Map<String, Object> report);
+    void apply(List<Map<String, Object>> reports);
 }

@@ -2,6 +2,7 @@ package nni.manager.internal.report;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -136,19 +137,20 @@ public class TrialReportServlet extends JsonServlet {
             }
         }
         synchronized (link.reportLock()) {
+            List<Map<String, Object>> fresh = new ArrayList<>(reports.size());
+            long last = link.applied();
             for (Object item : reports) {
                 @SuppressWarnings("unchecked")
                 Map<String, Object> report = (Map<String, Object>) item;
                 long seq = ((Number) report.get("seq")).longValue();
-                if (seq <= link.applied()) {
-                    continue; // sent again after a lost answer: already stored
+                if (seq > last) { // older ones were sent again after a lost answer: already stored
+                    fresh.add(report);
+                    last = seq;
                 }
-                try {
-                    link.peer().apply(report);
-                } catch (IllegalArgumentException e) {
-                    LOG.warn("keeper {}: report {} ({}) skipped: {}", link.keeperId(), seq, report.get("kind"), e.getMessage());
-                }
-                link.applied(seq);
+            }
+            if (!fresh.isEmpty()) {
+                link.peer().apply(fresh);
+                link.applied(last);
             }
             return Map.of("acked", link.applied());
         }

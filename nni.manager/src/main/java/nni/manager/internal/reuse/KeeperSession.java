@@ -249,17 +249,46 @@ final class KeeperSession implements TrainingSession {
         }
 
         @Override
-        public void apply(Map<String, Object> report) {
-            String kind = String.valueOf(report.get("kind"));
-            switch (kind) {
-                case "metric" -> {
-                    String trialId = trialOf(report);
-                    Object line = report.get("line");
-                    if (!(line instanceof String text)) {
-                        throw new IllegalArgumentException("metric report without a 'line'");
+        public void apply(List<Map<String, Object>> reports) {
+            List<String> metrics = new ArrayList<>();
+            String metricsTrial = null;
+            for (Map<String, Object> report : reports) {
+                String kind = String.valueOf(report.get("kind"));
+                if (kind.equals("metric") && report.get("line") instanceof String line) {
+                    String trialId = String.valueOf(report.get("trial"));
+                    if (!trialId.equals(metricsTrial)) {
+                        storeMetrics(metricsTrial, metrics);
+                        metricsTrial = trialId;
                     }
-                    context.metricReported(trialId, text);
+                    metrics.add(line);
+                    continue;
                 }
+                storeMetrics(metricsTrial, metrics); // every metric before the report that follows it
+                try {
+                    applyOther(kind, report);
+                } catch (IllegalArgumentException e) {
+                    LOG.warn("keeper {}: report {} ({}) skipped: {}", id, report.get("seq"), kind, e.getMessage());
+                }
+            }
+            storeMetrics(metricsTrial, metrics);
+        }
+
+        /** Stores one trial's consecutive metric lines in one call, then clears the list. */
+        private void storeMetrics(String trialId, List<String> lines) {
+            if (lines.isEmpty()) {
+                return;
+            }
+            try {
+                context.metricsReported(trialOf(trialId), List.copyOf(lines));
+            } catch (IllegalArgumentException e) {
+                LOG.warn("keeper {}: metrics of trial {} skipped: {}", id, trialId, e.getMessage());
+            } finally {
+                lines.clear();
+            }
+        }
+
+        private void applyOther(String kind, Map<String, Object> report) {
+            switch (kind) {
                 case "ready" -> ready();
                 case "started" -> started(trialOf(report), report);
                 case "ended" -> ended(trialOf(report), report);
@@ -274,9 +303,12 @@ final class KeeperSession implements TrainingSession {
             }
         }
 
-        /** @return the report's trial id, if this environment runs that trial */
         private String trialOf(Map<String, Object> report) {
-            String trialId = String.valueOf(report.get("trial"));
+            return trialOf(String.valueOf(report.get("trial")));
+        }
+
+        /** @return the trial id, if this environment runs that trial */
+        private String trialOf(String trialId) {
             synchronized (lock) {
                 Trial trial = trials.get(trialId);
                 if (trial == null || trial.environment != this) {

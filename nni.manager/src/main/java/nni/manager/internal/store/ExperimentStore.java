@@ -145,6 +145,46 @@ public final class ExperimentStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Stores several metrics in one transaction, each at most once.
+     *
+     * @return for each metric, whether it was new
+     */
+    public synchronized boolean[] addMetrics(List<MetricRecord> metrics) {
+        boolean[] fresh = new boolean[metrics.size()];
+        if (metrics.isEmpty()) {
+            return fresh;
+        }
+        try (PreparedStatement insert = connection.prepareStatement("insert or ignore into MetricData values (?,?,?,?,?,?)")) {
+            connection.setAutoCommit(false);
+            for (int i = 0; i < fresh.length; i++) {
+                MetricRecord metric = metrics.get(i);
+                insert.setLong(1, metric.timestamp());
+                insert.setString(2, metric.trialJobId());
+                insert.setString(3, metric.parameterId());
+                insert.setString(4, metric.type());
+                insert.setLong(5, metric.sequence());
+                insert.setString(6, metric.data());
+                fresh[i] = insert.executeUpdate() == 1;
+            }
+            connection.commit();
+            return fresh;
+        } catch (SQLException e) {
+            try {
+                connection.rollback();
+            } catch (SQLException ignored) {
+                // the connection is broken; the exception below says why
+            }
+            throw new StoreException("cannot store " + metrics.size() + " metrics of trial " + metrics.get(0).trialJobId(), e);
+        } finally {
+            try {
+                connection.setAutoCommit(true);
+            } catch (SQLException ignored) {
+                // the connection is broken; the next call reports it
+            }
+        }
+    }
+
     /** Appends a profile row with the next revision. */
     public synchronized void saveProfile(Profile profile) {
         try (PreparedStatement insert = connection.prepareStatement(

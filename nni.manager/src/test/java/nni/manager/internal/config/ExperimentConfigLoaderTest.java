@@ -345,6 +345,24 @@ public class ExperimentConfigLoaderTest {
     }
 
     @Test
+    public void jsonFilesLoadThroughTheSameParserEvenWithTabs() throws Exception {
+        Path file = write("exp/config.json", "{\n\t\"searchSpace\": {},\n\t\"trialCommand\": \"python3 main.py\",\n"
+                + "\t\"trialConcurrency\": 1,\n\t\"tuner\": {\"name\": \"Random\"},\n"
+                + "\t\"trainingService\": {\"platform\": \"local\", \"reuseMode\": \"no\"}\n}\n");
+        ConfigError error = assertThrows(ConfigException.class, () -> loader.load(file)).errors().get(0);
+        assertEquals("trainingService.reuseMode", error.path());
+        assertEquals(6, error.line());
+        assertEquals(56, error.column());
+    }
+
+    @Test
+    public void aMissingFileIsOneClearError() throws Exception {
+        Path file = folder.getRoot().toPath().resolve("nope.yml");
+        ValidationReport report = loader.validate(file);
+        assertEquals(List.of(file + ":1:1: no such file"), report.lines());
+    }
+
+    @Test
     public void v1KubeflowIsConvertedAsNnisConverterDoes() throws Exception {
         write("exp/ss.json", "{}");
         ExperimentConfig config = load("""

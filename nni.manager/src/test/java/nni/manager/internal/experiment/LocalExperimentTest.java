@@ -250,4 +250,61 @@ public class LocalExperimentTest {
             assertTrue(e.getMessage(), e.getMessage().startsWith("trialConcurrency"));
         }
     }
+
+    static String gpuXml(String... processesPerGpu) {
+        StringBuilder xml = new StringBuilder("<?xml version=\"1.0\" ?>\n"
+                + "<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">\n<nvidia_smi_log>\n"
+                + "<attached_gpus>" + processesPerGpu.length + "</attached_gpus>\n");
+        for (int i = 0; i < processesPerGpu.length; i++) {
+            xml.append("<gpu id=\"0000000").append(i).append(":00:00.0\"><minor_number>").append(i)
+                    .append("</minor_number><utilization><gpu_util>0 %</gpu_util><memory_util>0 %</memory_util></utilization><processes>");
+            if (!processesPerGpu[i].isEmpty()) {
+                xml.append("<process_info><pid>").append(processesPerGpu[i])
+                        .append("</pid><type>C</type><process_name>python</process_name></process_info>");
+            }
+            xml.append("</processes></gpu>\n");
+        }
+        return xml.append("</nvidia_smi_log>\n").toString();
+    }
+
+    @Test(timeout = 60_000)
+    public void gpuPlacementFromAFakeNvidiaSmi() throws Exception {
+        String script = """
+                echo "$CUDA_VISIBLE_DEVICES" > "$NNI_OUTPUT_DIR/gpus"
+                while [ ! -e "$NNI_CODE_DIR/release-$NNI_TRIAL_SEQ_ID" ]; do sleep 0.05; done
+                """;
+        Experiments setup = setup("trial.sh", script);
+        setup.trialCommand = "bash trial.sh";
+        setup.concurrency = 2;
+        setup.maxTrials = 2;
+        setup.gpus = 1;
+        setup.section.put("useActiveGpu", false);
+        Path fake = folder.newFolder("bin").toPath().resolve("nvidia-smi");
+        Path xml = fake.resolveSibling("gpus.xml");
+        Files.writeString(xml, gpuXml("", "4711"));
+        Files.writeString(fake, "#!/bin/bash\n[ \"$1 $2\" = \"-q -x\" ] || exit 9\ncat " + xml + "\n");
+        assertTrue(fake.toFile().setExecutable(true));
+        setup.platformSettings.put("nvidia_smi", fake.toString());
+        experiment = setup.start("gpuexp01", new ListTuner(10), null);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> experiment.trials().size() == 2
+                && experiment.trials().get(1).job().message().startsWith("waiting"));
+        TrialView first = experiment.trials().get(0);
+        TrialView second = experiment.trials().get(1);
+        assertEquals(TrialStatus.RUNNING, first.job().status());
+        assertEquals(TrialStatus.WAITING, second.job().status());
+        assertEquals("waiting: needs 1 GPU, 0 free; GPU 0 full (1 trial of this experiment); GPU 1 busy (pid 4711)",
+                second.job().message());
+        Path trials = setup.workingDirectory.resolve("gpuexp01").resolve("trials");
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(trials.resolve(first.job().id()).resolve("gpus")));
+        assertEquals("0", Files.readString(trials.resolve(first.job().id()).resolve("gpus")).strip());
+
+        Files.writeString(setup.codeDirectory.resolve("release-0"), "");
+        await().atMost(Duration.ofSeconds(20)).until(() -> experiment.trials().get(1).job().status() == TrialStatus.RUNNING);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(trials.resolve(second.job().id()).resolve("gpus")));
+        assertEquals("0", Files.readString(trials.resolve(second.job().id()).resolve("gpus")).strip());
+        Files.writeString(setup.codeDirectory.resolve("release-1"), "");
+        assertEquals(ExperimentStatus.DONE, experiment.settled().get(20, TimeUnit.SECONDS));
+        assertTrue(experiment.trials().stream().allMatch(t -> t.job().status() == TrialStatus.SUCCEEDED));
+    }
 }

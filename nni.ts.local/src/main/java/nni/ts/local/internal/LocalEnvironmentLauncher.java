@@ -29,10 +29,13 @@ final class LocalEnvironmentLauncher implements EnvironmentLauncher {
 
     private final Path environmentsDirectory;
     private final int graceSeconds;
+    private final Path sdkPath;
 
-    LocalEnvironmentLauncher(Path environmentsDirectory, int graceSeconds) {
+    /** @param sdkPath the shipped nni SDK to put on the trials' PYTHONPATH, or null */
+    LocalEnvironmentLauncher(Path environmentsDirectory, int graceSeconds, Path sdkPath) {
         this.environmentsDirectory = environmentsDirectory;
         this.graceSeconds = graceSeconds;
+        this.sdkPath = sdkPath;
     }
 
     @Override
@@ -52,6 +55,10 @@ final class LocalEnvironmentLauncher implements EnvironmentLauncher {
                     .redirectOutput(directory.resolve("keeper.stdout").toFile())
                     .redirectError(directory.resolve("keeper.stderr").toFile());
             builder.environment().put(EnvironmentSpec.TOKEN_VARIABLE, spec.token());
+            if (sdkPath != null) { // the keeper passes its environment on to the trials
+                String existing = builder.environment().get("PYTHONPATH");
+                builder.environment().put("PYTHONPATH", existing == null || existing.isEmpty() ? sdkPath.toString() : existing + ":" + sdkPath);
+            }
             Process process = builder.start();
             LOG.debug("environment {}: keeper pid {} in {}", spec.environmentId(), process.pid(), directory);
             return new LocalEnvironment(process, directory);

@@ -89,7 +89,7 @@ public class LocalPlatform implements TrainingPlatform {
                 throw new PlatformException("reuseMode needs the manager's keeper sessions, which are not available");
             }
             return keepers.open(context, new LocalEnvironmentLauncher(context.experimentDirectory().resolve("environments"),
-                    config.kill_grace_seconds()), new KeeperOptions("local", true, config.reuse_max_environments(),
+                    config.kill_grace_seconds(), shippedSdk(context)), new KeeperOptions("local", true, config.reuse_max_environments(),
                     Duration.ofSeconds(config.reuse_idle_seconds()), "127.0.0.1"));
         }
         return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context), config.nvidia_smi());

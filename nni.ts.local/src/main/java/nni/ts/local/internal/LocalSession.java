@@ -137,7 +137,10 @@ final class LocalSession implements TrainingSession {
                 TrialJob.waiting(application, directory.toString(), "file://localhost" + directory));
         try {
             Files.createDirectories(directory.resolve(".nni"));
-            Files.createFile(directory.resolve(".nni").resolve("metrics"));
+            Path metrics = directory.resolve(".nni").resolve("metrics");
+            if (!Files.exists(metrics)) {
+                Files.createFile(metrics);
+            }
             writeAtomically(directory.resolve(application.hyperParameters().fileName()), application.hyperParameters().value());
             writeAtomically(directory.resolve("run.sh"), runScript(directory));
         } catch (IOException e) {

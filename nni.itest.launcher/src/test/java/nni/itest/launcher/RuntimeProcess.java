@@ -1,0 +1,120 @@
+package nni.itest.launcher;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The runnable jar as a child process with its own home, on a random loopback port. Its lifetime
+ * is bounded: {@link #close} ends it (SIGTERM, then SIGKILL).
+ */
+final class RuntimeProcess implements AutoCloseable {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    final Path home;
+    final Path output;
+    final Process process;
+    private String endpoint;
+
+    private RuntimeProcess(Path home, Process process, Path output) {
+        this.home = home;
+        this.process = process;
+        this.output = output;
+    }
+
+    /** Starts {@code java -jar nni-osgi.jar --port 0 --home <home> <arguments>}. */
+    static RuntimeProcess start(Path home, Path experiments, String... arguments) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dnni.experiments.dir=" + experiments, "-jar", System.getProperty("nni.jar"),
+                "--port", "0", "--host", "127.0.0.1", "--home", home.toString()));
+        command.addAll(List.of(arguments));
+        Files.createDirectories(home);
+        Path output = home.resolve("console.log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(output.toFile()).start();
+        return new RuntimeProcess(home, process, output);
+    }
+
+    /** @return the REST base, once the runtime wrote {@code log/endpoint} */
+    String endpoint() {
+        if (endpoint == null) {
+            Path file = home.resolve("log").resolve("endpoint");
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> Files.exists(file) && !Files.readString(file).isBlank());
+            try {
+                endpoint = Files.readString(file).strip();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return endpoint.endsWith("/") ? endpoint : endpoint + "/";
+    }
+
+    HttpResponse<String> request(String method, String path, String body) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint() + "api/v1/nni/" + path))
+                .timeout(Duration.ofSeconds(20))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", "application/json").build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    JsonNode get(String path) throws IOException, InterruptedException {
+        HttpResponse<String> response = request("GET", path, null);
+        if (response.statusCode() != 200) {
+            throw new AssertionError("GET " + path + " -> " + response.statusCode() + " " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    String console() throws IOException {
+        return Files.readString(output);
+    }
+
+    int awaitExit(Duration patience) throws InterruptedException, IOException {
+        if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("the runtime did not exit within " + patience + "; output:\n" + console());
+        }
+        return process.exitValue();
+    }
+
+    void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(20, TimeUnit.SECONDS);
+    }
+
+    static Map<String, Object> map(Object... pairs) {
+        java.util.LinkedHashMap<String, Object> map = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            map.put((String) pairs[i], pairs[i + 1]);
+        }
+        return map;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package nni.manager.internal.launch;
+
+import java.io.PrintStream;
+import java.util.List;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.ExperimentManager;
+
+/**
+ * {@code java -jar nni-osgi.jar resume <id>}: continues a stopped or crashed experiment (trials
+ * still running are taken back) and follows it to its end like {@code run}.
+ */
+@Component(property = LaunchCommand.NAME + "=resume")
+public class ResumeLaunchCommand implements LaunchCommand {
+
+    private final ExperimentManager experiments;
+
+    @Activate
+    public ResumeLaunchCommand(@Reference ExperimentManager experiments) {
+        this.experiments = experiments;
+    }
+
+    @Override
+    public int execute(List<String> arguments, PrintStream out, PrintStream err) throws Exception {
+        if (arguments.size() != 1) {
+            err.println("usage: java -jar nni-osgi.jar resume <experiment id>   (experiments under "
+                    + experiments.root() + ")");
+            return 2;
+        }
+        Experiment experiment = experiments.resume(arguments.get(0));
+        out.println("experiment " + experiment.id() + " resumed with " + experiment.trials().size() + " trials so far");
+        return RunLaunchCommand.follow(experiments, experiment, out, err);
+    }
+}
