@@ -66,6 +66,7 @@ public abstract class RuntimeTestSupport {
                 mavenBundle("com.fasterxml.jackson.core", "jackson-databind").versionAsInProject(),
                 mavenBundle("org.yaml", "snakeyaml").versionAsInProject(),
                 mavenBundle("org.xerial", "sqlite-jdbc").versionAsInProject(),
+                mavenBundle("com.github.mwiede", "jsch").versionAsInProject(),
                 bundle(reactorBundle("nni.api")),
                 bundle(reactorBundle("nni.manager")),
                 bundle(reactorBundle("nni.ts.local")),

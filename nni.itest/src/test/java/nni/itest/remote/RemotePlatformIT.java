@@ -6,7 +6,6 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assume.assumeTrue;
 import static org.ops4j.pax.exam.CoreOptions.bundle;
-import static org.ops4j.pax.exam.CoreOptions.mavenBundle;
 
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
@@ -71,7 +70,6 @@ public class RemotePlatformIT extends RuntimeTestSupport {
     @Configuration
     public Option[] config() throws IOException {
         return new Option[] {baseOptions(),
-                mavenBundle("com.github.mwiede", "jsch").versionAsInProject(),
                 bundle(reactorBundle("nni.ts.remote")),
                 bundle(reactorBundle("nni.itest.sshd"))};
     }
