@@ -42,6 +42,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
     private final List<RemoteMachine> machines;
     private final int gpuNumber;
     private final Path codeArchive;
+    private final Path sdk;
     private final String javaCommand;
     private final Duration killGrace;
     private final Duration machineLostAfter;
@@ -55,14 +56,16 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
     private boolean closed;
 
     /**
+     * @param sdk             the nni SDK shipped with nni-osgi ({@code nni/__init__.py}), for machines without nni; or null
      * @param waitingListener told (environment id, why) whenever an environment has to wait for a machine
      */
-    RemoteLauncher(List<RemoteMachine> machines, int gpuNumber, Path codeArchive, String javaCommand, Duration killGrace,
+    RemoteLauncher(List<RemoteMachine> machines, int gpuNumber, Path codeArchive, Path sdk, String javaCommand, Duration killGrace,
                    Duration machineLostAfter, Duration checkInterval, ScheduledExecutorService executor,
                    BiConsumer<String, String> waitingListener) {
         this.machines = machines;
         this.gpuNumber = gpuNumber;
         this.codeArchive = codeArchive;
+        this.sdk = sdk;
         this.javaCommand = javaCommand;
         this.killGrace = killGrace;
         this.machineLostAfter = machineLostAfter;
@@ -201,11 +204,14 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         String workDirectory = machine.directory + "/envs/" + spec.environmentId();
         environment.url = "file://" + machine.config.target().host() + workDirectory;
         try {
-            machine.prepare(spec.keeperJar(), codeArchive);
+            machine.prepare(spec.keeperJar(), codeArchive, sdk);
             StringBuilder command = new StringBuilder();
             command.append("mkdir -p ").append(Shell.quote(workDirectory)).append(" && cd ").append(Shell.quote(workDirectory))
                     .append(" && IFS= read -r ").append(EnvironmentSpec.TOKEN_VARIABLE)
                     .append(" && export ").append(EnvironmentSpec.TOKEN_VARIABLE);
+            if (machine.sdkDirectory() != null) {
+                command.append(" && export PYTHONPATH=").append(Shell.quote(machine.sdkDirectory())).append("${PYTHONPATH:+:$PYTHONPATH}");
+            }
             if (gpuNumber > 0) {
                 command.append(" && export CUDA_VISIBLE_DEVICES=")
                         .append(environment.placement.gpus().stream().map(String::valueOf).collect(Collectors.joining(",")));

@@ -22,6 +22,7 @@ final class RemoteMachine {
     final MachineSlots slots;
     final String directory;
     private boolean prepared;
+    private String sdkDirectory;
     private Instant unreachableSince;
     private Instant gpusSeen = Instant.EPOCH;
 
@@ -37,8 +38,13 @@ final class RemoteMachine {
         return config.target().name();
     }
 
-    /** Creates the experiment's directory and uploads the keeper and the code, once per experiment. */
-    synchronized void prepare(Path keeperJar, Path codeArchive) throws SshException {
+    /**
+     * Creates the experiment's directory and uploads the keeper and the code, once per experiment;
+     * where {@code python3} cannot {@code import nni}, also the SDK shipped with nni-osgi.
+     *
+     * @param sdk the local {@code nni/__init__.py} to upload where needed, or null
+     */
+    synchronized void prepare(Path keeperJar, Path codeArchive, Path sdk) throws SshException {
         if (prepared) {
             return;
         }
@@ -48,7 +54,17 @@ final class RemoteMachine {
                 "creating " + directory);
         ssh.upload(keeperJar, directory + "/nni-trialkeeper.jar");
         ssh.upload(codeArchive, directory + "/nni-code.tar.gz");
+        if (sdk != null && !ssh.exec("python3 -c 'import nni'").ok()) {
+            ssh.check("mkdir -p " + Shell.quote(directory + "/sdk/nni"), "creating the SDK directory");
+            ssh.upload(sdk, directory + "/sdk/nni/__init__.py");
+            sdkDirectory = directory + "/sdk";
+        }
         prepared = true;
+    }
+
+    /** @return the directory holding the uploaded SDK, to put on PYTHONPATH, or null when trials import an installed nni */
+    synchronized String sdkDirectory() {
+        return sdkDirectory;
     }
 
     /** Reads the GPUs with nvidia-smi unless they were read within {@code maxAgeMillis}. */

@@ -105,6 +105,7 @@ public class RemotePlatform implements TrainingPlatform {
             throw new PlatformException(e instanceof CodeArchiver.TooLargeException ? e.getMessage()
                     : "cannot pack trialCodeDirectory " + settings.codeDirectory() + ": " + e.getMessage(), e);
         }
+        Path sdk = shippedSdk(context.experimentDirectory().resolve("remote").resolve("sdk"));
         HostKeyPolicy hostKeys = new HostKeyPolicy(config.known_hosts().isBlank()
                 ? Path.of(System.getProperty("user.home"), ".ssh", "known_hosts") : Path.of(config.known_hosts()),
                 config.insecure_skip_host_key_check());
@@ -124,7 +125,7 @@ public class RemotePlatform implements TrainingPlatform {
         return RemoteSession.open(context, settings.reuseMode(), new RemoteSession.KeeperSessionOpener() {
             @Override
             public RemoteLauncher launcher(java.util.function.BiConsumer<String, String> waitingListener) throws PlatformException {
-                RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, config.java_command(),
+                RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, sdk, config.java_command(),
                         Duration.ofSeconds(config.kill_grace_seconds()), Duration.ofSeconds(config.machine_lost_seconds()),
                         Duration.ofSeconds(config.check_interval_seconds()), executor, waitingListener);
                 List<String> failures = launcher.connectAll();
@@ -142,5 +143,20 @@ public class RemotePlatform implements TrainingPlatform {
                         Math.max(1, config.max_keepers()), Duration.ofSeconds(config.reuse_idle_seconds()), settings.nniManagerIp()));
             }
         });
+    }
+
+    /** @return the SDK shipped in this bundle, written to {@code directory}/nni/__init__.py for upload */
+    private static Path shippedSdk(Path directory) throws PlatformException {
+        Path file = directory.resolve("nni").resolve("__init__.py");
+        try (java.io.InputStream sdk = RemotePlatform.class.getResourceAsStream("/sdk/nni/__init__.py")) {
+            if (sdk == null) {
+                throw new PlatformException("the nni SDK is missing from bundle nni.ts.remote");
+            }
+            java.nio.file.Files.createDirectories(file.getParent());
+            java.nio.file.Files.copy(sdk, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            return file;
+        } catch (IOException e) {
+            throw new PlatformException("cannot provide the nni SDK in " + directory + ": " + e.getMessage(), e);
+        }
     }
 }
