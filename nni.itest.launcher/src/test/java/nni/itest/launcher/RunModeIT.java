@@ -142,6 +142,10 @@ public class RunModeIT {
             assertTrue(metric.toString(), metric.has(field));
         }
         assertTrue(runtime.get("metric-data/" + metric.get("trialJobId").asText()).size() >= 6);
+        assertTrue(runtime.get("metric-data-range/0/0").size() >= 6);
+        JsonNode latest = runtime.get("metric-data-latest");
+        assertTrue(latest.toString(), latest.toString().contains("\"type\":\"FINAL\""));
+        assertEquals(400, runtime.request("GET", "metric-data-range/a/2", null).statusCode());
         JsonNode info = runtime.get("experiments-info");
         assertTrue(info.toString(), info.toString().contains("\"id\":\"" + id + "\""));
         assertEquals(0, runtime.awaitExit(Duration.ofSeconds(90)));
