@@ -37,11 +37,7 @@ final class Grid {
         for (Dim dim : dims.all()) {
             List<Double> grid = new ArrayList<>();
             List<double[]> parts = new ArrayList<>();
-            if (dim.categorical()) {
-                for (int i = 0; i < dim.size(); i++) {
-                    grid.add((double) i);
-                }
-            } else {
+            if (!dim.categorical()) {
                 grid.add(0.5);
                 parts.add(new double[] {0, 0.5});
                 parts.add(new double[] {0.5, 1});
@@ -105,7 +101,7 @@ final class Grid {
 
     private boolean advance() {
         for (int i = dims.size() - 1; i >= 0; i--) {
-            if (cursor[i] >= 0 && cursor[i] + 1 < values.get(i).size()) {
+            if (cursor[i] >= 0 && cursor[i] + 1 < size(i)) {
                 cursor[i]++;
                 reset(cursor, i + 1);
                 return true;
@@ -127,10 +123,14 @@ final class Grid {
         return partialPoint(cursor, dims.size());
     }
 
+    /** @return how many grid values dimension {@code dim} has in this epoch (every index for categorical ones) */
+    private int size(int dim) {
+        return dims.get(dim).categorical() ? dims.get(dim).size() : values.get(dim).size();
+    }
+
     /** @return the internal value of grid entry {@code index} of dimension {@code dim} */
     private double internal(int dim, int index) {
-        double x = values.get(dim).get(index);
-        return dims.get(dim).categorical() ? x : fromCdf(dims.get(dim).parameter(), x);
+        return dims.get(dim).categorical() ? index : fromCdf(dims.get(dim).parameter(), values.get(dim).get(index));
     }
 
     private static double fromCdf(Parameter parameter, double x) {
@@ -146,7 +146,10 @@ final class Grid {
 
     /** Starts the next epoch. @return whether any dimension gained a value */
     private boolean divide() {
-        previous = values.stream().mapToInt(List::size).toArray();
+        previous = new int[dims.size()];
+        for (int i = 0; i < previous.length; i++) {
+            previous[i] = size(i);
+        }
         boolean gained = false;
         for (int i = 0; i < dims.size(); i++) {
             Dim dim = dims.get(i);

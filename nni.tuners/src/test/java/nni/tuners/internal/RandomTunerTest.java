@@ -120,6 +120,16 @@ public class RandomTunerTest {
     }
 
     @Test
+    public void aRepeatInAHugeFiniteSpaceIsReplacedWithoutEnumeratingIt() {
+        Dims dims = new Dims(space("a", "randint", list(0, 1_000_000_000), "b", "choice", list("x", "y")));
+        Deduplicator deduplicator = new Deduplicator(dims);
+        double[] point = {123, 1};
+        assertEquals(Map.of("a", 123, "b", "y"), deduplicator.check(point).orElseThrow().parameters());
+        Map<String, Object> replacement = deduplicator.check(point.clone()).orElseThrow().parameters();
+        assertEquals(Map.of("a", 0, "b", "x"), replacement);
+    }
+
+    @Test
     public void nestedChoiceGivesNamedMappings() {
         SearchSpace space = space("D", "choice", list(option("UNIFORM", "dropout", "uniform", list(0.5, 0.9)), option("EMPTY")));
         for (Map<String, Object> p : draw(space, 5, 100)) {

@@ -150,14 +150,13 @@ public class ExperimentConfigLoader {
         List<ConfigProblem> problems = new ArrayList<>();
         Map<String, String> redirects = new HashMap<>();
         ExperimentConfig config = read(root, base, problems, outcome, redirects);
+        // a top-level value copied into a section is reported at the top level, once
+        Set<String> seen = new java.util.HashSet<>();
         for (ConfigProblem problem : problems) {
-            String path = problem.path();
-            for (Map.Entry<String, String> redirect : redirects.entrySet()) {
-                if (path.equals(redirect.getKey())) {
-                    path = redirect.getValue();
-                }
+            String path = redirects.getOrDefault(problem.path(), problem.path());
+            if (seen.add(path + "\n" + problem.message())) {
+                outcome.errors.add(source.error(path, problem.message()));
             }
-            outcome.errors.add(source.error(path, problem.message()));
         }
         outcome.errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
         if (outcome.errors.isEmpty()) {

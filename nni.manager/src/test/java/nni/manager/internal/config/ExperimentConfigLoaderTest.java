@@ -356,6 +356,27 @@ public class ExperimentConfigLoaderTest {
     }
 
     @Test
+    public void aBadTopLevelValueCopiedIntoSectionsIsReportedOnceAtTheTop() throws Exception {
+        List<ConfigError> errors = errors(COMMON + """
+                searchSpace: {}
+                trialGpuNumber: two
+                trainingService: [{platform: local}, {platform: aml, subscriptionId: s, resourceGroup: r, workspaceName: w, computeTarget: c}]
+                """);
+        assertEquals(1, errors.size());
+        assertEquals("trialGpuNumber", errors.get(0).path());
+        assertEquals(5, errors.get(0).line());
+    }
+
+    @Test
+    public void aMissingTrialCodeDirectoryIsReportedAtTheTopLevelKey() throws Exception {
+        List<ConfigError> errors = errors(COMMON + "searchSpace: {}\ntrialCodeDirectory: nowhere\ntrainingService: {platform: local}\n");
+        assertEquals(1, errors.size());
+        assertEquals("trialCodeDirectory", errors.get(0).path());
+        assertEquals(5, errors.get(0).line());
+        assertTrue(errors.get(0).message().startsWith("expected an existing directory"));
+    }
+
+    @Test
     public void aMissingFileIsOneClearError() throws Exception {
         Path file = folder.getRoot().toPath().resolve("nope.yml");
         ValidationReport report = loader.validate(file);
