@@ -142,6 +142,10 @@ public class RunModeIT {
             assertTrue(metric.toString(), metric.has(field));
         }
         assertTrue(runtime.get("metric-data/" + metric.get("trialJobId").asText()).size() >= 6);
+        assertTrue(runtime.get("metric-data-range/0/0").size() >= 6);
+        JsonNode latest = runtime.get("metric-data-latest");
+        assertTrue(latest.toString(), latest.toString().contains("\"type\":\"FINAL\""));
+        assertEquals(400, runtime.request("GET", "metric-data-range/a/2", null).statusCode());
         JsonNode info = runtime.get("experiments-info");
         assertTrue(info.toString(), info.toString().contains("\"id\":\"" + id + "\""));
         assertEquals(0, runtime.awaitExit(Duration.ofSeconds(90)));
@@ -199,6 +203,58 @@ public class RunModeIT {
             assertTrue(trials.toString(), trials.stream().allMatch(t -> t.status().equals("SUCCEEDED")));
             assertEquals(6, store.metrics(null, "FINAL").size());
             assertEquals(36, store.metrics(null, "PERIODICAL").size());
+        }
+    }
+
+    @Test(timeout = 180_000)
+    public void gpuPlacementUsesTheNvidiaSmiOnPath() throws Exception {
+        Path bin = folder.newFolder("bin").toPath();
+        Path fake = bin.resolve("nvidia-smi");
+        // two GPUs; GPU 1 runs a process that is not ours
+        Files.writeString(fake, """
+                #!/bin/sh
+                [ "$1 $2" = "-q -x" ] || exit 9
+                cat <<'XML'
+                <?xml version="1.0" ?>
+                <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">
+                <nvidia_smi_log><attached_gpus>2</attached_gpus>
+                <gpu id="00000000:01:00.0"><minor_number>0</minor_number><processes></processes></gpu>
+                <gpu id="00000000:02:00.0"><minor_number>1</minor_number><processes><process_info><pid>4711</pid></process_info></processes></gpu>
+                </nvidia_smi_log>
+                XML
+                """);
+        assertTrue(fake.toFile().setExecutable(true));
+        Path code = folder.newFolder("gpucode").toPath();
+        Files.writeString(code.resolve("trial.sh"), "echo \"gpus=$CUDA_VISIBLE_DEVICES\"\n");
+        Path config = code.resolve("config.yml");
+        Files.writeString(config, """
+                searchSpace:
+                  x: {_type: choice, _value: [1, 2, 3]}
+                trialCommand: bash trial.sh
+                trialCodeDirectory: .
+                trialGpuNumber: 1
+                trialConcurrency: 2
+                maxTrialNumber: 3
+                tuner:
+                  name: GridSearch
+                trainingService:
+                  platform: local
+                  useActiveGpu: false
+                """);
+        Path experiments = folder.newFolder("experiments").toPath();
+        runtime = RuntimeProcess.start(Map.of("PATH", bin + ":" + System.getenv("PATH")), folder.newFolder("home").toPath(),
+                experiments, "run", config.toString());
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        String id = experimentId(runtime.console());
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
+            List<TrialRecord> trials = store.trials();
+            assertEquals(3, trials.size());
+            for (TrialRecord trial : trials) {
+                assertEquals("SUCCEEDED", trial.status());
+                // GPU 1 is busy, so every trial gets GPU 0, one at a time
+                assertEquals("gpus=0", Files.readString(experiments.resolve(id).resolve("trials").resolve(trial.id())
+                        .resolve("stdout")).strip());
+            }
         }
     }
 }

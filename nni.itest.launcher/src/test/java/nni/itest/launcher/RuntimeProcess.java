@@ -41,13 +41,21 @@ final class RuntimeProcess implements AutoCloseable {
 
     /** Starts {@code java -jar nni-osgi.jar --port 0 --home <home> <arguments>}. */
     static RuntimeProcess start(Path home, Path experiments, String... arguments) throws IOException {
+        return start(Map.of(), home, experiments, arguments);
+    }
+
+    /** Starts the jar with extra environment variables (e.g. a PATH with a fake nvidia-smi first). */
+    static RuntimeProcess start(Map<String, String> environment, Path home, Path experiments, String... arguments)
+            throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dnni.experiments.dir=" + experiments, "-jar", System.getProperty("nni.jar"),
                 "--port", "0", "--host", "127.0.0.1", "--home", home.toString()));
         command.addAll(List.of(arguments));
         Files.createDirectories(home);
         Path output = home.resolve("console.log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(environment);
+        Process process = builder.redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(output.toFile()).start();
         return new RuntimeProcess(home, process, output);

@@ -79,7 +79,7 @@ public final class Experiment implements SessionContext {
         final Map<String, Object> parameters;
         final String packed;
         volatile TrialJob job;
-        final List<Double> intermediate = new ArrayList<>();
+        final List<Double> intermediate = new CopyOnWriteArrayList<>();
         volatile Double finalValue;
         ScheduledFuture<?> durationLimit;
 

@@ -80,6 +80,30 @@ final class ExperimentRoutes {
         });
         router.get("/metric-data", (request, path) -> metrics(require(request), null, type(request)));
         router.get("/metric-data/{id}", (request, path) -> metrics(require(request), path.get("id"), type(request)));
+        router.get("/metric-data-range/{min}/{max}", (request, path) -> {
+            long min = sequence("min_seq_id", path.get("min"));
+            long max = sequence("max_seq_id", path.get("max"));
+            Experiment experiment = require(request);
+            Set<String> inRange = new java.util.HashSet<>();
+            experiment.trials().stream().filter(t -> t.sequenceId() >= min && t.sequenceId() <= max)
+                    .forEach(t -> inRange.add(t.job().id()));
+            return experiment.store().metrics(null, null).stream().filter(m -> inRange.contains(m.trialJobId())).toList();
+        });
+        router.get("/metric-data-latest", (request, path) -> {
+            // every FINAL, and each trial's latest PERIODICAL
+            List<MetricRecord> all = require(request).store().metrics(null, null);
+            Map<String, MetricRecord> latest = new LinkedHashMap<>();
+            List<MetricRecord> answer = new ArrayList<>();
+            for (MetricRecord metric : all) {
+                if ("PERIODICAL".equals(metric.type())) {
+                    latest.merge(metric.trialJobId(), metric, (a, b) -> b.sequence() >= a.sequence() ? b : a);
+                } else {
+                    answer.add(metric);
+                }
+            }
+            answer.addAll(latest.values());
+            return answer;
+        });
         router.get("/job-statistics", (request, path) -> {
             Map<String, Integer> counts = new LinkedHashMap<>();
             require(request).trials().forEach(t -> counts.merge(t.job().status().name(), 1, Integer::sum));
@@ -102,6 +126,14 @@ final class ExperimentRoutes {
         String id = request.getParameter("experiment_id");
         return selected(request).orElseThrow(() -> HttpError.notFound(id == null ? "no experiment is open"
                 : "no open experiment " + id + "; open: " + manager.get().open().stream().map(Experiment::id).toList()));
+    }
+
+    private static long sequence(String name, String text) {
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw HttpError.badRequest(name + ": expected a sequence id, got '" + text + "'");
+        }
     }
 
     private static String type(HttpServletRequest request) {

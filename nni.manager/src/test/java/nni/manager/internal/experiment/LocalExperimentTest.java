@@ -307,4 +307,20 @@ public class LocalExperimentTest {
         assertEquals(ExperimentStatus.DONE, experiment.settled().get(20, TimeUnit.SECONDS));
         assertTrue(experiment.trials().stream().allMatch(t -> t.job().status() == TrialStatus.SUCCEEDED));
     }
+
+    @Test(timeout = 60_000)
+    public void maxExperimentDurationEndsSubmissionsAndRunningTrialsFinish() throws Exception {
+        Experiments setup = setup("trial.sh", "sleep 0.4\n");
+        setup.trialCommand = "bash trial.sh";
+        setup.maxExperimentDuration = Duration.ofMillis(1000);
+        experiment = setup.start("duration2", new ListTuner(1000), null);
+
+        assertEquals(ExperimentStatus.DONE, experiment.settled().get(30, TimeUnit.SECONDS));
+        List<TrialView> trials = experiment.trials();
+        assertTrue(trials.size() >= 1 && trials.size() <= 4);
+        // NNI lets the trial running at the limit finish instead of killing it
+        assertTrue(trials.stream().allMatch(t -> t.job().status() == TrialStatus.SUCCEEDED));
+        long start = experiment.startTime();
+        assertTrue(trials.stream().allMatch(t -> t.job().submitTime().toEpochMilli() - start < 1500));
+    }
 }
