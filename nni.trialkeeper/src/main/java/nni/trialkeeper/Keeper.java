@@ -37,6 +37,8 @@ final class Keeper implements TrialProcess.Host {
     private static final int BATCH_REPORTS = 2000;
     private static final long BATCH_BYTES = 1 << 20;
     private static final long POLL_MILLIS = 10_000;
+    private static final long GPU_REPORT_SECONDS = 30;
+    private static final String NVIDIA_SMI = System.getProperty("nni.keeper.nvidia-smi", "nvidia-smi");
 
     private final KeeperOptions options;
     private final ManagerClient manager;
@@ -86,6 +88,9 @@ final class Keeper implements TrialProcess.Host {
         if (options.runner()) {
             report(TrialProcess.ordered("kind", "ready", "environment", options.keeperId(), "time", System.currentTimeMillis(),
                     "keeperVersion", VERSION));
+            if (GpuInfo.query(NVIDIA_SMI) != null) {
+                timer.scheduleWithFixedDelay(this::reportGpus, 0, GPU_REPORT_SECONDS, TimeUnit.SECONDS);
+            }
         } else {
             @SuppressWarnings("unchecked")
             Map<String, Object> trial = (Map<String, Object>) answer.get("trial");
@@ -242,6 +247,19 @@ final class Keeper implements TrialProcess.Host {
         process.ended().whenComplete((code, error) -> trials.remove(trialId));
         process.start((String) parameter.get("value"), ((Number) parameter.getOrDefault("index", 0L)).intValue());
         return process;
+    }
+
+    private void reportGpus() {
+        Map<String, Object> gpus = GpuInfo.query(NVIDIA_SMI);
+        if (gpus != null && !stopping) {
+            try {
+                report(gpus);
+            } catch (IOException e) {
+                System.err.println("GPU report not spooled: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private int fail(int code, String message) {

@@ -223,6 +223,7 @@ final class KeeperSession implements TrainingSession {
         boolean connected;
         Instant idleSince;
         ScheduledFuture<?> idleCheck;
+        volatile Map<String, Object> gpus;
 
         Environment(String id) {
             this.id = id;
@@ -298,7 +299,10 @@ final class KeeperSession implements TrainingSession {
                         request.complete((String) report.get("text"));
                     }
                 }
-                case "gpu" -> LOG.debug("environment {}: GPU information {}", id, report);
+                case "gpu" -> {
+                    gpus = report; // kept for GPU-aware placement; logged for now
+                    LOG.debug("environment {}: {} GPUs {}", id, report.get("gpuCount"), report.get("gpuInfos"));
+                }
                 default -> throw new IllegalArgumentException("unknown report kind '" + kind + "'");
             }
         }
