@@ -233,8 +233,17 @@ public final class SshdHarness implements AutoCloseable {
         return tools;
     }
 
+    /** Stops the servers and deletes the directory (keys, configurations, what tests put there). */
     @Override
-    public void close() {
+    public synchronized void close() {
         machines.forEach(SshdMachine::stop);
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (var walk = Files.walk(directory)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | java.io.UncheckedIOException e) {
+            // best effort: a temporary directory
+        }
     }
 }
