@@ -6,6 +6,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,7 +80,8 @@ public final class Experiment implements SessionContext {
         final Map<String, Object> parameters;
         final String packed;
         volatile TrialJob job;
-        final List<Double> intermediate = new CopyOnWriteArrayList<>();
+        // appended for every PERIODICAL metric, copied by readers: a copy-on-write list would copy on every append
+        final List<Double> intermediate = Collections.synchronizedList(new ArrayList<>());
         volatile Double finalValue;
         ScheduledFuture<?> durationLimit;
 
@@ -568,11 +570,14 @@ public final class Experiment implements SessionContext {
             }
         }
         boolean[] fresh = store.addMetrics(metrics.stream().map(ParsedMetric::record).toList());
+        List<ParsedMetric> stored = new ArrayList<>(fresh.length);
         for (int i = 0; i < fresh.length; i++) {
             if (fresh[i]) {
-                ParsedMetric metric = metrics.get(i);
-                execute(() -> onMetric(trialId, metric.record().type(), metric.valueText()));
+                stored.add(metrics.get(i));
             }
+        }
+        if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
+            execute(() -> stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.valueText())));
         }
         if (!refused.isEmpty()) {
             throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
