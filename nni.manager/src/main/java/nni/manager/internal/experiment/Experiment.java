@@ -547,7 +547,7 @@ public final class Experiment implements SessionContext {
     public void metricReported(String trialId, String line) {
         ParsedMetric metric = parseMetric(trialId, line);
         if (metric != null && store.addMetric(metric.record())) {
-            execute(() -> onMetric(trialId, metric.record().type(), metric.valueText()));
+            execute(() -> onMetric(trialId, metric.record().type(), metric.value()));
         }
     }
 
@@ -577,15 +577,15 @@ public final class Experiment implements SessionContext {
             }
         }
         if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
-            execute(() -> stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.valueText())));
+            execute(() -> stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.value())));
         }
         if (!refused.isEmpty()) {
             throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
         }
     }
 
-    /** A metric line as stored, and its value as the tuner gets it. */
-    private record ParsedMetric(MetricRecord record, String valueText) {
+    /** A metric line as stored, and its value as the tuner gets it (null: not a number). */
+    private record ParsedMetric(MetricRecord record, Double value) {
     }
 
     /** @return the metric to store, or null for a line that is valid but not stored (REQUEST_PARAMETER) */
@@ -611,8 +611,10 @@ public final class Experiment implements SessionContext {
         String valueText = value == null || value.isNull() ? "null" : value.isTextual() ? value.asText() : value.toString();
         long sequence = metric.path("sequence").asLong(0);
         JsonNode parameterId = metric.get("parameter_id");
+        // the number from the node already parsed; only a value sent as text (as NNI's SDK does) is parsed once more
+        Double number = value != null && value.isNumber() ? Double.valueOf(value.asDouble()) : number(valueText);
         return new ParsedMetric(new MetricRecord(System.currentTimeMillis(), trialId,
-                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence, json(valueText)), valueText);
+                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence, json(valueText)), number);
     }
 
     private String metricProblem(String trialId, JsonNode metric) {
@@ -636,9 +638,8 @@ public final class Experiment implements SessionContext {
         return null;
     }
 
-    private void onMetric(String trialId, String type, String valueText) {
+    private void onMetric(String trialId, String type, Double value) {
         Trial trial = trials.get(trialId);
-        Double value = number(valueText);
         if (trial == null || value == null) {
             return;
         }

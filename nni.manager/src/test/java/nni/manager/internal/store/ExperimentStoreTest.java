@@ -5,7 +5,13 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.Rule;
 import org.junit.Test;
@@ -49,6 +55,48 @@ public class ExperimentStoreTest {
             Profile profile = store.latestProfile().orElseThrow();
             assertEquals(2, profile.revision());
             assertEquals(Long.valueOf(200), profile.endTime());
+        }
+    }
+
+    /**
+     * Concurrent batches (group commit): every caller learns exactly which of its metrics were new,
+     * overlapping batches of different callers store each metric once, and every row is there after.
+     */
+    @Test(timeout = 60_000)
+    public void concurrentBatchesStoreEachMetricOnceAndReportWhichWereNew() throws Exception {
+        int callers = 6;
+        int batches = 40;
+        int batchSize = 50;
+        AtomicLong fresh = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try (ExperimentStore store = ExperimentStore.open(folder.getRoot().toPath())) {
+            List<Future<?>> results = new ArrayList<>();
+            for (int c = 0; c < callers; c++) {
+                String trial = "T" + (c % 3); // two callers per trial: every metric is sent twice
+                results.add(pool.submit(() -> {
+                    for (int b = 0; b < batches; b++) {
+                        List<MetricRecord> batch = new ArrayList<>();
+                        for (int i = 0; i < batchSize; i++) {
+                            batch.add(new MetricRecord(b, trial, "0", "PERIODICAL", (long) b * batchSize + i, "\"" + i + "\""));
+                        }
+                        for (boolean isNew : store.addMetrics(batch)) {
+                            fresh.addAndGet(isNew ? 1 : 0);
+                        }
+                        assertFalse("a batch sent again is not new", store.addMetrics(batch)[batchSize - 1]);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> result : results) {
+                result.get(50, TimeUnit.SECONDS);
+            }
+            long expected = 3L * batches * batchSize;
+            assertEquals("metrics reported new", expected, fresh.get());
+            List<MetricRecord> stored = store.metrics(null, null);
+            assertEquals(expected, stored.size());
+            assertEquals(expected, stored.stream().map(m -> m.trialJobId() + "/" + m.sequence()).distinct().count());
+        } finally {
+            pool.shutdownNow();
         }
     }
 }
