@@ -160,10 +160,12 @@ public class IngestBenchmark extends RuntimeTestSupport {
         String loadBefore = loadAverage();
         start.await(60, TimeUnit.SECONDS);
         long began = System.nanoTime();
+        Duration cpuBefore = ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO);
         for (Future<?> client : clients) {
             client.get(14, TimeUnit.MINUTES);
         }
         long elapsed = System.nanoTime() - began;
+        Duration cpu = ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO).minus(cpuBefore);
         String loadAfter = loadAverage();
         pool.shutdown();
         await().atMost(Duration.ofSeconds(60)).until(() -> command("nni:top --once").toString().contains("DONE"));
@@ -180,10 +182,11 @@ public class IngestBenchmark extends RuntimeTestSupport {
         double seconds = elapsed / 1e9;
         String figures = String.format("ingest %s: %d keepers x %d batches x %d metrics = %d metrics in %.2f s: %.0f metrics/s;"
                         + " batch request latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; store: the experiment's SQLite"
-                        + " (WAL, synchronous=NORMAL, committed before the answer), %d rows, %d distinct; load average before %s, after %s%n",
+                        + " (WAL, synchronous=NORMAL, committed before the answer), %d rows, %d distinct; load average before %s, after %s;"
+                        + " this JVM (clients and runtime) used %.1f CPU s, %.1f us per metric%n",
                 name, keepers, batches, batchSize, expected, seconds, expected / seconds,
                 all[all.length / 2] / 1e6, all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6,
-                all[all.length - 1] / 1e6, stored[0], stored[1], loadBefore, loadAfter);
+                all[all.length - 1] / 1e6, stored[0], stored[1], loadBefore, loadAfter, cpu.toMillis() / 1e3, cpu.toNanos() / 1e3 / expected);
         System.out.print(figures);
         return figures;
     }
