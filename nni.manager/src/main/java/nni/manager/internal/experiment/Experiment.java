@@ -592,8 +592,8 @@ public final class Experiment implements SessionContext {
     private ParsedMetric parseMetric(String trialId, String line) {
         JsonNode metric;
         try {
-            metric = JSON.readTree(line);
-        } catch (JsonProcessingException e) {
+            metric = MetricFields.read(JSON, line);
+        } catch (IOException e) {
             LOG.warn("experiment {}: trial {} reported a line that is not JSON, skipped: {}", id, trialId, abbreviate(line));
             throw new IllegalArgumentException("not a metric (invalid JSON): " + abbreviate(line));
         }
@@ -613,8 +613,10 @@ public final class Experiment implements SessionContext {
         JsonNode parameterId = metric.get("parameter_id");
         // the number from the node already parsed; only a value sent as text (as NNI's SDK does) is parsed once more
         Double number = value != null && value.isNumber() ? Double.valueOf(value.asDouble()) : number(valueText);
+        String literal = MetricFields.plainStringLiteral(valueText);
         return new ParsedMetric(new MetricRecord(System.currentTimeMillis(), trialId,
-                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence, json(valueText)), number);
+                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence,
+                literal != null ? literal : json(valueText)), number);
     }
 
     private String metricProblem(String trialId, JsonNode metric) {
@@ -665,6 +667,10 @@ public final class Experiment implements SessionContext {
 
     /** @return a metric value as a number: a plain number, or a dict's {@code default} entry */
     static Double number(String valueText) {
+        Double plain = MetricFields.plainNumber(valueText);
+        if (plain != null) {
+            return plain;
+        }
         try {
             JsonNode node = JSON.readTree(valueText);
             if (node != null && node.isTextual()) {
