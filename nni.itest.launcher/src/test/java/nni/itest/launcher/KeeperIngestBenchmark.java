@@ -30,7 +30,7 @@ import nni.manager.internal.store.MetricRecord;
  * Not part of {@code mvn verify}; run it with
  *
  * <pre>
- * mvn -B -o verify -pl nni.itest.launcher -am -Dit.test=KeeperIngestBenchmark [-Dbench.keepers=4 -Dbench.metrics=50000]
+ * mvn -B -o verify -pl nni.itest.launcher -am -Dit.test=KeeperIngestBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false [-Dbench.keepers=4 -Dbench.metrics=50000]
  * </pre>
  */
 public class KeeperIngestBenchmark {
@@ -81,7 +81,9 @@ public class KeeperIngestBenchmark {
         LongSummaryStatistics times;
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
             List<MetricRecord> all = store.metrics(null, null);
-            assertEquals("every metric stored once", expected, all.size());
+            assertEquals("every metric stored", expected, all.size());
+            assertEquals("every metric stored once", expected,
+                    all.stream().map(m -> m.trialJobId() + "/" + m.type() + "/" + m.sequence()).distinct().count());
             times = all.stream().mapToLong(MetricRecord::timestamp).summaryStatistics();
         }
         double seconds = Math.max(1, times.getMax() - times.getMin()) / 1000.0;
