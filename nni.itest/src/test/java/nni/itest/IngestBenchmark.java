@@ -7,12 +7,9 @@ import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -26,7 +23,6 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,8 +31,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.apache.felix.service.command.CommandProcessor;
-import org.apache.felix.service.command.CommandSession;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -208,19 +202,6 @@ public class IngestBenchmark extends RuntimeTestSupport {
     private static String loadAverage() throws Exception {
         String[] fields = Files.readString(Path.of("/proc/loadavg")).split(" ");
         return fields[0] + " " + fields[1] + " " + fields[2];
-    }
-
-    private Object command(String line) throws Exception {
-        CommandProcessor processor = service(CommandProcessor.class, null);
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
-        CommandSession session = processor.createSession(System.in, out, out);
-        try {
-            Object value = session.execute(line);
-            return value != null ? value : printed.toString(StandardCharsets.UTF_8);
-        } finally {
-            session.close();
-        }
     }
 
     /** Plays one keeper: handshake, ready, takes its trial, sends the batches, ends the trial. @return the trial id */
