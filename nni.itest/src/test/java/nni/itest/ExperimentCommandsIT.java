@@ -6,17 +6,12 @@ import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.felix.service.command.CommandProcessor;
-import org.apache.felix.service.command.CommandSession;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -43,18 +38,6 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
                 frameworkProperty("nni.it.root").value(root.toString())};
     }
 
-    private Object command(String line) throws Exception {
-        CommandProcessor processor = service(CommandProcessor.class, null);
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
-        CommandSession session = processor.createSession(System.in, out, out);
-        try {
-            Object value = session.execute(line);
-            return value != null ? value : printed.toString(StandardCharsets.UTF_8);
-        } finally {
-            session.close();
-        }
-    }
 
     @Test(timeout = 180_000)
     @SuppressWarnings("unchecked")

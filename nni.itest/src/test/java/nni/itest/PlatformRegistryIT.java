@@ -5,9 +5,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,8 +14,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.After;
 import org.junit.Test;
 import org.junit.runner.RunWith;
-import org.apache.felix.service.command.CommandProcessor;
-import org.apache.felix.service.command.CommandSession;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
@@ -127,19 +122,6 @@ public class PlatformRegistryIT extends RuntimeTestSupport {
         throw new AssertionError("no bundle " + symbolicName);
     }
 
-    /** @return the value a Gogo command line evaluates to; what it prints is appended for help */
-    private Object command(String line) throws Exception {
-        CommandProcessor processor = service(CommandProcessor.class, null);
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
-        CommandSession session = processor.createSession(System.in, out, out);
-        try {
-            Object value = session.execute(line);
-            return value != null ? value : printed.toString(StandardCharsets.UTF_8);
-        } finally {
-            session.close();
-        }
-    }
 
     static final class RecordingContext implements SessionContext {
         final List<TrialJob> changes = new CopyOnWriteArrayList<>();

@@ -8,17 +8,22 @@ import static org.ops4j.pax.exam.CoreOptions.mavenBundle;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 import static org.ops4j.pax.exam.CoreOptions.when;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 
 import javax.inject.Inject;
 
+import org.apache.felix.service.command.CommandProcessor;
+import org.apache.felix.service.command.CommandSession;
 import org.ops4j.pax.exam.Option;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
@@ -106,6 +111,24 @@ public abstract class RuntimeTestSupport {
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         return client.send(HttpRequest.newBuilder(endpoint().resolve(path)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * Runs a Gogo command line in a fresh session, as a user at the console would.
+     *
+     * @return the value the line evaluates to or, when it has none, what it printed
+     */
+    protected Object command(String line) throws Exception {
+        CommandProcessor processor = service(CommandProcessor.class, null);
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
+        CommandSession session = processor.createSession(System.in, out, out);
+        try {
+            Object value = session.execute(line);
+            return value != null ? value : printed.toString(StandardCharsets.UTF_8);
+        } finally {
+            session.close();
+        }
     }
 
     protected <S> S service(Class<S> type, String filter) throws Exception {

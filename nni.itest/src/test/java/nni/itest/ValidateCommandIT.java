@@ -10,8 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import org.apache.felix.service.command.CommandProcessor;
-import org.apache.felix.service.command.CommandSession;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.ops4j.pax.exam.Configuration;
@@ -52,13 +50,7 @@ public class ValidateCommandIT extends RuntimeTestSupport {
 
     @SuppressWarnings("unchecked")
     private List<String> validate(Path file) throws Exception {
-        CommandProcessor processor = service(CommandProcessor.class, null);
-        CommandSession session = processor.createSession(System.in, System.out, System.err);
-        try {
-            return (List<String>) session.execute("nni:validate " + file);
-        } finally {
-            session.close();
-        }
+        return (List<String>) command("nni:validate " + file);
     }
 
     private static final String REMOTE = """

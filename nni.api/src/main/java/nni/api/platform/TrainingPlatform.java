@@ -29,9 +29,11 @@ import nni.api.config.SectionCheck;
  *     for different experiments; implementations are thread-safe.</li>
  * <li>One {@link TrainingSession} is opened per experiment run (create or resume) and closed by the
  *     manager when the experiment stops. When the platform service goes away (its bundle is stopped,
- *     updated or uninstalled) the manager closes every session it opened before the service is gone,
- *     then marks the trials those sessions still had as {@code SYS_CANCELED}; a platform must not
- *     rely on closing them itself from {@code @Deactivate}.</li>
+ *     updated or uninstalled, or its component is re-created for a new configuration) the manager
+ *     closes every session it opened before the service is gone, then marks the trials those
+ *     sessions still had as {@code SYS_CANCELED}; a platform must not rely on closing them itself
+ *     from {@code @Deactivate}. The experiments wait, and open a new session as soon as a service
+ *     with the same name is registered again.</li>
  * </ul>
  */
 @ConsumerType

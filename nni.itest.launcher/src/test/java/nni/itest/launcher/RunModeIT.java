@@ -209,7 +209,27 @@ public class RunModeIT {
     @Test(timeout = 180_000)
     public void gpuPlacementUsesTheNvidiaSmiOnPath() throws Exception {
         Path bin = folder.newFolder("bin").toPath();
-        Path fake = bin.resolve("nvidia-smi");
+        fakeNvidiaSmi(bin.resolve("nvidia-smi"));
+        assertEveryTrialGetsGpuZero(Map.of("PATH", bin + ":" + System.getenv("PATH")), folder.newFolder("home").toPath());
+    }
+
+    /**
+     * A setting in etc/ is in force before the command's experiment starts: here the local
+     * platform's nvidia-smi is named only in etc/nni.ts.local.cfg (none on PATH), so trials can be
+     * placed on a GPU only if the file was applied first.
+     */
+    @Test(timeout = 180_000)
+    public void settingsInEtcApplyBeforeTheExperimentStarts() throws Exception {
+        Path tools = folder.newFolder("tools").toPath();
+        Path fake = tools.resolve("fake-nvidia-smi");
+        fakeNvidiaSmi(fake);
+        Path home = folder.newFolder("home").toPath();
+        Files.createDirectories(home.resolve("etc"));
+        Files.writeString(home.resolve("etc").resolve("nni.ts.local.cfg"), "nvidia.smi=" + fake + "\n");
+        assertEveryTrialGetsGpuZero(Map.of(), home);
+    }
+
+    private static void fakeNvidiaSmi(Path fake) throws Exception {
         // two GPUs; GPU 1 runs a process that is not ours
         Files.writeString(fake, """
                 #!/bin/sh
@@ -224,6 +244,9 @@ public class RunModeIT {
                 XML
                 """);
         assertTrue(fake.toFile().setExecutable(true));
+    }
+
+    private void assertEveryTrialGetsGpuZero(Map<String, String> environment, Path home) throws Exception {
         Path code = folder.newFolder("gpucode").toPath();
         Files.writeString(code.resolve("trial.sh"), "echo \"gpus=$CUDA_VISIBLE_DEVICES\"\n");
         Path config = code.resolve("config.yml");
@@ -242,8 +265,7 @@ public class RunModeIT {
                   useActiveGpu: false
                 """);
         Path experiments = folder.newFolder("experiments").toPath();
-        runtime = RuntimeProcess.start(Map.of("PATH", bin + ":" + System.getenv("PATH")), folder.newFolder("home").toPath(),
-                experiments, "run", config.toString());
+        runtime = RuntimeProcess.start(environment, home, experiments, "run", config.toString());
         assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
         String id = experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {

@@ -106,7 +106,11 @@ public final class Experiment implements SessionContext {
     private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
     private volatile Tuner tuner;
     private volatile Assessor assessor;
+    /** The platform session; null while the platform is away (see {@link #platformLost}). */
     private volatile TrainingSession session;
+    private volatile SessionOpener opener;
+    /** Why no session is open while the experiment runs, or null. */
+    private volatile String waitingForPlatform;
     private volatile long startTime;
     private volatile Long endTime;
     private volatile long previousExecMillis;
@@ -233,6 +237,7 @@ public final class Experiment implements SessionContext {
     void start(Tuner newTuner, Assessor newAssessor, SessionOpener opener) throws PlatformException {
         tuner = newTuner;
         assessor = newAssessor;
+        this.opener = opener;
         session = opener.open(this);
         call(() -> {
             becomeCounting(ExperimentStatus.RUNNING);
@@ -249,6 +254,7 @@ public final class Experiment implements SessionContext {
     void resume(Tuner newTuner, Assessor newAssessor, SessionOpener opener) throws PlatformException {
         tuner = newTuner;
         assessor = newAssessor;
+        this.opener = opener;
         session = opener.open(this);
         call(() -> {
             for (Trial trial : orderedTrials()) {
@@ -371,7 +377,7 @@ public final class Experiment implements SessionContext {
 
     /** Submits trials while there are free slots and limits allow; settles the experiment when done. */
     private void fill() {
-        if (!status.counting()) {
+        if (!status.counting() || session == null) {
             return;
         }
         int live = liveTrials().size();
@@ -712,8 +718,12 @@ public final class Experiment implements SessionContext {
     }
 
     private void cancelOnPlatform(String trialId, boolean earlyStopped) {
+        TrainingSession open = session;
+        if (open == null) {
+            return;
+        }
         try {
-            session.cancel(trialId, earlyStopped);
+            open.cancel(trialId, earlyStopped);
         } catch (RuntimeException e) {
             LOG.warn("experiment {}: cancelling trial {} failed", id, trialId, e);
         }
@@ -872,13 +882,45 @@ public final class Experiment implements SessionContext {
         settled.complete(ExperimentStatus.ERROR);
     }
 
-    /** The platform went away under the experiment. */
+    /**
+     * The platform went away under the experiment (its bundle was stopped, updated or
+     * reconfigured). The registry marks the trials it ran SYS_CANCELED; the experiment keeps its
+     * status, submits nothing and waits for a platform of that name to be registered again
+     * ({@link #platformArrived}). Its duration limit keeps counting.
+     */
     void platformLost(String reason) {
         execute(() -> {
+            session = null;
             if (status.counting()) {
-                fail(reason, null);
+                waitingForPlatform = reason;
+                LOG.warn("experiment {}: {}; waiting for it to return", id, reason);
             }
         });
+    }
+
+    /** A platform was registered; if it is the one this experiment lost, continue on it. */
+    void platformArrived(String platform) {
+        if (waitingForPlatform == null || !platform.equals(config.platform())) {
+            return;
+        }
+        execute(() -> {
+            if (waitingForPlatform == null || session != null || !status.counting()) {
+                return;
+            }
+            try {
+                session = opener.open(this);
+                LOG.info("experiment {}: platform '{}' is back; continuing", id, platform);
+                waitingForPlatform = null;
+                fill();
+            } catch (PlatformException | RuntimeException e) {
+                LOG.warn("experiment {}: platform '{}' is back but refused a session: {}", id, platform, e.getMessage());
+            }
+        });
+    }
+
+    /** @return why the experiment submits nothing now, or empty */
+    public Optional<String> waitingForPlatform() {
+        return Optional.ofNullable(waitingForPlatform);
     }
 
     private void saveProfile() {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
@@ -56,6 +57,8 @@ public class ExperimentManager {
     private final AlgorithmRegistry algorithms;
     private final Path root;
     private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
+    /** Experiments whose platform went away take it back as soon as it is registered again. */
+    private final Consumer<String> platformArrival = name -> experiments.values().forEach(e -> e.platformArrived(name));
 
     @Activate
     public ExperimentManager(@Reference PlatformRegistry platforms, @Reference AlgorithmRegistry algorithms,
@@ -65,6 +68,7 @@ public class ExperimentManager {
         String configured = context.getProperty(ROOT);
         this.root = configured == null || configured.isBlank()
                 ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
+        platforms.onArrival(platformArrival);
     }
 
     /**
@@ -73,6 +77,7 @@ public class ExperimentManager {
      */
     @Deactivate
     void deactivate() {
+        platforms.removeArrivalListener(platformArrival);
         for (Experiment experiment : experiments.values()) {
             experiment.detach();
         }

@@ -1,7 +1,15 @@
 package nni.manager.internal.launch;
 
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -11,9 +19,14 @@ import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
 import org.osgi.framework.FrameworkEvent;
 import org.osgi.framework.FrameworkListener;
+import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceListener;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.framework.launch.Framework;
 import org.osgi.framework.startlevel.FrameworkStartLevel;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.cm.ConfigurationListener;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -32,6 +45,8 @@ import org.slf4j.LoggerFactory;
 public class LaunchCommandRunner {
 
     static final String COMMAND = "nni.command";
+    /** The property FileInstall puts on each configuration it made from a file: that file's URL. */
+    private static final String FILEINSTALL_FILENAME = "felix.fileinstall.filename";
     private static final Logger LOG = LoggerFactory.getLogger(LaunchCommandRunner.class);
     private static final long WAIT_SECONDS = 60;
 
@@ -65,6 +80,7 @@ public class LaunchCommandRunner {
         ServiceTracker<LaunchCommand, LaunchCommand> tracker = null;
         try {
             awaitFrameworkStarted(context);
+            awaitConfigurationsApplied(context);
             awaitComponentsProcessed(context);
             awaitServicesSettled(context);
             tracker = new ServiceTracker<>(context,
@@ -111,6 +127,79 @@ public class LaunchCommandRunner {
         } finally {
             context.removeFrameworkListener(listener);
         }
+    }
+
+    /**
+     * Waits until FileInstall has handed every configuration file in its folders ({@code etc/*.cfg})
+     * to Config Admin, so that a command starts with the settings the user wrote there (for example
+     * the remote platform's {@code known_hosts} path) and not with the defaults. Re-checks on every
+     * configuration event.
+     */
+    private static void awaitConfigurationsApplied(BundleContext context) throws InterruptedException {
+        Set<Path> files = configurationFiles(context.getProperty("felix.fileinstall.dir"));
+        if (files.isEmpty()) {
+            return;
+        }
+        ServiceTracker<ConfigurationAdmin, ConfigurationAdmin> tracker = new ServiceTracker<>(context, ConfigurationAdmin.class, null);
+        tracker.open();
+        Object changed = new Object();
+        ServiceRegistration<ConfigurationListener> registration = context.registerService(ConfigurationListener.class, event -> {
+            synchronized (changed) {
+                changed.notifyAll();
+            }
+        }, null);
+        try {
+            ConfigurationAdmin admin = tracker.waitForService(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            synchronized (changed) {
+                Set<Path> missing = files;
+                while (admin != null && !(missing = missingConfigurations(admin, files)).isEmpty()) {
+                    long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                    if (left <= 0) {
+                        LOG.warn("configuration files not applied after 10 s: {}; running the command anyway", missing);
+                        return;
+                    }
+                    changed.wait(Math.min(left, 200));
+                }
+            }
+        } finally {
+            registration.unregister();
+            tracker.close();
+        }
+    }
+
+    static Set<Path> configurationFiles(String watchedFolders) {
+        Set<Path> files = new TreeSet<>();
+        if (watchedFolders == null) {
+            return files;
+        }
+        for (String folder : watchedFolders.split(",")) {
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(Path.of(folder.trim()), "*.{cfg,config}")) {
+                entries.forEach(file -> files.add(file.toAbsolutePath().normalize()));
+            } catch (IOException | InvalidPathException e) {
+                LOG.debug("cannot list {}", folder, e);
+            }
+        }
+        return files;
+    }
+
+    private static Set<Path> missingConfigurations(ConfigurationAdmin admin, Set<Path> files) {
+        Set<Path> missing = new TreeSet<>(files);
+        try {
+            Configuration[] applied = admin.listConfigurations("(" + FILEINSTALL_FILENAME + "=*)");
+            for (Configuration configuration : applied == null ? new Configuration[0] : applied) {
+                Object name = configuration.getProperties().get(FILEINSTALL_FILENAME);
+                try {
+                    missing.remove(Path.of(URI.create(String.valueOf(name))).toAbsolutePath().normalize());
+                } catch (IllegalArgumentException e) {
+                    LOG.debug("configuration {} names no file: {}", configuration.getPid(), name);
+                }
+            }
+        } catch (IOException | InvalidSyntaxException e) {
+            LOG.warn("cannot list configurations", e);
+            missing.clear();
+        }
+        return missing;
     }
 
     /**

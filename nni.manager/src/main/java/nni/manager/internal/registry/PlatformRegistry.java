@@ -34,12 +34,12 @@ import nni.api.platform.TrainingSession;
 /**
  * Every {@link TrainingPlatform} in the service registry, by name, and the sessions opened on them.
  *
- * <p>When a platform service goes away while it serves sessions, each of them is closed before the
- * unbind returns (the service object is still usable then). Trials the session ends while closing,
- * and trials it still holds afterwards, are reported to the experiment as {@code SYS_CANCELED}
- * with the message "platform 'x' went away", after any metric they had left. Then the experiment's
- * loss listener is told, so it can wait for the platform to return: a platform that comes back is
- * usable by the next {@link #open} at once.
+ * <p>When a platform service goes away while it serves sessions, the experiment's loss listener is
+ * told first (so it submits nothing more), then each session is closed before the unbind returns
+ * (the service object is still usable then). Trials the session ends while closing, and trials it
+ * still holds afterwards, are reported to the experiment as {@code SYS_CANCELED} with the message
+ * "platform 'x' went away", after any metric they had left. A platform that comes back is usable
+ * by the next {@link #open} at once; arrival listeners ({@link #onArrival}) hear of it.
  */
 @Component(service = PlatformRegistry.class, immediate = true)
 public class PlatformRegistry {
@@ -154,6 +154,8 @@ public class PlatformRegistry {
             lostReason = reason;
             sessions.remove(this);
             LOG.warn("{}: closing the session of experiment {}", reason, context.experimentId());
+            // first, so that the experiment stops submitting before the trials below free its slots
+            onLost.accept(reason);
             List<TrialJob> left = new ArrayList<>();
             try {
                 session.close();
@@ -166,7 +168,6 @@ public class PlatformRegistry {
                     context.trialChanged(trial.ended(TrialStatus.SYS_CANCELED, Instant.now(), reason));
                 }
             }
-            onLost.accept(reason);
         }
 
         // --- SessionContext, as the platform sees it

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import nni.api.config.ConfigReader;
 import nni.api.config.SectionCheck;
+import nni.ts.k8s.K8sStorage;
 
 /** NNI's {@code KubeflowConfig} and {@code KubeflowRoleConfig}: the rules of a {@code platform: kubeflow} section. */
 final class KubeflowSection {

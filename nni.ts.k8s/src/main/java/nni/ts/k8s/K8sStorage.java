@@ -1,4 +1,4 @@
-package nni.ts.kubeflow.internal;
+package nni.ts.k8s;
 
 import java.util.List;
 
@@ -6,9 +6,10 @@ import nni.api.config.ConfigReader;
 
 /**
  * NNI's {@code K8sStorageConfig} ({@code storage:} of the Kubernetes platforms). Platform bundles
- * export nothing, so kubeflow and frameworkcontroller each carry this small rule set.
+ * export nothing, so kubeflow and frameworkcontroller each embed this package privately
+ * (bnd {@code -conditionalpackage}) rather than importing it.
  */
-final class K8sStorage {
+public final class K8sStorage {
 
     private static final List<String> AZURE = List.of("azureAccount", "azureShare", "keyVaultName", "keyVaultKey");
     private static final List<String> NFS = List.of("server", "path");
@@ -16,7 +17,8 @@ final class K8sStorage {
     private K8sStorage() {
     }
 
-    static void check(ConfigReader parent) {
+    /** Checks the {@code storage} object below {@code parent}, recording problems on it. */
+    public static void check(ConfigReader parent) {
         ConfigReader storage = parent.object("storage", true);
         if (storage == null) {
             return;
