@@ -105,7 +105,8 @@ public record ExperimentConfig(
             return this;
         }
         // trainingService is one mapping, or a list of them (hybrid): trainingServices[i] is at this prefix
-        boolean hybrid = canonical == null ? trainingServices.size() > 1 : canonical.get("trainingService") instanceof List<?>;
+        boolean hybrid = canonical == null ? trainingServices.size() > 1
+                : canonical.get("trainingService") instanceof List<?>;
         List<Map<String, Object>> services = new ArrayList<>();
         for (int i = 0; i < trainingServices.size(); i++) {
             String prefix = (hybrid ? "trainingService[" + i + "]" : "trainingService") + ".";

@@ -748,14 +748,16 @@ public final class Experiment implements SessionContext {
                     yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                             concurrency, c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
-                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "trialConcurrency", concurrency), c.secrets());
+                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "trialConcurrency", concurrency),
+                            c.secrets());
                 }
                 case MAX_TRIAL_NUM -> {
                     int max = positive("maxTrialNumber", value);
                     yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                             c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), max,
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
-                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "maxTrialNumber", max), c.secrets());
+                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "maxTrialNumber", max),
+                            c.secrets());
                 }
                 case MAX_EXEC_DURATION -> {
                     if (!(value instanceof Duration duration) || duration.isNegative() || duration.isZero()) {
@@ -784,7 +786,8 @@ public final class Experiment implements SessionContext {
                     yield new ExperimentConfig(c.experimentName(), searchSpace, c.trialCommand(), c.trialCodeDirectory(),
                             c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
-                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "searchSpace", searchSpace), c.secrets());
+                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "searchSpace", searchSpace),
+                            c.secrets());
                 }
             };
             config = next;

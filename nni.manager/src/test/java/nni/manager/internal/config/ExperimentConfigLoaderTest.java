@@ -465,9 +465,10 @@ public class ExperimentConfigLoaderTest {
                 assertFalse(file.getKey() + " shows " + secret + ": " + shown, shown.contains(secret));
             }
             masked.secretValues().values().forEach(value -> assertEquals(ExperimentConfig.MASK, value));
-            assertEquals(file.getKey(), config.secretValues(), masked.withSecretValues(config.secretValues()).secretValues());
-            assertEquals(file.getKey(), config.trainingServices(),
-                    masked.withSecretValues(config.secretValues()).trainingServices());
+            ExperimentConfig restored = masked.withSecretValues(config.secretValues());
+            assertEquals(file.getKey(), config.secretValues(), restored.secretValues());
+            assertEquals(file.getKey(), config.trainingServices(), restored.trainingServices());
+            assertEquals(file.getKey(), config.canonical(), restored.canonical());
         }
     }
 }
