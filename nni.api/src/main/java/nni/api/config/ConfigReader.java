@@ -42,13 +42,16 @@ public final class ConfigReader {
     private final Map<String, Object> canonical = new LinkedHashMap<>();
     private final List<ConfigReader> children = new ArrayList<>();
     private final List<ConfigProblem> problems;
+    private final List<String> secrets;
     private final String path;
     private final Path baseDirectory;
 
-    private ConfigReader(Map<String, Object> raw, String path, List<ConfigProblem> problems, Path baseDirectory) {
+    private ConfigReader(Map<String, Object> raw, String path, List<ConfigProblem> problems, List<String> secrets,
+            Path baseDirectory) {
         this.raw = raw;
         this.path = path;
         this.problems = problems;
+        this.secrets = secrets;
         this.baseDirectory = baseDirectory;
         for (String key : raw.keySet()) {
             rawKeys.put(normalize(key), key);
@@ -61,7 +64,7 @@ public final class ConfigReader {
      * @param baseDirectory where relative paths start: the config file's directory
      */
     public static ConfigReader of(Map<String, Object> section, Path baseDirectory) {
-        return new ConfigReader(section, "", new ArrayList<>(), baseDirectory);
+        return new ConfigReader(section, "", new ArrayList<>(), new ArrayList<>(), baseDirectory);
     }
 
     /** @return the key as NNI compares it: lower case, without underscores */
@@ -155,7 +158,11 @@ public final class ConfigReader {
         return string(key, true, null, false);
     }
 
-    /** A string field holding a secret (password, token, key): its value never appears in a problem. */
+    /**
+     * A string field holding a secret (password, token, key): its value never appears in a problem,
+     * and its key path is listed in {@link SectionCheck#secrets()} so that the manager keeps it out
+     * of its store, its REST API and its logs.
+     */
     public String secret(String key, boolean required) {
         return string(key, required, null, true);
     }
@@ -168,6 +175,9 @@ public final class ConfigReader {
         if (!(value instanceof String text)) {
             wrongType(key, "a string", value, secret);
             return null;
+        }
+        if (secret) {
+            secrets.add(pathOf(key));
         }
         set(key, text);
         return text;
@@ -473,7 +483,7 @@ public final class ConfigReader {
 
     @SuppressWarnings("unchecked")
     private ConfigReader child(Object value, String childPath) {
-        ConfigReader child = new ConfigReader((Map<String, Object>) value, childPath, problems, baseDirectory);
+        ConfigReader child = new ConfigReader((Map<String, Object>) value, childPath, problems, secrets, baseDirectory);
         children.add(child);
         return child;
     }
@@ -510,11 +520,11 @@ public final class ConfigReader {
      * Finishes the check: every key of this mapping and its nested ones that no field declared is a
      * problem, as in NNI.
      *
-     * @return the canonical section and every problem found
+     * @return the canonical section, every problem found and the key paths of the secrets read
      */
     public SectionCheck check() {
         reportUnknownKeys();
-        return new SectionCheck(canonical, problems);
+        return new SectionCheck(canonical, problems, secrets);
     }
 
     /** @return the problems found so far */

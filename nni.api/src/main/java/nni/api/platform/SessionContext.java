@@ -27,7 +27,8 @@ public interface SessionContext {
 
     /**
      * @return this platform's section of the experiment configuration, as checked by
-     *         {@link TrainingPlatform#checkSection}, with NNI's common fields copied in
+     *         {@link TrainingPlatform#checkSection}, with NNI's common fields copied in; its secrets
+     *         are the real values (everywhere else the manager masks them), so never log or echo it
      */
     Map<String, Object> section();
 

@@ -58,8 +58,10 @@ public interface TrainingPlatform {
      *                      {@code trialCodeDirectory}, {@code trialGpuNumber}, {@code nniManagerIp},
      *                      {@code debug}) already present when the top level gives them
      * @param baseDirectory the config file's directory, where relative paths start
-     * @return the canonical section (camelCase keys, defaults filled in, {@code platform} included)
-     *         and every problem found, with paths relative to the section
+     * @return the canonical section (camelCase keys, defaults filled in, {@code platform} included),
+     *         every problem found, with paths relative to the section, and the paths of the secrets
+     *         in it ({@link SectionCheck#secrets()}: read every password, token and key with
+     *         {@link ConfigReader#secret}, or the manager stores and serves it as written)
      */
     SectionCheck checkSection(Map<String, Object> section, Path baseDirectory);
 

@@ -97,6 +97,21 @@ public class ConfigReaderTest {
     }
 
     @Test
+    public void secretPathsAreListedInTheCheck() {
+        ConfigReader reader = reader(map("token", "t0k3n", "machineList",
+                List.of(map("password", "pw"), map("sshPassphrase", "pp"), map())));
+        reader.secret("token", true);
+        for (ConfigReader machine : reader.objects("machineList", true)) {
+            machine.secret("password", false);
+            machine.secret("sshPassphrase", false);
+        }
+        SectionCheck check = reader.check();
+        assertTrue(check.problems().toString(), check.valid());
+        // only the secrets actually given, with the paths the canonical section has them at
+        assertEquals(List.of("token", "machineList[0].password", "machineList[1].sshPassphrase"), check.secrets());
+    }
+
+    @Test
     public void requiredFieldsAreNamed() {
         ConfigReader reader = reader(map());
         reader.requiredString("host");

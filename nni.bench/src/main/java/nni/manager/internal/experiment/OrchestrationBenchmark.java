@@ -62,7 +62,7 @@ public final class OrchestrationBenchmark {
         ExperimentConfig config = new ExperimentConfig("bench", Map.of(), TRIVIAL_TRIAL, code, concurrency, null, null,
                 trials, null, null, false, "warning", root, new AlgorithmConfig("Counter", null, null, Map.of()), null,
                 List.of(Map.of("platform", "local", "trialCommand", TRIVIAL_TRIAL, "trialCodeDirectory", code.toString())),
-                Map.of());
+                Map.of(), List.of());
         Experiment experiment = Experiment.create(id, config);
         LocalPlatform platform = new LocalPlatform(platformConfig());
         long start = System.nanoTime();

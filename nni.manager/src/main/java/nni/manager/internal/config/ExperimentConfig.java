@@ -2,6 +2,8 @@ package nni.manager.internal.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -33,7 +35,12 @@ import java.util.Map;
  *                                   camelCase spelling, defaults filled in
  * @param canonical                  the whole canonical config as NNI would POST it (camelCase keys,
  *                                   nulls omitted, durations as written) &mdash; stored as the
- *                                   experiment profile's {@code params} and served by the REST API
+ *                                   experiment profile's {@code params} and served by the REST API,
+ *                                   both {@linkplain #masked() masked}
+ * @param secrets                    key paths in {@code canonical} of the values the section checks
+ *                                   read as secrets ({@code trainingService.machineList[0].password},
+ *                                   {@code trainingService[1].token}, {@code sharedStorage.storageAccountKey});
+ *                                   the same values sit in {@code trainingServices}
  */
 public record ExperimentConfig(
         String experimentName,
@@ -52,10 +59,76 @@ public record ExperimentConfig(
         AlgorithmConfig tuner,
         AlgorithmConfig assessor,
         List<Map<String, Object>> trainingServices,
-        Map<String, Object> canonical) {
+        Map<String, Object> canonical,
+        List<String> secrets) {
+
+    /** What a secret is replaced with wherever the config is stored, served or printed. */
+    public static final String MASK = "********";
+
+    public ExperimentConfig {
+        secrets = secrets == null ? List.of() : List.copyOf(secrets);
+    }
 
     /** @return the platform name of the first (usually only) training service */
     public String platform() {
         return String.valueOf(trainingServices.get(0).get("platform"));
+    }
+
+    /**
+     * @return this config with every secret replaced by {@link #MASK}: what the store keeps, the REST
+     *         API serves and logs show. The platform sessions get the real config.
+     */
+    public ExperimentConfig masked() {
+        Map<String, Object> masks = new LinkedHashMap<>();
+        secrets.forEach(path -> masks.put(path, MASK));
+        return withValues(masks);
+    }
+
+    /** @return the real value of each secret, by key path in {@code canonical} (absent ones left out) */
+    public Map<String, String> secretValues() {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String path : secrets) {
+            if (SecretPaths.get(canonical, path) instanceof String value) {
+                values.put(path, value);
+            }
+        }
+        return values;
+    }
+
+    /** @return this config with the secrets at the given key paths put back (after reading a masked copy) */
+    public ExperimentConfig withSecretValues(Map<String, String> values) {
+        return withValues(values);
+    }
+
+    private ExperimentConfig withValues(Map<String, ?> byPath) {
+        if (byPath.isEmpty()) {
+            return this;
+        }
+        // trainingService is one mapping, or a list of them (hybrid): trainingServices[i] is at this prefix
+        boolean hybrid = canonical == null ? trainingServices.size() > 1
+                : canonical.get("trainingService") instanceof List<?>;
+        List<Map<String, Object>> services = new ArrayList<>();
+        for (int i = 0; i < trainingServices.size(); i++) {
+            String prefix = (hybrid ? "trainingService[" + i + "]" : "trainingService") + ".";
+            Map<String, Object> inService = new LinkedHashMap<>();
+            byPath.forEach((path, value) -> {
+                if (path.startsWith(prefix)) {
+                    inService.put(path.substring(prefix.length()), value);
+                }
+            });
+            services.add(SecretPaths.replaced(trainingServices.get(i), inService));
+        }
+        return new ExperimentConfig(experimentName, searchSpace, trialCommand, trialCodeDirectory, trialConcurrency,
+                trialGpuNumber, maxExperimentDuration, maxTrialNumber, maxTrialDuration, nniManagerIp, debug, logLevel,
+                experimentWorkingDirectory, tuner, assessor, List.copyOf(services),
+                canonical == null ? null : SecretPaths.replaced(canonical, byPath),
+                secrets);
+    }
+
+    /** Masked: a config printed by mistake shows no secret. */
+    @Override
+    public String toString() {
+        ExperimentConfig masked = masked();
+        return "ExperimentConfig[" + masked.canonical + ", trainingServices=" + masked.trainingServices + "]";
     }
 }

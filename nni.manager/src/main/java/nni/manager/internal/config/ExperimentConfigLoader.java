@@ -211,6 +211,7 @@ public class ExperimentConfigLoader {
             reader.problem("tuner", "tuner is required");
         }
         sharedStorage(reader);
+        List<String> secrets = new ArrayList<>();
 
         // search space: exactly one of searchSpace and searchSpaceFile
         Map<String, Object> space = Map.of();
@@ -241,13 +242,14 @@ public class ExperimentConfigLoader {
             reader.problem("trainingService", "trainingService is required");
         } else if (services instanceof Map<?, ?> single) {
             canonicalServices.add(service((Map<String, Object>) single, "trainingService", root, base, reader, outcome,
-                    redirects));
+                    redirects, secrets));
             reader.set("trainingService", canonicalServices.get(0));
         } else if (services instanceof List<?> list && !list.isEmpty()) {
             for (int i = 0; i < list.size(); i++) {
                 String at = "trainingService[" + i + "]";
                 if (list.get(i) instanceof Map<?, ?> each) {
-                    canonicalServices.add(service((Map<String, Object>) each, at, root, base, reader, outcome, redirects));
+                    canonicalServices.add(service((Map<String, Object>) each, at, root, base, reader, outcome, redirects,
+                            secrets));
                 } else {
                     reader.problem(at, "expected a training service mapping with platform, got " + Units.describe(list.get(i)));
                 }
@@ -260,6 +262,7 @@ public class ExperimentConfigLoader {
 
         SectionCheck result = reader.check();
         problems.addAll(result.problems());
+        secrets.addAll(0, result.secrets());
         if (!problems.isEmpty() || trialConcurrency == null) {
             return null;
         }
@@ -273,7 +276,7 @@ public class ExperimentConfigLoader {
                 trialGpuNumber, maxExperimentDuration == null ? null : Duration.ofSeconds(maxExperimentDuration),
                 maxTrialNumber, maxTrialDuration == null ? null : Duration.ofSeconds(maxTrialDuration), nniManagerIp,
                 Boolean.TRUE.equals(debug), logLevel, workingDirectory, tuner, assessor, List.copyOf(canonicalServices),
-                canonical);
+                canonical, secrets);
     }
 
     private static AlgorithmConfig algorithm(ConfigReader parent, String key) {
@@ -391,9 +394,12 @@ public class ExperimentConfigLoader {
         return (Map<String, Object>) json;
     }
 
-    /** One training-service section: root shortcuts copied in, then checked by its platform. */
+    /**
+     * One training-service section: root shortcuts copied in, then checked by its platform, whose
+     * secrets are added to {@code secrets} as key paths from the root.
+     */
     private Map<String, Object> service(Map<String, Object> section, String at, Map<String, Object> root, Path base,
-            ConfigReader reader, Outcome outcome, Map<String, String> redirects) {
+            ConfigReader reader, Outcome outcome, Map<String, String> redirects, List<String> secrets) {
         Map<String, Object> filled = new LinkedHashMap<>(section);
         Set<String> present = new java.util.HashSet<>();
         section.keySet().forEach(k -> present.add(ConfigReader.normalize(k)));
@@ -428,6 +434,7 @@ public class ExperimentConfigLoader {
         }
         check.problems().forEach(p -> reader.problem(p.path().isEmpty() ? at
                 : p.path().startsWith("[") ? at + p.path() : at + "." + p.path(), p.message()));
+        check.secrets().forEach(path -> secrets.add(path.startsWith("[") ? at + path : at + "." + path));
         Map<String, Object> canonical = new LinkedHashMap<>(check.section());
         canonical.putIfAbsent("platform", name);
         return canonical;

@@ -16,7 +16,8 @@ import nni.manager.internal.config.ExperimentConfig;
 /**
  * Writes an {@link ExperimentConfig} as JSON into the experiment's store and reads it back on
  * resume, so that a resumed experiment runs with exactly the definition (and run-time updates) it
- * had, without the original file.
+ * had, without the original file. Secrets are written masked, with their key paths; the real values
+ * live in the experiment's {@link SecretsFile} and are put back by whoever reads the definition.
  */
 final class ConfigCodec {
 
@@ -25,7 +26,9 @@ final class ConfigCodec {
     private ConfigCodec() {
     }
 
-    static String write(ExperimentConfig config) {
+    /** @return the definition as JSON, secrets masked */
+    static String write(ExperimentConfig real) {
+        ExperimentConfig config = real.masked();
         Map<String, Object> map = new LinkedHashMap<>();
         map.put("experimentName", config.experimentName());
         map.put("searchSpace", config.searchSpace());
@@ -44,6 +47,7 @@ final class ConfigCodec {
         map.put("assessor", algorithm(config.assessor()));
         map.put("trainingServices", config.trainingServices());
         map.put("canonical", config.canonical());
+        map.put("secrets", config.secrets());
         try {
             return JSON.writeValueAsString(map);
         } catch (JsonProcessingException e) {
@@ -51,6 +55,7 @@ final class ConfigCodec {
         }
     }
 
+    /** @return the stored definition, its secrets still masked ({@link ExperimentConfig#secrets()} names them) */
     @SuppressWarnings("unchecked")
     static ExperimentConfig read(String json) {
         Map<String, Object> map;
@@ -66,7 +71,8 @@ final class ConfigCodec {
                 integer(map.get("maxTrialNumber")), duration(map.get("maxTrialDuration")),
                 (String) map.get("nniManagerIp"), Boolean.TRUE.equals(map.get("debug")), (String) map.get("logLevel"),
                 path(map.get("experimentWorkingDirectory")), algorithm(map.get("tuner")), algorithm(map.get("assessor")),
-                (List<Map<String, Object>>) map.get("trainingServices"), (Map<String, Object>) map.get("canonical"));
+                (List<Map<String, Object>>) map.get("trainingServices"), (Map<String, Object>) map.get("canonical"),
+                (List<String>) map.get("secrets"));
     }
 
     private static Map<String, Object> algorithm(AlgorithmConfig algorithm) {

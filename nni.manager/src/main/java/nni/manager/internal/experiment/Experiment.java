@@ -143,6 +143,7 @@ public final class Experiment implements SessionContext {
         for (String folder : List.of("db", "log", "trials", "checkpoint")) {
             java.nio.file.Files.createDirectories(directory.resolve(folder));
         }
+        SecretsFile.create(directory, config.secretValues());
         ExperimentStore store = ExperimentStore.open(directory);
         store.saveDefinition(ConfigCodec.write(config));
         Experiment experiment = new Experiment(id, directory, config, store, false);
@@ -150,11 +151,20 @@ public final class Experiment implements SessionContext {
         return experiment;
     }
 
-    /** Opens an existing experiment to continue it; {@link #resume} runs it. */
+    /** Opens an existing experiment to continue it, its secrets read back; {@link #resume} runs it. */
     static Experiment reopen(String id, Path directory) throws IOException {
         ExperimentStore store = ExperimentStore.open(directory);
-        ExperimentConfig config = ConfigCodec.read(store.definition().orElseThrow(
-                () -> new IOException("experiment " + id + " in " + directory + " has no stored definition")));
+        ExperimentConfig config;
+        try {
+            ExperimentConfig masked = ConfigCodec.read(store.definition().orElseThrow(
+                    () -> new IOException("experiment " + id + " in " + directory + " has no stored definition")));
+            Map<String, String> masks = masked.secretValues();
+            config = masks.isEmpty() ? masked
+                    : masked.withSecretValues(SecretsFile.read(directory, masks.keySet()));
+        } catch (IOException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
         Experiment experiment = new Experiment(id, directory, config, store, false);
         experiment.loadHistory();
         return experiment;
@@ -750,14 +760,16 @@ public final class Experiment implements SessionContext {
                     yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                             concurrency, c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
-                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "trialConcurrency", concurrency));
+                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "trialConcurrency", concurrency),
+                            c.secrets());
                 }
                 case MAX_TRIAL_NUM -> {
                     int max = positive("maxTrialNumber", value);
                     yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                             c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), max,
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
-                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "maxTrialNumber", max));
+                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "maxTrialNumber", max),
+                            c.secrets());
                 }
                 case MAX_EXEC_DURATION -> {
                     if (!(value instanceof Duration duration) || duration.isNegative() || duration.isZero()) {
@@ -767,7 +779,7 @@ public final class Experiment implements SessionContext {
                             c.trialConcurrency(), c.trialGpuNumber(), duration, c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
                             c.tuner(), c.assessor(), c.trainingServices(),
-                            canonical(c, "maxExperimentDuration", duration.toSeconds() + "s"));
+                            canonical(c, "maxExperimentDuration", duration.toSeconds() + "s"), c.secrets());
                 }
                 case SEARCH_SPACE -> {
                     if (!(value instanceof Map<?, ?> space)) {
@@ -786,7 +798,8 @@ public final class Experiment implements SessionContext {
                     yield new ExperimentConfig(c.experimentName(), searchSpace, c.trialCommand(), c.trialCodeDirectory(),
                             c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
-                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "searchSpace", searchSpace));
+                            c.tuner(), c.assessor(), c.trainingServices(), canonical(c, "searchSpace", searchSpace),
+                            c.secrets());
                 }
             };
             config = next;
@@ -926,7 +939,7 @@ public final class Experiment implements SessionContext {
     }
 
     private void saveProfile() {
-        store.saveProfile(new Profile(json(config.canonical()), id, execMillis() / 1000, startTime, endTime,
+        store.saveProfile(new Profile(json(config.masked().canonical()), id, execMillis() / 1000, startTime, endTime,
                 directory.toString(), nextSequenceId, 0));
     }
 
@@ -944,6 +957,7 @@ public final class Experiment implements SessionContext {
         return List.copyOf(errors);
     }
 
+    /** @return the definition with its real secrets, for the platform; show others {@link ExperimentConfig#masked()} */
     public ExperimentConfig config() {
         return config;
     }

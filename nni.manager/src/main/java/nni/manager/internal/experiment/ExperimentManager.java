@@ -224,7 +224,7 @@ public class ExperimentManager {
         return new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                 c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                 c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), root, c.tuner(), c.assessor(),
-                c.trainingServices(), c.canonical());
+                c.trainingServices(), c.canonical(), c.secrets());
     }
 
     private TrainingSession open(Experiment experiment) throws PlatformException {

@@ -19,9 +19,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.config.Units;
+import nni.api.model.TrialJob;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.ExperimentStatus;
+import nni.manager.internal.experiment.TrialView;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.Profile;
@@ -144,9 +146,9 @@ final class ExperimentRoutes {
         return type;
     }
 
-    private static Map<String, Object> profile(Experiment experiment) {
+    static Map<String, Object> profile(Experiment experiment) {
         Map<String, Object> profile = new LinkedHashMap<>();
-        profile.put("params", experiment.config().canonical());
+        profile.put("params", experiment.config().masked().canonical());
         profile.put("id", experiment.id());
         profile.put("execDuration", experiment.execMillis() / 1000);
         profile.put("logDir", experiment.directory().toString());
@@ -222,7 +224,12 @@ final class ExperimentRoutes {
         return value.numberValue();
     }
 
-    private static List<Map<String, Object>> trialInfos(Experiment experiment) {
+    /**
+     * NNI's {@code TrialJobInfo} of every trial: the stored history, with the platform's current
+     * message for trials still live (why one waits changes without a status change, so it is not a
+     * stored event).
+     */
+    static List<Map<String, Object>> trialInfos(Experiment experiment) {
         ExperimentStore store = experiment.store();
         Map<String, List<MetricRecord>> finals = new LinkedHashMap<>();
         for (MetricRecord metric : store.metrics(null, "FINAL")) {
@@ -234,8 +241,10 @@ final class ExperimentRoutes {
             info.put("trialJobId", trial.id());
             info.put("sequenceId", trial.sequenceId());
             info.put("status", trial.status());
-            if (trial.message() != null) {
-                info.put("message", trial.message());
+            String message = experiment.trial(trial.id()).map(TrialView::job)
+                    .filter(job -> !job.status().isTerminal()).map(TrialJob::message).orElse(trial.message());
+            if (message != null && !message.isEmpty()) {
+                info.put("message", message);
             }
             info.put("startTime", trial.startTime());
             info.put("endTime", trial.endTime());

@@ -439,4 +439,36 @@ public class ExperimentConfigLoaderTest {
         assertEquals(10, errors.get(1).line());
         assertEquals(51, errors.get(1).column());
     }
+
+    /** Each platform's secrets, as its section check marks them, are listed and masked for storing and serving. */
+    @Test
+    public void secretsOfEveryPlatformAreListedAndMasked() throws Exception {
+        Map<String, Map<String, String>> corpus = new java.util.LinkedHashMap<>();
+        corpus.put("v2-remote.yml", Map.of("trainingService.machineList[0].password", "not-shown-anywhere",
+                "trainingService.machineList[1].sshPassphrase", "also-secret"));
+        corpus.put("v1-remote.yml", Map.of("trainingService.machineList[0].password", "not-shown-anywhere",
+                "trainingService.machineList[1].sshPassphrase", "also-secret"));
+        corpus.put("v2-hybrid.yml", Map.of("trainingService[1].machineList[0].password", "not-shown-anywhere"));
+        corpus.put("v2-openpai.yml", Map.of("trainingService.token", "some-jwt"));
+        corpus.put("v1-pai.yml", Map.of("trainingService.token", "some-token"));
+        corpus.put("v2-dlc.yml", Map.of("trainingService.accessKeySecret", "not-shown-anywhere"));
+        corpus.put("v2-frameworkcontroller.yml", Map.of("trainingService.storage.keyVaultKey", "nnikey"));
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (Map.Entry<String, Map<String, String>> file : corpus.entrySet()) {
+            ExperimentConfig config = loader.load(Path.of(ExperimentConfigLoaderTest.class
+                    .getResource("/configs/valid/" + file.getKey()).toURI()));
+            assertEquals(file.getKey(), file.getValue(), config.secretValues());
+            ExperimentConfig masked = config.masked();
+            String shown = json.writeValueAsString(masked.canonical()) + json.writeValueAsString(masked.trainingServices())
+                    + config;
+            for (String secret : file.getValue().values()) {
+                assertFalse(file.getKey() + " shows " + secret + ": " + shown, shown.contains(secret));
+            }
+            masked.secretValues().values().forEach(value -> assertEquals(ExperimentConfig.MASK, value));
+            ExperimentConfig restored = masked.withSecretValues(config.secretValues());
+            assertEquals(file.getKey(), config.secretValues(), restored.secretValues());
+            assertEquals(file.getKey(), config.trainingServices(), restored.trainingServices());
+            assertEquals(file.getKey(), config.canonical(), restored.canonical());
+        }
+    }
 }

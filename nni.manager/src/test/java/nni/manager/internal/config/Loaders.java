@@ -12,7 +12,7 @@ import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.TunerProvider;
 
 /** Builds loaders over the real platform and algorithm objects, outside a framework. */
-final class Loaders {
+public final class Loaders {
 
     private Loaders() {
     }
@@ -37,7 +37,7 @@ final class Loaders {
     }
 
     /** Every built-in platform of this project (not adl, dlts) and every built-in algorithm. */
-    static ExperimentConfigLoader builtIn() {
+    public static ExperimentConfigLoader builtIn() {
         Map<String, TrainingPlatform> platforms = new LinkedHashMap<>();
         platforms.put("local", new nni.ts.local.internal.LocalPlatform(defaults(nni.ts.local.internal.LocalPlatform.Config.class)));
         platforms.put("remote", new nni.ts.remote.internal.RemotePlatform(defaults(nni.ts.remote.internal.RemotePlatform.Config.class), null));

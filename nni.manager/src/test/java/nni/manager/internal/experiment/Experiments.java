@@ -13,28 +13,31 @@ import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.ts.local.internal.LocalPlatform;
 
-/** Builds experiments on the real local platform for tests, without a config file. */
-final class Experiments {
+/**
+ * Builds experiments on the real local platform for tests, without a config file (public for the
+ * tests of the REST mapping in {@code internal.http}).
+ */
+public final class Experiments {
 
-    String trialCommand = "python3 trial.py";
-    Path codeDirectory;
-    Path workingDirectory;
-    int concurrency = 1;
-    Integer maxTrials;
-    Duration maxTrialDuration;
-    Duration maxExperimentDuration;
-    Integer gpus;
-    final Map<String, Object> section = new LinkedHashMap<>();
-    final Map<String, Object> platformSettings = new HashMap<>();
+    public String trialCommand = "python3 trial.py";
+    public Path codeDirectory;
+    public Path workingDirectory;
+    public int concurrency = 1;
+    public Integer maxTrials;
+    public Duration maxTrialDuration;
+    public Duration maxExperimentDuration;
+    public Integer gpus;
+    public final Map<String, Object> section = new LinkedHashMap<>();
+    public final Map<String, Object> platformSettings = new HashMap<>();
 
-    Experiments(Path codeDirectory, Path workingDirectory) {
+    public Experiments(Path codeDirectory, Path workingDirectory) {
         this.codeDirectory = codeDirectory;
         this.workingDirectory = workingDirectory;
         platformSettings.put("kill_grace_seconds", 2);
         platformSettings.put("python_sdk", "always");
     }
 
-    ExperimentConfig config() {
+    public ExperimentConfig config() {
         Map<String, Object> service = new LinkedHashMap<>();
         service.put("platform", "local");
         service.put("trialCommand", trialCommand);
@@ -49,10 +52,10 @@ final class Experiments {
         return new ExperimentConfig("test", Map.of("x", Map.of("_type", "randint", "_value", java.util.List.of(0, 1000))),
                 trialCommand, codeDirectory, concurrency, gpus, maxExperimentDuration, maxTrials, maxTrialDuration, null,
                 false, "info", workingDirectory, new AlgorithmConfig("ListTuner", null, null, Map.of()), null,
-                java.util.List.of(service), canonical);
+                java.util.List.of(service), canonical, java.util.List.of());
     }
 
-    LocalPlatform platform() {
+    public LocalPlatform platform() {
         Map<String, Object> settings = platformSettings;
         LocalPlatform.Config config = (LocalPlatform.Config) Proxy.newProxyInstance(Experiments.class.getClassLoader(),
                 new Class<?>[] {LocalPlatform.Config.class}, (proxy, method, args) -> {
@@ -74,15 +77,23 @@ final class Experiments {
     }
 
     /** Creates and starts an experiment with the given tuner and assessor (may be null). */
-    Experiment start(String id, Tuner tuner, Assessor assessor) throws Exception {
+    public Experiment start(String id, Tuner tuner, Assessor assessor) throws Exception {
         Experiment experiment = Experiment.create(id, config());
         LocalPlatform platform = platform();
         experiment.start(tuner, assessor, platform::open);
         return experiment;
     }
 
+    /** Creates and starts an experiment of a loaded config on the local platform (its first training service). */
+    public Experiment start(String id, ExperimentConfig config, Tuner tuner) throws Exception {
+        Experiment experiment = Experiment.create(id, config);
+        LocalPlatform platform = platform();
+        experiment.start(tuner, null, platform::open);
+        return experiment;
+    }
+
     /** Resumes a stopped or crashed experiment. */
-    Experiment resume(String id, Tuner tuner) throws Exception {
+    public Experiment resume(String id, Tuner tuner) throws Exception {
         Experiment experiment = Experiment.reopen(id, workingDirectory.resolve(id));
         LocalPlatform platform = platform();
         experiment.resume(tuner, null, platform::open);

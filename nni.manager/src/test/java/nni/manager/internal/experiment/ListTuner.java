@@ -7,13 +7,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import nni.api.tuner.Tuner;
 
 /** A deterministic tuner for tests: parameter set k is {"x": k}; it records what it was told. */
-final class ListTuner implements Tuner {
+public final class ListTuner implements Tuner {
 
-    final Map<Long, Double> results = new ConcurrentHashMap<>();
+    public final Map<Long, Double> results = new ConcurrentHashMap<>();
     final Map<Long, Boolean> ended = new ConcurrentHashMap<>();
     private final int limit;
 
-    ListTuner(int limit) {
+    public ListTuner(int limit) {
         this.limit = limit;
     }
 

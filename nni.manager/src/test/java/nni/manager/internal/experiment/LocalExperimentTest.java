@@ -251,7 +251,7 @@ public class LocalExperimentTest {
         }
     }
 
-    static String gpuXml(String... processesPerGpu) {
+    public static String gpuXml(String... processesPerGpu) {
         StringBuilder xml = new StringBuilder("<?xml version=\"1.0\" ?>\n"
                 + "<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">\n<nvidia_smi_log>\n"
                 + "<attached_gpus>" + processesPerGpu.length + "</attached_gpus>\n");

@@ -23,6 +23,7 @@ import org.junit.rules.TemporaryFolder;
 import nni.api.model.TrialStatus;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
+import nni.manager.internal.store.StoreException;
 import nni.manager.internal.store.TrialRecord;
 
 /**
@@ -68,7 +69,9 @@ public class ResumeAfterKillTest {
         Path directory = work.resolve("crashexp");
 
         // kill it while trials run, after some have finished
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+        // the database file appears before its tables: reading it that early is retried
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .ignoreExceptionsInstanceOf(StoreException.class).until(() -> {
             if (!Files.exists(directory.resolve("db").resolve("nni.sqlite"))) {
                 return false;
             }
