@@ -67,24 +67,17 @@ final class V1Converter {
             problem("multiPhase", "multi-phase experiments are no longer supported (NNI 2.0 dropped them)");
         }
         used.add("multiPhase");
-        move(v1, "", "experimentName", v2, "", "experimentName");
-        move(v1, "", "trialConcurrency", v2, "", "trialConcurrency");
-        move(v1, "", "maxExecDuration", v2, "", "maxExperimentDuration");
-        move(v1, "", "maxTrialNum", v2, "", "maxTrialNumber");
-        move(v1, "", "maxTrialDuration", v2, "", "maxTrialDuration");
-        move(v1, "", "searchSpacePath", v2, "", "searchSpaceFile");
-        move(v1, "", "nniManagerIp", v2, "", "nniManagerIp");
-        move(v1, "", "logDir", v2, "", "experimentWorkingDirectory");
-        move(v1, "", "debug", v2, "", "debug");
-        move(v1, "", "logLevel", v2, "", "logLevel");
-        move(v1, "", "useAnnotation", v2, "", "useAnnotation");
-        move(v1, "", "sharedStorage", v2, "", "sharedStorage");
+        moveAll(v1, "", v2, "",
+                "experimentName", "experimentName", "trialConcurrency", "trialConcurrency",
+                "maxExecDuration", "maxExperimentDuration", "maxTrialNum", "maxTrialNumber",
+                "maxTrialDuration", "maxTrialDuration", "searchSpacePath", "searchSpaceFile",
+                "nniManagerIp", "nniManagerIp", "logDir", "experimentWorkingDirectory", "debug", "debug",
+                "logLevel", "logLevel", "useAnnotation", "useAnnotation", "sharedStorage", "sharedStorage");
 
         Map<String, Object> trial = mapping(v1, "", "trial");
         if (trial != null) {
-            move(trial, "trial", "command", v2, "", "trialCommand");
-            move(trial, "trial", "codeDir", v2, "", "trialCodeDirectory");
-            move(trial, "trial", "gpuNum", v2, "", "trialGpuNumber");
+            moveAll(trial, "trial", v2, "",
+                    "command", "trialCommand", "codeDir", "trialCodeDirectory", "gpuNum", "trialGpuNumber");
         }
         for (String kind : List.of("tuner", "assessor", "advisor")) {
             Map<String, Object> algorithm = mapping(v1, "", kind);
@@ -153,9 +146,9 @@ final class V1Converter {
             case "local" -> {
                 Map<String, Object> local = mapping(v1, "", "localConfig");
                 if (local != null) {
-                    move(local, "localConfig", "gpuIndices", service, at, "gpuIndices");
-                    move(local, "localConfig", "maxTrialNumPerGpu", service, at, "maxTrialNumberPerGpu");
-                    move(local, "localConfig", "useActiveGpu", service, at, "useActiveGpu");
+                    moveAll(local, "localConfig", service, at,
+                            "gpuIndices", "gpuIndices", "maxTrialNumPerGpu", "maxTrialNumberPerGpu",
+                            "useActiveGpu", "useActiveGpu");
                     leftovers(local, "localConfig");
                 }
             }
@@ -182,24 +175,19 @@ final class V1Converter {
                 }
             }
             case "pai" -> {
-                move(trialCopy, "trial", "nniManagerNFSMountPath", service, at, "localStorageMountPoint");
-                move(trialCopy, "trial", "containerNFSMountPath", service, at, "containerStorageMountPoint");
-                move(trialCopy, "trial", "cpuNum", service, at, "trialCpuNumber");
-                move(trialCopy, "trial", "memoryMB", service, at, "trialMemorySize");
-                move(trialCopy, "trial", "image", service, at, "dockerImage");
-                move(trialCopy, "trial", "virtualCluster", service, at, "virtualCluster");
-                move(trialCopy, "trial", "paiStorageConfigName", service, at, "storageConfigName");
-                move(trialCopy, "trial", "paiConfigPath", service, at, "openpaiConfigFile");
+                moveAll(trialCopy, "trial", service, at,
+                        "nniManagerNFSMountPath", "localStorageMountPoint",
+                        "containerNFSMountPath", "containerStorageMountPoint", "cpuNum", "trialCpuNumber",
+                        "memoryMB", "trialMemorySize", "image", "dockerImage",
+                        "virtualCluster", "virtualCluster", "paiStorageConfigName", "storageConfigName",
+                        "paiConfigPath", "openpaiConfigFile");
                 trialCopy.remove("shmMB");
                 Map<String, Object> pai = mapping(v1, "", "paiConfig");
                 if (pai != null) {
-                    move(pai, "paiConfig", "userName", service, at, "username");
-                    move(pai, "paiConfig", "token", service, at, "token");
-                    move(pai, "paiConfig", "host", service, at, "host");
-                    move(pai, "paiConfig", "reuse", service, at, "reuseMode");
-                    move(pai, "paiConfig", "gpuNum", service, at, "trialGpuNumber");
-                    move(pai, "paiConfig", "cpuNum", service, at, "trialCpuNumber");
-                    move(pai, "paiConfig", "memoryMB", service, at, "trialMemorySize");
+                    moveAll(pai, "paiConfig", service, at,
+                            "userName", "username", "token", "token", "host", "host", "reuse", "reuseMode",
+                            "gpuNum", "trialGpuNumber", "cpuNum", "trialCpuNumber",
+                            "memoryMB", "trialMemorySize");
                     for (String dropped : List.of("passWord", "maxTrialNumPerGpu", "useActiveGpu")) {
                         pai.remove(dropped);
                     }
@@ -314,18 +302,12 @@ final class V1Converter {
 
     private Map<String, Object> machine(Map<String, Object> machine, String v1At, String v2At) {
         Map<String, Object> result = new LinkedHashMap<>();
-        move(machine, v1At, "ip", result, v2At, "host");
-        move(machine, v1At, "port", result, v2At, "port");
-        move(machine, v1At, "username", result, v2At, "user");
-        move(machine, v1At, "sshKeyPath", result, v2At, "sshKeyFile");
         // NNI keeps 'passphrase' under that name, which the v2 machine does not have (an NNI bug); we
         // convert it to the v2 field so that the file works.
-        move(machine, v1At, "passphrase", result, v2At, "sshPassphrase");
-        move(machine, v1At, "gpuIndices", result, v2At, "gpuIndices");
-        move(machine, v1At, "maxTrialNumPerGpu", result, v2At, "maxTrialNumberPerGpu");
-        move(machine, v1At, "useActiveGpu", result, v2At, "useActiveGpu");
-        move(machine, v1At, "pythonPath", result, v2At, "pythonPath");
-        move(machine, v1At, "passwd", result, v2At, "password");
+        moveAll(machine, v1At, result, v2At,
+                "ip", "host", "port", "port", "username", "user", "sshKeyPath", "sshKeyFile",
+                "passphrase", "sshPassphrase", "gpuIndices", "gpuIndices", "maxTrialNumPerGpu", "maxTrialNumberPerGpu",
+                "useActiveGpu", "useActiveGpu", "pythonPath", "pythonPath", "passwd", "password");
         leftovers(machine, v1At);
         return result;
     }
@@ -333,12 +315,8 @@ final class V1Converter {
     private Map<String, Object> role(Map<String, Object> role, String v1At, String v2At) {
         alias(v1At, v2At);
         Map<String, Object> result = new LinkedHashMap<>();
-        move(role, v1At, "replicas", result, v2At, "replicas");
-        move(role, v1At, "command", result, v2At, "command");
-        move(role, v1At, "gpuNum", result, v2At, "gpuNumber");
-        move(role, v1At, "cpuNum", result, v2At, "cpuNumber");
-        move(role, v1At, "memoryMB", result, v2At, "memorySize");
-        move(role, v1At, "image", result, v2At, "dockerImage");
+        moveAll(role, v1At, result, v2At, "replicas", "replicas", "command", "command", "gpuNum", "gpuNumber",
+                "cpuNum", "cpuNumber", "memoryMB", "memorySize", "image", "dockerImage");
         role.remove("privateRegistryAuthPath");
         leftovers(role, v1At);
         return result;
@@ -402,6 +380,17 @@ final class V1Converter {
             return null;
         }
         return new LinkedHashMap<>(cast(map));
+    }
+
+    /**
+     * {@link #move} for several keys: {@code renames} holds v1 and v2 names in pairs, in the order
+     * the v2 section lists them.
+     */
+    private void moveAll(Map<String, Object> source, String sourcePath, Map<String, Object> target, String targetPath,
+            String... renames) {
+        for (int i = 0; i < renames.length; i += 2) {
+            move(source, sourcePath, renames[i], target, targetPath, renames[i + 1]);
+        }
     }
 
     private void move(Map<String, Object> source, String sourcePath, String key, Map<String, Object> target,
