@@ -291,10 +291,13 @@ public class TrialReportIT extends RuntimeTestSupport {
             assertEquals(TrialStatus.RUNNING, context.status("Tok01"));
             assertEquals(400, post(base + "reports", "{not json", spec.token()).statusCode());
             assertEquals(400, post(base + "reports", "{\"reports\":[{\"kind\":\"metric\"}]}", spec.token()).statusCode());
-            // 413 comes from the declared length before any of the body is read. Sent over a plain socket as headers
-            // only: a client writing the whole 5 MiB races the server closing the connection after its answer.
-            String refused = headersOnlyPost(base + "reports", 5 << 20, spec.token());
-            assertTrue(refused, refused.startsWith("HTTP/1.1 413") && refused.contains("over the limit"));
+            // 413 comes from the declared length before any of the body is read, and closes the connection. Sent by hand
+            // as headers only: a client writing all 5 MiB races that close.
+            try (java.net.Socket socket = socketTo(endpoint())) {
+                String refused = exchange(socket, requestHead("POST", base + "reports", spec.token(), 5 << 20), new byte[0]);
+                assertTrue(refused, refused.startsWith("HTTP/1.1 413") && refused.contains("over the limit"));
+                assertTrue(refused, refused.toLowerCase(java.util.Locale.ROOT).contains("connection: close"));
+            }
             assertEquals(200, get("api/v1/nni/check-status").statusCode());
             // a log the manager cannot read itself is asked from the keeper
             java.util.concurrent.CompletableFuture<String> log = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
@@ -325,6 +328,20 @@ public class TrialReportIT extends RuntimeTestSupport {
             assertEquals(TrialStatus.FAILED, context.status("Tok02"));
             assertTrue(context.latest("Tok02").message(), context.latest("Tok02").message().contains("machine lost"));
             assertEquals("the gone environment's token no longer works", 401, post(base + "reports", "{\"reports\":[]}", spec.token()).statusCode());
+        }
+    }
+
+    @Test(timeout = 60_000)
+    public void aReportRefusedBeforeItsBodyIsReadLeavesTheConnectionUsable() throws Exception {
+        // the token is checked before the body is read; the body still arriving is read and dropped, so the client
+        // gets its 401 rather than a broken pipe, and its connection stays open for the next request
+        byte[] body = ("{\"reports\":[],\"pad\":\"" + "x".repeat(256 << 10) + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (java.net.Socket socket = socketTo(endpoint())) {
+            for (int round = 1; round <= 3; round++) {
+                String answer = exchange(socket, requestHead("POST", "api/v1/nni-trial/nosuch/keeper/reports", "wrong", body.length), body);
+                assertTrue("round " + round + ": " + answer, answer.startsWith("HTTP/1.1 401") && answer.contains("wrong token"));
+                assertTrue(answer, !answer.toLowerCase(java.util.Locale.ROOT).contains("connection: close"));
+            }
         }
     }
 
@@ -360,18 +377,68 @@ public class TrialReportIT extends RuntimeTestSupport {
         return send(request);
     }
 
-    /** Sends only the request line and headers of a POST declaring {@code length} bytes, and returns the whole answer. */
-    private String headersOnlyPost(String path, long length, String token) throws IOException {
+    private static java.net.Socket socketTo(java.net.URI endpoint) throws IOException {
+        java.net.Socket socket = new java.net.Socket(endpoint.getHost(), endpoint.getPort());
+        socket.setSoTimeout(20_000);
+        return socket;
+    }
+
+    private String requestHead(String method, String path, String token, long contentLength) {
         java.net.URI uri = endpoint().resolve(path);
-        try (java.net.Socket socket = new java.net.Socket(uri.getHost(), uri.getPort())) {
-            socket.setSoTimeout(20_000);
-            String head = "POST " + uri.getRawPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
-                    + "\r\nContent-Type: application/json\r\nAuthorization: Bearer " + token
-                    + "\r\nExpect: 100-continue\r\nContent-Length: " + length + "\r\nConnection: close\r\n\r\n";
-            socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
-            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        return method + " " + uri.getRawPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+                + "\r\nContent-Type: application/json\r\nAuthorization: Bearer " + token
+                + "\r\nContent-Length: " + contentLength + "\r\n\r\n";
+    }
+
+    /**
+     * One HTTP/1.1 exchange written by hand, as a slow client would: the head, then the body in small flushed pieces,
+     * then the whole answer (status line, headers, body) as text.
+     */
+    private static String exchange(java.net.Socket socket, String head, byte[] body) throws IOException {
+        java.io.OutputStream out = socket.getOutputStream();
+        out.write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        out.flush();
+        for (int at = 0; at < body.length; at += 16 << 10) {
+            out.write(body, at, Math.min(16 << 10, body.length - at));
+            out.flush();
         }
+        java.io.InputStream in = socket.getInputStream();
+        StringBuilder answer = new StringBuilder();
+        long length = 0;
+        boolean chunked = false;
+        for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
+            answer.append(line).append('\n');
+            String lower = line.toLowerCase(java.util.Locale.ROOT);
+            if (lower.startsWith("content-length:")) {
+                length = Long.parseLong(line.substring("content-length:".length()).trim());
+            } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
+                chunked = true;
+            }
+        }
+        answer.append('\n');
+        if (chunked) {
+            for (int size = Integer.parseInt(readLine(in).trim(), 16); size > 0; size = Integer.parseInt(readLine(in).trim(), 16)) {
+                answer.append(new String(in.readNBytes(size), java.nio.charset.StandardCharsets.UTF_8));
+                readLine(in); // the CRLF that ends each chunk
+            }
+            readLine(in); // the empty line after the last chunk
+        } else {
+            answer.append(new String(in.readNBytes((int) length), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return answer.toString();
+    }
+
+    private static String readLine(java.io.InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+        for (int c = in.read(); c != '\n'; c = in.read()) {
+            if (c < 0) {
+                throw new java.io.EOFException("the server closed the connection; read so far: " + line);
+            }
+            if (c != '\r') {
+                line.write(c);
+            }
+        }
+        return line.toString(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {

@@ -72,7 +72,8 @@ public class KeeperIngestBenchmark {
                   reuseMode: true
                 """.formatted(keepers, keepers));
         runtime = RuntimeProcess.start(folder.newFolder("home").toPath(), folder.newFolder("experiments").toPath(), "run", config.toString());
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofMinutes(14)));
+        int exit = runtime.awaitExit(Duration.ofMinutes(14));
+        assertEquals(runtime.console(), 0, exit);
         Matcher started = Pattern.compile("experiment \\w+ started in (\\S+)").matcher(runtime.console());
         assertTrue(runtime.console(), started.find());
         Path experiment = Path.of(started.group(1));

@@ -70,7 +70,8 @@ public class ReuseModeIT {
                 """);
         Path experiments = folder.newFolder("experiments").toPath();
         runtime = RuntimeProcess.start(folder.newFolder("home").toPath(), experiments, "run", config.toString());
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        int exit = runtime.awaitExit(Duration.ofSeconds(150));
+        assertEquals(runtime.console(), 0, exit);
 
         java.util.regex.Matcher started = java.util.regex.Pattern.compile("experiment \\w+ started in (\\S+)").matcher(runtime.console());
         assertTrue(runtime.console(), started.find());

@@ -195,7 +195,8 @@ public class RunModeIT {
 
         Files.writeString(code.resolve("release"), "");
         runtime = RuntimeProcess.start(home, experiments, "resume", id);
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        int exit = runtime.awaitExit(Duration.ofSeconds(150));
+        assertEquals(runtime.console(), 0, exit);
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             List<TrialRecord> trials = store.trials();
             assertEquals(6, trials.size());
@@ -266,7 +267,8 @@ public class RunModeIT {
                 """);
         Path experiments = folder.newFolder("experiments").toPath();
         runtime = RuntimeProcess.start(environment, home, experiments, "run", config.toString());
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        int exit = runtime.awaitExit(Duration.ofSeconds(150));
+        assertEquals(runtime.console(), 0, exit);
         String id = experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             List<TrialRecord> trials = store.trials();

@@ -10,6 +10,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.Hashtable;
+import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,7 +25,6 @@ import org.osgi.framework.FrameworkListener;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceListener;
 import org.osgi.framework.ServiceRegistration;
-import org.osgi.framework.launch.Framework;
 import org.osgi.framework.startlevel.FrameworkStartLevel;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
@@ -38,42 +40,116 @@ import org.slf4j.LoggerFactory;
 /**
  * Carries out the command the runnable jar was started with (system property {@value #COMMAND},
  * the command word and its arguments separated by newlines): waits until the framework has started,
- * runs the matching {@link LaunchCommand}, then stops the framework and ends the JVM with the
- * command's exit code. Without the property it does nothing and the runtime keeps running.
+ * runs the matching {@link LaunchCommand}, and hands its exit code to the launcher. Without the
+ * property it does nothing and the runtime keeps running.
+ * <p>
+ * The command runs on the launcher's main thread: bnd's launcher calls a {@code Callable<Integer>}
+ * service registered with {@code main.thread=true}, then stops the framework and exits with the
+ * returned code. Stopping the framework from a thread of our own raced the launcher, which exits
+ * with its own code ({@code STOPPED}, 117) once it sees the framework stop.
  */
 @Component(immediate = true, service = {})
 public class LaunchCommandRunner {
 
     static final String COMMAND = "nni.command";
+    /** The service property that makes bnd's launcher run a {@code Callable<Integer>} on its main thread. */
+    private static final String MAIN_THREAD = "main.thread";
     /** The property FileInstall puts on each configuration it made from a file: that file's URL. */
     private static final String FILEINSTALL_FILENAME = "felix.fileinstall.filename";
     private static final Logger LOG = LoggerFactory.getLogger(LaunchCommandRunner.class);
     private static final long WAIT_SECONDS = 60;
+    /** How long the framework may take to stop after a command before the JVM ends anyway. */
+    private static final long STOP_SECONDS = 30;
 
-    private final Thread worker;
+    private final ServiceRegistration<?> registration;
+    private final MainThreadCommand command;
 
     @Activate
     public LaunchCommandRunner(BundleContext context) {
         String line = context.getProperty(COMMAND);
         if (line == null || line.isBlank()) {
-            worker = null;
+            registration = null;
+            command = null;
             return;
         }
         List<String> words = Arrays.asList(line.split("\n"));
-        worker = new Thread(() -> {
-            int code = run(context, words.get(0), words.subList(1, words.size()));
-            // a thread of its own: stopping the framework deactivates this component, which
-            // interrupts the worker
-            new Thread(() -> exit(context, code), "nni-exit").start();
-        }, "nni-launch-" + words.get(0));
-        worker.start();
+        command = new MainThreadCommand(context, words.get(0), words.subList(1, words.size()));
+        registration = context.registerService(Callable.class.getName(), command,
+                new Hashtable<>(Map.of(MAIN_THREAD, Boolean.TRUE)));
     }
 
     @Deactivate
     void deactivate() {
-        if (worker != null && worker.isAlive() && Thread.currentThread() != worker) {
-            worker.interrupt();
+        if (registration != null) {
+            try {
+                registration.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                LOG.debug("main-thread command already unregistered");
+            }
+            command.interrupt();
         }
+    }
+
+    /**
+     * The launch command as the launcher's main-thread service. The launcher checks by reflection
+     * that {@code call()} returns {@link Integer}, so this is a class and not a lambda.
+     */
+    public static final class MainThreadCommand implements Callable<Integer> {
+        private final BundleContext context;
+        private final String name;
+        private final List<String> arguments;
+        private volatile Thread caller;
+        private volatile boolean interrupted;
+
+        MainThreadCommand(BundleContext context, String name, List<String> arguments) {
+            this.context = context;
+            this.name = name;
+            this.arguments = arguments;
+        }
+
+        @Override
+        public Integer call() {
+            caller = Thread.currentThread();
+            try {
+                if (interrupted) {
+                    return 130;
+                }
+                int code = run(context, name, arguments);
+                System.out.flush();
+                System.err.flush();
+                haltIfStopHangs(code);
+                return code;
+            } finally {
+                caller = null;
+            }
+        }
+
+        /** Called when the framework stops under the command (SIGTERM): the command ends early. */
+        void interrupt() {
+            interrupted = true;
+            Thread running = caller;
+            if (running != null) {
+                running.interrupt();
+            }
+        }
+    }
+
+    /**
+     * The launcher stops the framework after the command and waits for it without a limit; a
+     * bundle that never finishes stopping must not keep a finished command's JVM alive.
+     */
+    private static void haltIfStopHangs(int code) {
+        Thread watchdog = new Thread(() -> {
+            try {
+                TimeUnit.SECONDS.sleep(STOP_SECONDS);
+                System.err.println("nni-osgi: the runtime did not stop within " + STOP_SECONDS + " s; ending it");
+                Runtime.getRuntime().halt(code);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "nni-stop-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
     }
 
     private static int run(BundleContext context, String name, List<String> arguments) {
@@ -265,21 +341,6 @@ public class LaunchCommandRunner {
             }
         } finally {
             context.removeServiceListener(listener);
-        }
-    }
-
-    /** Stops the framework in order, then ends the JVM with the command's code. */
-    private static void exit(BundleContext context, int code) {
-        System.out.flush();
-        System.err.flush();
-        Framework framework = (Framework) context.getBundle(0);
-        try {
-            framework.stop();
-            framework.waitForStop(TimeUnit.SECONDS.toMillis(30));
-        } catch (Exception e) {
-            LOG.warn("stopping the framework failed", e);
-        } finally {
-            Runtime.getRuntime().halt(code);
         }
     }
 }
