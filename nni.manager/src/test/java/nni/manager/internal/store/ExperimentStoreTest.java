@@ -59,6 +59,29 @@ public class ExperimentStoreTest {
     }
 
     /**
+     * The WAL is copied into the database file by the store's own checkpoint thread: SQLite's automatic
+     * checkpoint would only start at 8000 pages (32 MiB of WAL), far more than these rows.
+     */
+    @Test(timeout = 60_000)
+    public void theWalIsCheckpointedOffTheCommitPath() throws Exception {
+        Path directory = folder.getRoot().toPath();
+        Path database = directory.resolve("db").resolve("nni.sqlite");
+        try (ExperimentStore store = ExperimentStore.open(directory)) {
+            long before = java.nio.file.Files.size(database);
+            for (int batch = 0; batch < 40; batch++) {
+                List<MetricRecord> metrics = new ArrayList<>();
+                for (int i = 0; i < 500; i++) {
+                    metrics.add(new MetricRecord(batch, "Ab1cD", "0", "PERIODICAL", batch * 500L + i, "\"0." + i + "\""));
+                }
+                store.addMetrics(metrics);
+            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> java.nio.file.Files.size(database) > before + (1 << 20));
+            assertEquals(20_000, store.metrics("Ab1cD", "PERIODICAL").size());
+        }
+    }
+
+    /**
      * Concurrent batches (group commit): every caller learns exactly which of its metrics were new,
      * overlapping batches of different callers store each metric once, and every row is there after.
      */
