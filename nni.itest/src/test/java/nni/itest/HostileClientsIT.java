@@ -365,6 +365,60 @@ public class HostileClientsIT extends RuntimeTestSupport {
         assertTrue(params, params.contains("\"trialConcurrency\":1") && params.contains("\"maxTrialNumber\":1"));
     }
 
+    /**
+     * A keeper's requests are range-checked too: a hello without its fields is a 400 (it used to be
+     * taken as a keeper of another protocol and failed every waiting trial), a report numbered
+     * 1e400 is a 400 (it used to be applied as Long.MAX_VALUE, and every later report was lost).
+     */
+    @Test(timeout = 60_000)
+    public void aKeepersBadNumbersAndEmptyHelloAre400AndFailNothing() throws Exception {
+        Path directory = Files.createTempDirectory("nni-hostile-keeper");
+        java.util.Map<String, Object> section = new java.util.HashMap<>();
+        section.put("platform", "remote");
+        section.put("trialCommand", "true");
+        section.put("trialCodeDirectory", Files.createDirectories(directory.resolve("code")).toString());
+        nni.itest.keeper.RecordingContext recording = new nni.itest.keeper.RecordingContext("badkeeper", directory, section);
+        nni.itest.keeper.CapturingLauncher launcher = new nni.itest.keeper.CapturingLauncher();
+        nni.api.environment.KeeperSessions keepers = service(nni.api.environment.KeeperSessions.class, null);
+        try (nni.api.platform.TrainingSession session = keepers.open(recording, launcher,
+                new nni.api.environment.KeeperOptions("remote", false, 1, Duration.ofMinutes(1), null))) {
+            session.submit(new nni.api.model.TrialApplication("Bad01", 0, new nni.api.model.HyperParameters("{}", 0),
+                    nni.api.model.Placement.NONE));
+            await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
+            String token = "Authorization: Bearer " + launcher.specs.get(0).token();
+            String base = "api/v1/nni-trial/badkeeper/Bad01/";
+            for (String hello : List.of("{}", "{\"keeperVersion\":\"1.0.0\"}", "{\"keeperVersion\":\"1.0.0\",\"protocol\":1.5}",
+                    "{\"keeperVersion\":\"1.0.0\",\"protocol\":4294967297}", "{\"protocol\":1}")) {
+                try (RawClient client = client("127.0.0.24")) {
+                    Answer answer = client.exchange("POST", base + "handshake", hello, token);
+                    assertEquals(hello + ": " + answer, 400, answer.status());
+                }
+            }
+            assertNull("a malformed hello failed the trial", recording.status("Bad01"));
+            try (RawClient client = client("127.0.0.24")) {
+                assertEquals(200, client.exchange("POST", base + "handshake", "{\"keeperVersion\":\"1.0.0\",\"protocol\":1}",
+                        token).status());
+                for (String seq : List.of("1e400", "0", "-1", "1.0", "9223372036854775808", "\"1\"")) {
+                    Answer answer = client.exchange("POST", base + "reports",
+                            "{\"reports\":[{\"seq\":" + seq + ",\"kind\":\"started\",\"trial\":\"Bad01\",\"time\":1}]}", token);
+                    assertEquals(seq + ": " + answer, 400, answer.status());
+                    assertTrue(answer.body(), answer.body().contains("reports[0].seq: expected an integer 1-"));
+                }
+                Answer badTime = client.exchange("POST", base + "reports",
+                        "{\"reports\":[{\"seq\":1,\"kind\":\"started\",\"trial\":\"Bad01\",\"time\":1e400}]}", token);
+                assertEquals(badTime.toString(), 400, badTime.status());
+                Answer accepted = client.exchange("POST", base + "reports",
+                        "{\"reports\":[{\"seq\":1,\"kind\":\"started\",\"trial\":\"Bad01\",\"time\":1}]}", token);
+                assertEquals(accepted.toString(), "{\"acked\":1}", accepted.body());
+                for (String query : List.of("after=-1", "after=1e3", "waitMillis=99999999999", "waitMillis=-5")) {
+                    client.head("GET", base + "commands?" + query, token, "Content-Length: 0");
+                    assertEquals(query, 400, client.read().status());
+                }
+            }
+            assertEquals(nni.api.model.TrialStatus.RUNNING, recording.status("Bad01"));
+        }
+    }
+
     // ------------------------------------------------------------------------------ bad requests
 
     @Test(timeout = 60_000)
