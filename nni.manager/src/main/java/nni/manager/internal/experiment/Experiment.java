@@ -145,12 +145,14 @@ public final class Experiment implements SessionContext {
     /** Creates a new experiment's directory and store; {@link #start} runs it. */
     static Experiment create(String id, ExperimentConfig config) throws IOException {
         Path directory = config.experimentWorkingDirectory().resolve(id);
+        CreationMarker.begin(directory);
         for (String folder : List.of("db", "log", "trials", "checkpoint")) {
             java.nio.file.Files.createDirectories(directory.resolve(folder));
         }
         SecretsFile.create(directory, config.secretValues());
         ExperimentStore store = ExperimentStore.open(directory);
         store.saveDefinition(ConfigCodec.write(config));
+        CreationMarker.done(directory);
         Experiment experiment = new Experiment(id, directory, config, store, false);
         experiment.startTime = System.currentTimeMillis();
         return experiment;

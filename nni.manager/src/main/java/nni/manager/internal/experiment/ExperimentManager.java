@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -95,11 +96,22 @@ public class ExperimentManager {
      * @throws PlatformException when the platform, tuner or assessor is missing or refuses
      */
     public Experiment create(ExperimentConfig given) throws PlatformException, IOException {
+        return create(given, (id, directory) -> { });
+    }
+
+    /**
+     * Creates and starts an experiment, telling {@code announce} its id and folder before anything
+     * of it exists, so that a caller can show the id even if the runtime dies while creating it.
+     *
+     * @throws PlatformException when the platform, tuner or assessor is missing or refuses
+     */
+    public Experiment create(ExperimentConfig given, BiConsumer<String, Path> announce) throws PlatformException, IOException {
         ExperimentConfig config = underRoot(given);
         Tuner tuner = tuner(config);
         Assessor assessor = assessor(config);
         platforms.require(config.platform());
         String id = newId(config.experimentWorkingDirectory());
+        announce.accept(id, config.experimentWorkingDirectory().resolve(id));
         Experiment experiment = Experiment.create(id, config);
         experiments.put(id, experiment);
         try {
@@ -151,11 +163,23 @@ public class ExperimentManager {
 
     /** Stops an experiment: cancels its trials, closes its session, keeps its data. */
     public void stop(String id, Duration patience) {
-        Experiment experiment = experiments.remove(id);
-        if (experiment == null) {
+        if (!stopIfOpen(id, patience)) {
             throw new IllegalArgumentException("no open experiment " + id + "; open: " + experiments.keySet());
         }
+    }
+
+    /**
+     * Stops an experiment unless it was stopped already (from the REST API, say).
+     *
+     * @return whether this call stopped it
+     */
+    public boolean stopIfOpen(String id, Duration patience) {
+        Experiment experiment = experiments.remove(id);
+        if (experiment == null) {
+            return false;
+        }
         experiment.stop(patience);
+        return true;
     }
 
     public Optional<Experiment> get(String id) {
@@ -191,7 +215,8 @@ public class ExperimentManager {
         }
         try (Stream<Path> children = Files.list(root)) {
             List<String> ids = new ArrayList<>();
-            children.filter(dir -> Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")))
+            // one being created (or whose creation was interrupted: resume settles it) is not listed
+            children.filter(dir -> Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")) && !CreationMarker.present(dir))
                     .forEach(dir -> ids.add(dir.getFileName().toString()));
             ids.sort(null);
             return ids;
@@ -206,6 +231,10 @@ public class ExperimentManager {
             throw new IllegalArgumentException("not an experiment id: " + id);
         }
         Path directory = root.resolve(id);
+        if (CreationMarker.settle(directory)) {
+            throw new IOException("experiment " + id + " was interrupted while it was being created, before its definition"
+                    + " was stored; nothing of it ran, and its folder " + directory + " was removed: run its file again");
+        }
         if (!Files.isRegularFile(directory.resolve("db").resolve("nni.sqlite"))) {
             throw new IOException("no experiment " + id + " in " + root);
         }
