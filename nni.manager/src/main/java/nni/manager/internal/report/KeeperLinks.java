@@ -58,6 +58,21 @@ public class KeeperLinks {
         return link;
     }
 
+    /**
+     * Registers the link of a keeper that a runtime before a restart started: its token and the
+     * last report sequence that runtime applied, so that the keeper's reports continue where they were.
+     *
+     * @throws IllegalStateException if the experiment already has a link with this id
+     */
+    public KeeperLink restore(String experimentId, String keeperId, String token, long applied, KeeperPeer peer) {
+        KeeperLink link = register(experimentId, keeperId, token, peer);
+        synchronized (link.reportLock()) {
+            link.applied(applied);
+        }
+        link.numberCommandsFromNow();
+        return link;
+    }
+
     public void unregister(KeeperLink link) {
         links.remove(key(link.experimentId(), link.keeperId()), link);
         link.close();

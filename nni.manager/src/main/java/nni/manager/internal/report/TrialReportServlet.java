@@ -95,6 +95,7 @@ public class TrialReportServlet extends JsonServlet {
                     presented == null ? "no token" : link == null ? "unknown keeper" : "wrong token");
             throw new HttpError(401, "unknown keeper or wrong token for keeper " + path.get("keeper"));
         }
+        link.seen();
         return link;
     }
 

@@ -87,7 +87,8 @@ public class KeeperSessionsProvider implements KeeperSessions {
             thread.setDaemon(true);
             return thread;
         });
-        return new KeeperSession(context, launcher, options, links, keeperJar(), archive, managerUrl, timer);
+        return new KeeperSession(context, launcher, options, links, keeperJar(), archive, managerUrl,
+                KeeperLinkFile.open(context.experimentDirectory(), managerUrl), timer);
     }
 
     /** @return the shared endpoint's URL with the host workers use */
