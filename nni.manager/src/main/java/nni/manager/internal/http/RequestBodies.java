@@ -201,30 +201,24 @@ public class RequestBodies {
         return message == null || message.isBlank() ? "the connection failed" : message;
     }
 
-    /** One body being read; every callback holds the object's lock, so they never overlap. */
-    private final class BodyRead implements ReadListener, AsyncListener {
-        private final AsyncContext async;
+    /**
+     * A body read asynchronously, one per request: every callback holds the object's lock, so they
+     * never overlap; the address's count is released once the exchange is complete, whatever ended it.
+     */
+    private abstract class AsyncBody implements ReadListener, AsyncListener {
+        final AsyncContext async;
         final ServletInputStream in;
-        private final HttpServletResponse response;
-        private final long maxBytes;
-        private final int deadlineMillis;
-        private final BodyAnswer answer;
         private final String address;
-        private final ByteArrayOutputStream body = new ByteArrayOutputStream();
-        private final byte[] buffer = new byte[16 << 10];
-        private boolean done;
+        final byte[] buffer = new byte[16 << 10];
+        boolean done;
 
-        BodyRead(AsyncContext async, ServletInputStream in, HttpServletResponse response, long maxBytes, int deadlineMillis,
-                 BodyAnswer answer, String address) {
+        AsyncBody(AsyncContext async, ServletInputStream in, String address) {
             this.async = async;
             this.in = in;
-            this.response = response;
-            this.maxBytes = maxBytes;
-            this.deadlineMillis = deadlineMillis;
-            this.answer = answer;
             this.address = address;
         }
 
+        /** Takes bytes as they come, until the end of the body or {@link #done}. */
         @Override
         public synchronized void onDataAvailable() throws IOException {
             while (!done && in.isReady()) {
@@ -232,10 +226,51 @@ public class RequestBodies {
                 if (read < 0) {
                     return; // onAllDataRead follows
                 }
-                if (body.size() + (long) read > maxBytes) {
-                    finish(new HttpError(413, "request body is over the limit of " + maxBytes + " bytes"));
-                    return;
-                }
+                take(read);
+            }
+        }
+
+        /** {@code read} more bytes are in {@link #buffer}. */
+        abstract void take(int read) throws IOException;
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            release(address);
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            // onComplete follows
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // not restarted
+        }
+    }
+
+    /** One body being read for a handler. */
+    private final class BodyRead extends AsyncBody {
+        private final HttpServletResponse response;
+        private final long maxBytes;
+        private final int deadlineMillis;
+        private final BodyAnswer answer;
+        private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+
+        BodyRead(AsyncContext async, ServletInputStream in, HttpServletResponse response, long maxBytes, int deadlineMillis,
+                 BodyAnswer answer, String address) {
+            super(async, in, address);
+            this.response = response;
+            this.maxBytes = maxBytes;
+            this.deadlineMillis = deadlineMillis;
+            this.answer = answer;
+        }
+
+        @Override
+        void take(int read) {
+            if (body.size() + (long) read > maxBytes) {
+                finish(new HttpError(413, "request body is over the limit of " + maxBytes + " bytes"));
+            } else {
                 body.write(buffer, 0, read);
             }
         }
@@ -272,21 +307,6 @@ public class RequestBodies {
             return new HttpError(408, "the request body did not arrive within " + deadlineMillis + " ms");
         }
 
-        @Override
-        public void onComplete(AsyncEvent event) {
-            release(address);
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-            // onComplete follows
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-            // not restarted
-        }
-
         /** Answers with an error and ends the exchange; the unread rest of the body closes the connection. */
         private void finish(HttpError error) {
             done = true;
@@ -303,33 +323,19 @@ public class RequestBodies {
     }
 
     /** The body of a refused request, read and dropped after the answer was sent. */
-    private final class Drain implements ReadListener, AsyncListener {
-        private final AsyncContext async;
-        final ServletInputStream in;
-        private final String address;
-        private final byte[] buffer = new byte[16 << 10];
+    private final class Drain extends AsyncBody {
         private long left;
-        private boolean done;
 
         Drain(AsyncContext async, ServletInputStream in, long maxBytes, String address) {
-            this.async = async;
-            this.in = in;
+            super(async, in, address);
             this.left = maxBytes;
-            this.address = address;
         }
 
         @Override
-        public synchronized void onDataAvailable() throws IOException {
-            while (!done && in.isReady()) {
-                int read = in.read(buffer);
-                if (read < 0) {
-                    return;
-                }
-                left -= read;
-                if (left < 0) {
-                    end();
-                    return;
-                }
+        void take(int read) {
+            left -= read;
+            if (left < 0) {
+                end();
             }
         }
 
@@ -346,21 +352,6 @@ public class RequestBodies {
         @Override
         public synchronized void onTimeout(AsyncEvent event) {
             end();
-        }
-
-        @Override
-        public void onComplete(AsyncEvent event) {
-            release(address);
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-            // onComplete follows
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-            // not restarted
         }
 
         private void end() {
