@@ -120,5 +120,9 @@ public class ReuseRestartIT {
             }
             assertEquals("every metric once", 4 * 26, store.metrics(null, null).size());
         }
+        // the keepers taken back end with the experiment: none is left behind
+        String experimentPath = experiments.resolve(id).toString();
+        await().atMost(Duration.ofSeconds(60)).until(() -> ProcessHandle.allProcesses()
+                .noneMatch(p -> p.info().commandLine().map(line -> line.contains(experimentPath)).orElse(false)));
     }
 }

@@ -66,9 +66,7 @@ public class ExperimentManager {
                              BundleContext context) {
         this.platforms = platforms;
         this.algorithms = algorithms;
-        String configured = context.getProperty(ROOT);
-        this.root = configured == null || configured.isBlank()
-                ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
+        this.root = rootOf(context);
         platforms.onArrival(platformArrival);
     }
 
@@ -83,6 +81,13 @@ public class ExperimentManager {
             experiment.detach();
         }
         experiments.clear();
+    }
+
+    /** @return the root directory of experiments the framework property {@value #ROOT} names, or NNI's default */
+    public static Path rootOf(BundleContext context) {
+        String configured = context.getProperty(ROOT);
+        return configured == null || configured.isBlank()
+                ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
     }
 
     /** @return the root directory of experiments */

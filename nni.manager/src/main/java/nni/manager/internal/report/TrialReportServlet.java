@@ -89,6 +89,12 @@ public class TrialReportServlet extends JsonServlet {
         KeeperLink link = links.find(path.get("experiment"), path.get("keeper"));
         String header = request.getHeader("Authorization");
         String presented = header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : null;
+        if (link == null && links.awaitsResume(path.get("experiment"), path.get("keeper"), presented)) {
+            // a keeper of a runtime before a restart: it waits (and spools) until its experiment is resumed here
+            LOG.debug("keeper {} of experiment {} waits for the experiment to be resumed", path.get("keeper"), path.get("experiment"));
+            throw new HttpError(503, "experiment " + path.get("experiment") + " is not open in this runtime yet;"
+                    + " its keepers are taken back when it is resumed: try again later");
+        }
         // the same answer for an unknown keeper and a wrong token: neither tells which ids exist
         if (link == null || !link.accepts(presented)) {
             LOG.warn("refused a trial report for keeper {} of experiment {}: {}", path.get("keeper"), path.get("experiment"),

@@ -39,6 +39,7 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
 import nni.manager.internal.report.KeeperLink;
+import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
 import nni.manager.internal.report.KeeperPeer;
 

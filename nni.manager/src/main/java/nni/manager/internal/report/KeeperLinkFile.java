@@ -1,7 +1,8 @@
-package nni.manager.internal.reuse;
+package nni.manager.internal.report;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -10,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -32,13 +34,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * <p>The sequence is written lazily ({@link #flush}); applying a report twice changes nothing, so a
  * sequence older than the truth after a crash costs only reports sent again. Thread-safe.
  */
-final class KeeperLinkFile {
+public final class KeeperLinkFile {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeeperLinkFile.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One keeper as it was stored. */
-    record Keeper(String id, String token, String trial, long applied) {
+    public record Keeper(String id, String token, String trial, long applied) {
     }
 
     private final Path file;
@@ -55,9 +57,27 @@ final class KeeperLinkFile {
         this.previousManagerUrl = previousManagerUrl;
     }
 
-    /** Opens the experiment's file, keeping what an earlier runtime left in it for {@link #previous}. */
-    static KeeperLinkFile open(Path experimentDirectory, String managerUrl) {
-        Path file = experimentDirectory.resolve("environments").resolve("links.json");
+    /**
+     * @return whether the experiment's file lists the keeper with this token: a keeper of a runtime
+     *         before a restart that the experiment, once resumed, may take back
+     */
+    public static boolean lists(Path experimentDirectory, String keeperId, String token) {
+        try {
+            JsonNode keeper = JSON.readTree(Files.readAllBytes(fileOf(experimentDirectory))).path("keepers").path(keeperId);
+            return keeper.hasNonNull("token") && MessageDigest.isEqual(keeper.get("token").asText().getBytes(StandardCharsets.UTF_8),
+                    token.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException unreadable) {
+            return false;
+        }
+    }
+
+    private static Path fileOf(Path experimentDirectory) {
+        return experimentDirectory.resolve("environments").resolve("links.json");
+    }
+
+    /** Opens the experiment's file, keeping what an earlier runtime left in it for {@link #previousRunning}. */
+    public static KeeperLinkFile open(Path experimentDirectory, String managerUrl) {
+        Path file = fileOf(experimentDirectory);
         String previousUrl = null;
         Map<String, Keeper> before = new LinkedHashMap<>();
         try {
@@ -80,23 +100,23 @@ final class KeeperLinkFile {
     }
 
     /** @return the keeper that ran {@code trialId} in the runtime before a restart, if it was stored */
-    synchronized Optional<Keeper> previousRunning(String trialId) {
+    public synchronized Optional<Keeper> previousRunning(String trialId) {
         return previous.values().stream().filter(k -> trialId.equals(k.trial())).findFirst();
     }
 
     /** @return where the keepers of the runtime before a restart call back, or null */
-    String previousManagerUrl() {
+    public String previousManagerUrl() {
         return previousManagerUrl;
     }
 
-    synchronized void put(String keeperId, String token, String trial, long applied) {
+    public synchronized void put(String keeperId, String token, String trial, long applied) {
         keepers.put(keeperId, new Keeper(keeperId, token, trial, applied));
         previous.remove(keeperId);
         write();
     }
 
     /** The keeper now runs {@code trial} (null: none). */
-    synchronized void running(String keeperId, String trial) {
+    public synchronized void running(String keeperId, String trial) {
         Keeper keeper = keepers.get(keeperId);
         if (keeper != null && !java.util.Objects.equals(keeper.trial(), trial)) {
             keepers.put(keeperId, new Keeper(keeperId, keeper.token(), trial, keeper.applied()));
@@ -105,7 +125,7 @@ final class KeeperLinkFile {
     }
 
     /** Reports up to {@code seq} are applied; written with the next change or {@link #flush}. */
-    synchronized void applied(String keeperId, long seq) {
+    public synchronized void applied(String keeperId, long seq) {
         Keeper keeper = keepers.get(keeperId);
         if (keeper != null && seq > keeper.applied()) {
             keepers.put(keeperId, new Keeper(keeperId, keeper.token(), keeper.trial(), seq));
@@ -113,13 +133,13 @@ final class KeeperLinkFile {
         }
     }
 
-    synchronized void remove(String keeperId) {
+    public synchronized void remove(String keeperId) {
         if (keepers.remove(keeperId) != null) {
             write();
         }
     }
 
-    synchronized void flush() {
+    public synchronized void flush() {
         if (dirty) {
             write();
         }
