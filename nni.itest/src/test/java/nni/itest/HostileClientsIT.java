@@ -54,7 +54,8 @@ public class HostileClientsIT extends RuntimeTestSupport {
 
     @Configuration
     public Option[] config() throws Exception {
-        Path root = Files.createTempDirectory("nni-hostile-it");
+        // under the module's target/, not /tmp: nothing is left behind
+        Path root = Files.createTempDirectory(Files.createDirectories(Path.of("target").toAbsolutePath()), "hostile-it");
         return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")),
                 frameworkProperty("nni.experiments.dir").value(root.resolve("experiments").toString()),
                 frameworkProperty("nni.it.root").value(root.toString())};
@@ -372,7 +373,7 @@ public class HostileClientsIT extends RuntimeTestSupport {
      */
     @Test(timeout = 60_000)
     public void aKeepersBadNumbersAndEmptyHelloAre400AndFailNothing() throws Exception {
-        Path directory = Files.createTempDirectory("nni-hostile-keeper");
+        Path directory = Files.createTempDirectory(Path.of(context.getProperty("nni.it.root")), "keeper");
         java.util.Map<String, Object> section = new java.util.HashMap<>();
         section.put("platform", "remote");
         section.put("trialCommand", "true");
