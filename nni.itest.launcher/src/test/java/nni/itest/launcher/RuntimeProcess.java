@@ -53,9 +53,15 @@ final class RuntimeProcess implements AutoCloseable {
     /** Starts the jar on a given port (0: any free one), as a resume that keepers must find again needs. */
     static RuntimeProcess start(Map<String, String> environment, int port, Path home, Path experiments, String... arguments)
             throws IOException {
+        return start(environment, "127.0.0.1", port, home, experiments, arguments);
+    }
+
+    /** Starts the jar with its port bound to {@code host} (the wildcard 0.0.0.0 counts as beyond loopback). */
+    static RuntimeProcess start(Map<String, String> environment, String host, int port, Path home, Path experiments,
+                                String... arguments) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dnni.experiments.dir=" + experiments, "-jar", System.getProperty("nni.jar"),
-                "--port", Integer.toString(port), "--host", "127.0.0.1", "--home", home.toString()));
+                "--port", Integer.toString(port), "--host", host, "--home", home.toString()));
         command.addAll(List.of(arguments));
         Files.createDirectories(home);
         Path output = home.resolve("console.log");

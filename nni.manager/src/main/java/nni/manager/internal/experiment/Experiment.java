@@ -111,6 +111,8 @@ public final class Experiment implements SessionContext {
 
     private volatile ExperimentConfig config;
     private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
+    /** Told of every change (status, trials, metrics, limits): the manager's listeners. */
+    private volatile ExperimentListener listener = event -> { };
     private volatile Tuner tuner;
     private volatile Assessor assessor;
     /** The platform session; null while the platform is away (see {@link #platformLost}). */
@@ -285,6 +287,7 @@ public final class Experiment implements SessionContext {
                 if (attached.isPresent()) {
                     LOG.info("experiment {}: trial {} re-attached ({})", id, trial.id, attached.get().status());
                     trial.job = attached.get();
+                    tell(ExperimentEvent.Kind.TRIAL, trial.id);
                 } else if (trial.job.status() == TrialStatus.WAITING) {
                     // it never started: run it now, with its id, sequence id and parameters (NNI v3 re-queues too)
                     LOG.info("experiment {}: trial {} had not started; submitting it again", id, trial.id);
@@ -464,6 +467,7 @@ public final class Experiment implements SessionContext {
         trials.put(trialId, trial);
         store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
                 trial.job.url(), sequenceId, null));
+        tell(ExperimentEvent.Kind.TRIAL, trialId);
         try {
             TrialJob accepted = session.submit(application);
             onTrialChanged(accepted);
@@ -540,6 +544,7 @@ public final class Experiment implements SessionContext {
                 store.addEvent(new TrialEvent(at, job.id(), job.status().name(), null, job.url(), trial.sequenceId,
                         job.message().isEmpty() ? null : job.message()));
             }
+            tell(ExperimentEvent.Kind.TRIAL, job.id());
         }
         if (job.status() == TrialStatus.RUNNING && known.status() != TrialStatus.RUNNING && config.maxTrialDuration() != null) {
             trial.durationLimit = executor.schedule(() -> {
@@ -559,6 +564,7 @@ public final class Experiment implements SessionContext {
         long at = ended.endTime() == null ? System.currentTimeMillis() : ended.endTime().toEpochMilli();
         store.addEvent(new TrialEvent(at, trial.id, ended.status().name(), null, ended.url(), trial.sequenceId,
                 ended.message().isEmpty() ? null : ended.message()));
+        tell(ExperimentEvent.Kind.TRIAL, trial.id);
         boolean succeeded = ended.status() == TrialStatus.SUCCEEDED;
         try {
             if (trial.parameterId instanceof Number number && tuner != null) {
@@ -592,7 +598,10 @@ public final class Experiment implements SessionContext {
     public void metricReported(String trialId, String line) {
         ParsedMetric metric = parseMetric(trialId, line);
         if (metric != null && store.addMetric(metric.record())) {
-            execute(() -> onMetric(trialId, metric.record().type(), metric.value()));
+            execute(() -> {
+                onMetric(trialId, metric.record().type(), metric.value());
+                tell(ExperimentEvent.Kind.METRICS, trialId);
+            });
         }
     }
 
@@ -622,7 +631,10 @@ public final class Experiment implements SessionContext {
             }
         }
         if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
-            execute(() -> stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.value())));
+            execute(() -> {
+                stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.value()));
+                tell(ExperimentEvent.Kind.METRICS, trialId);
+            });
         }
         if (!refused.isEmpty()) {
             throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
@@ -728,6 +740,11 @@ public final class Experiment implements SessionContext {
         } catch (JsonProcessingException e) {
             return null;
         }
+    }
+
+    /** @return a stored metric's value ({@link MetricRecord#data()}) as a number: a plain number or a dict's {@code default}; else null */
+    public static Double storedNumber(String data) {
+        return number(unwrapStored(data));
     }
 
     private static String unwrapStored(String data) {
@@ -841,6 +858,7 @@ public final class Experiment implements SessionContext {
             };
             config = next;
             store.saveDefinition(ConfigCodec.write(next));
+            tell(ExperimentEvent.Kind.CONFIG, null);
             LOG.info("experiment {}: {} updated to {}", id, what, value);
             if (what == Update.MAX_EXEC_DURATION) {
                 durationReached = false;
@@ -880,7 +898,7 @@ public final class Experiment implements SessionContext {
             countingSince = System.currentTimeMillis();
             scheduleDurationLimit();
         }
-        status = next;
+        changeStatus(next);
     }
 
     private void becomeStatic(ExperimentStatus next) {
@@ -890,7 +908,24 @@ public final class Experiment implements SessionContext {
         if (durationLimit != null) {
             durationLimit.cancel(false);
         }
+        changeStatus(next);
+    }
+
+    private void changeStatus(ExperimentStatus next) {
+        boolean changed = status != next;
         status = next;
+        if (changed) {
+            tell(ExperimentEvent.Kind.STATUS, null);
+        }
+    }
+
+    /** Sets who hears of this experiment's changes; the manager does, before the experiment starts. */
+    void listen(ExperimentListener newListener) {
+        listener = newListener;
+    }
+
+    private void tell(ExperimentEvent.Kind kind, String trialId) {
+        listener.changed(new ExperimentEvent(id, kind, trialId));
     }
 
     private void scheduleDurationLimit() {
@@ -939,6 +974,7 @@ public final class Experiment implements SessionContext {
             if (status.counting()) {
                 waitingForPlatform = reason;
                 LOG.warn("experiment {}: {}; waiting for it to return", id, reason);
+                tell(ExperimentEvent.Kind.STATUS, null);
             }
         });
     }
@@ -956,6 +992,7 @@ public final class Experiment implements SessionContext {
                 session = opener.open(this);
                 LOG.info("experiment {}: platform '{}' is back; continuing", id, platform);
                 waitingForPlatform = null;
+                tell(ExperimentEvent.Kind.STATUS, null);
                 fill();
             } catch (PlatformException | RuntimeException e) {
                 LOG.warn("experiment {}: platform '{}' is back but refused a session: {}", id, platform, e.getMessage());
@@ -1021,6 +1058,23 @@ public final class Experiment implements SessionContext {
     public List<TrialView> trials() {
         return orderedTrials().stream().map(t -> new TrialView(t.job, t.sequenceId, t.packed, t.finalValue,
                 List.copyOf(t.intermediate))).toList();
+    }
+
+    /** @return the trials in sequence order, their intermediate results counted and not copied */
+    public List<TrialSummary> summaries() {
+        List<Trial> ordered = orderedTrials();
+        List<TrialSummary> summaries = new ArrayList<>(ordered.size());
+        for (Trial t : ordered) {
+            Double latest;
+            int count;
+            synchronized (t.intermediate) {
+                count = t.intermediate.size();
+                latest = count == 0 ? null : t.intermediate.get(count - 1);
+            }
+            summaries.add(new TrialSummary(t.job, t.sequenceId, Collections.unmodifiableMap(t.parameters), t.finalValue,
+                    latest, count));
+        }
+        return summaries;
     }
 
     public Optional<TrialView> trial(String trialId) {

@@ -58,6 +58,7 @@ public class ExperimentManager {
     private final AlgorithmRegistry algorithms;
     private final Path root;
     private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
+    private final ExperimentListeners listeners = new ExperimentListeners();
     /** Experiments whose platform went away take it back as soon as it is registered again. */
     private final Consumer<String> platformArrival = name -> experiments.values().forEach(e -> e.platformArrived(name));
 
@@ -118,6 +119,7 @@ public class ExperimentManager {
         String id = newId(config.experimentWorkingDirectory());
         announce.accept(id, config.experimentWorkingDirectory().resolve(id));
         Experiment experiment = Experiment.create(id, config);
+        experiment.listen(listeners);
         experiments.put(id, experiment);
         try {
             experiment.start(tuner, assessor, this::open);
@@ -126,6 +128,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
+        tell(id, ExperimentEvent.Kind.OPENED);
         LOG.info("experiment {} created in {}", id, experiment.directory());
         return experiment;
     }
@@ -139,8 +142,10 @@ public class ExperimentManager {
         Path directory = existing(id);
         if (running != null) {
             experiments.remove(id).stop(Duration.ZERO);
+            tell(id, ExperimentEvent.Kind.CLOSED);
         }
         Experiment experiment = Experiment.reopen(id, directory);
+        experiment.listen(listeners);
         try {
             Tuner tuner = tuner(experiment.config());
             Assessor assessor = assessor(experiment.config());
@@ -151,6 +156,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
+        tell(id, ExperimentEvent.Kind.OPENED);
         LOG.info("experiment {} resumed", id);
         return experiment;
     }
@@ -163,7 +169,17 @@ public class ExperimentManager {
         }
         Experiment experiment = Experiment.view(id, existing(id));
         experiments.put(id, experiment);
+        tell(id, ExperimentEvent.Kind.OPENED);
         return experiment;
+    }
+
+    /**
+     * Reads a stored experiment that is not open, without opening it: a read-only copy that no one
+     * else sees (not listed as open, not found by {@link #get}). The caller releases it with
+     * {@link Experiment#stop}.
+     */
+    public Experiment readStored(String id) throws IOException {
+        return Experiment.view(id, existing(id));
     }
 
     /** Stops an experiment: cancels its trials, closes its session, keeps its data. */
@@ -184,7 +200,21 @@ public class ExperimentManager {
             return false;
         }
         experiment.stop(patience);
+        tell(id, ExperimentEvent.Kind.CLOSED);
         return true;
+    }
+
+    /** Adds a listener told of every change in the open experiments; see {@link ExperimentListener}. */
+    public void addListener(ExperimentListener listener) {
+        listeners.add(listener);
+    }
+
+    public void removeListener(ExperimentListener listener) {
+        listeners.remove(listener);
+    }
+
+    private void tell(String id, ExperimentEvent.Kind kind) {
+        listeners.changed(new ExperimentEvent(id, kind, null));
     }
 
     public Optional<Experiment> get(String id) {

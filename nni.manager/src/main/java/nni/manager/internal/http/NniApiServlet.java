@@ -9,6 +9,7 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletNa
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 
 import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.login.LoginGate;
 import nni.manager.internal.registry.PlatformRegistry;
 
 /**
@@ -25,9 +26,10 @@ public class NniApiServlet extends JsonServlet {
     private final transient PlatformRegistry platforms;
     private final transient ExperimentManager experiments;
 
+    /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
     public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments,
-                         @Reference RequestBodies bodies) {
+                         @Reference RequestBodies bodies, @Reference LoginGate login) {
         super(bodies);
         this.platforms = platforms;
         this.experiments = experiments;
