@@ -62,7 +62,9 @@ function renderForms(box, answer, edits, notes, refresh) {
     return `
     <section class="card wide platform-form" id="form-${escape(k)}" data-platform="${escape(p.name)}" data-pid="${escape(c.pid)}">
       <h2>${escape(p.name)} <span class="muted">configuration ${escape(c.pid)}</span></h2>
-      <p class="muted">${escape(c.description ?? '')}${c.file ? ` Kept in ${escape(c.file.replace(/^file:/, ''))}, read at every start; saving here rewrites it.` : ' Saving keeps it in etc/ of the runtime\'s home, read at every start.'}</p>
+      <p>${escape(c.description ?? '')}</p>
+      <p class="muted">${c.file ? `Kept in ${escape(c.file)}, read at every start; saving here rewrites it.`
+        : 'Saving keeps it in etc/ of the runtime\'s home, read at every start.'}</p>
       ${p.sessions ? `<p class="warning">Saving restarts this platform: the ${p.sessions} experiment(s) using it lose their running trials
         (SYS_CANCELED) and go on with new ones.</p>` : ''}
       ${c.attributes.length ? `<form data-key="${escape(k)}" autocomplete="off">

@@ -15,6 +15,7 @@ import org.junit.Assume;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -106,7 +107,9 @@ final class Browser implements AutoCloseable {
     }
 
     <T> T waitFor(Duration patience, Function<WebDriver, T> condition) {
-        return new WebDriverWait(driver, patience).pollingEvery(Duration.ofMillis(100)).until(condition);
+        // a live page re-renders what it shows: an element read a moment ago may be gone, ask again
+        return new WebDriverWait(driver, patience).pollingEvery(Duration.ofMillis(100))
+                .ignoring(StaleElementReferenceException.class).until(condition);
     }
 
     WebElement find(String css) {

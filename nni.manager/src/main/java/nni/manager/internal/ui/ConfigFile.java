@@ -38,6 +38,15 @@ final class ConfigFile {
         return home == null || home.isBlank() ? Optional.empty() : Optional.of(Path.of(home, "etc", pid + ".cfg").toAbsolutePath());
     }
 
+    /** @return the file a FileInstall file name (a URL) names, as a path; the text itself when it is no file URL */
+    static String path(String fileName) {
+        try {
+            return Path.of(java.net.URI.create(fileName)).toString();
+        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            return fileName;
+        }
+    }
+
     static void write(Path file, Map<String, String> settings) throws IOException {
         Files.createDirectories(file.getParent());
         Path temporary = file.resolveSibling("." + file.getFileName() + ".new");

@@ -215,7 +215,7 @@ public class PlatformForms {
         form.put("name", target.definition().getName());
         form.put("description", target.definition().getDescription());
         Object file = saved == null ? null : saved.get(FILEINSTALL_FILENAME);
-        form.put("file", file == null ? null : String.valueOf(file));
+        form.put("file", file == null ? null : ConfigFile.path(String.valueOf(file)));
         List<Map<String, Object>> fields = new ArrayList<>();
         for (AttributeDefinition attribute : attributes(target.definition())) {
             boolean secret = attribute.getType() == AttributeDefinition.PASSWORD;
