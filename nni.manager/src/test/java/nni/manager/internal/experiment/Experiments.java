@@ -100,4 +100,15 @@ public final class Experiments {
         return experiment;
     }
 
+
+    /**
+     * Creates and starts an experiment whose trials go to a session the test provides (its own
+     * platform), which reports back through the experiment, the session's context.
+     */
+    public Experiment startWith(String id, Tuner tuner, java.util.function.Function<Experiment, nni.api.platform.TrainingSession> sessions)
+            throws Exception {
+        Experiment experiment = Experiment.create(id, config());
+        experiment.start(tuner, null, sessions::apply);
+        return experiment;
+    }
 }
