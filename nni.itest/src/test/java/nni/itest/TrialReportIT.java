@@ -73,7 +73,7 @@ public class TrialReportIT extends RuntimeTestSupport {
     }
 
     private RecordingContext context(String experimentId, boolean reuse) throws IOException {
-        Path experiment = Files.createTempDirectory("nni-" + experimentId);
+        Path experiment = scratch("report-" + experimentId);
         Path code = experiment.resolve("code");
         TrialScripts.write(code);
         Map<String, Object> section = new HashMap<>();

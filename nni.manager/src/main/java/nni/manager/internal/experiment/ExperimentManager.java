@@ -22,6 +22,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.config.ConfigReader;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
 import nni.api.searchspace.SearchSpace;
@@ -66,8 +67,7 @@ public class ExperimentManager {
         this.platforms = platforms;
         this.algorithms = algorithms;
         String configured = context.getProperty(ROOT);
-        this.root = configured == null || configured.isBlank()
-                ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
+        this.root = configured == null || configured.isBlank() ? nniDefaultRoot() : Path.of(configured).toAbsolutePath();
         platforms.onArrival(platformArrival);
     }
 
@@ -217,14 +217,21 @@ public class ExperimentManager {
      * so that what {@code run} creates, {@code resume} finds; a directory the file names is kept.
      */
     private ExperimentConfig underRoot(ExperimentConfig c) {
-        Path nniDefault = Path.of(System.getProperty("user.home"), "nni-experiments");
-        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(nniDefault)) {
+        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(nniDefaultRoot())) {
             return c;
         }
+        // the profile shows the directory the experiment really is in
+        Map<String, Object> canonical = new java.util.LinkedHashMap<>(c.canonical() == null ? Map.of() : c.canonical());
+        canonical.computeIfPresent("experimentWorkingDirectory", (key, old) -> root.toString());
         return new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                 c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                 c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), root, c.tuner(), c.assessor(),
-                c.trainingServices(), c.canonical(), c.secrets());
+                c.trainingServices(), canonical, c.secrets());
+    }
+
+    /** @return NNI's default experiments directory, {@code ~/nni-experiments}, as a config file's path resolves it */
+    private static Path nniDefaultRoot() {
+        return ConfigReader.of(Map.of(), Path.of("").toAbsolutePath()).resolve("~/nni-experiments");
     }
 
     private TrainingSession open(Experiment experiment) throws PlatformException {

@@ -63,8 +63,10 @@ public class ExperimentConfigLoaderTest {
         assertEquals(dir(), config.trialCodeDirectory());
         assertEquals("info", config.logLevel());
         assertFalse(config.debug());
-        assertEquals(Path.of(System.getProperty("user.home"), "nni-experiments").toRealPath().toString(),
-                config.experimentWorkingDirectory().toString());
+        // ~ is $HOME (a folder of the build's own when tests run); the folder need not exist, and is not created
+        Path home = Files.createDirectories(Path.of(System.getenv("HOME")));
+        assertEquals(home.toRealPath().resolve("nni-experiments"), config.experimentWorkingDirectory());
+        assertFalse(Files.exists(home.resolve("nni-experiments")));
         assertEquals(Map.of("platform", "local", "trialCommand", "python main.py", "trialCodeDirectory", dir().toString(),
                 "debug", false, "maxTrialNumberPerGpu", 1, "reuseMode", false), config.trainingServices().get(0));
         assertEquals(List.of("experimentType", "searchSpace", "trialCommand", "trialCodeDirectory", "trialConcurrency",
@@ -142,7 +144,7 @@ public class ExperimentConfigLoaderTest {
                 """);
         assertEquals(folder.getRoot().toPath().resolve("code").toRealPath(), config.trialCodeDirectory());
         assertEquals(config.trialCodeDirectory().toString(), config.trainingServices().get(0).get("trialCodeDirectory"));
-        assertEquals(Path.of(System.getProperty("user.home"), "somewhere", "else").toAbsolutePath().normalize(),
+        assertEquals(Files.createDirectories(Path.of(System.getenv("HOME"))).toRealPath().resolve("somewhere").resolve("else"),
                 config.experimentWorkingDirectory());
     }
 
