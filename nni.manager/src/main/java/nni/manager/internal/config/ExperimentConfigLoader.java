@@ -57,6 +57,14 @@ public class ExperimentConfigLoader {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * The platforms NNI knows (v2 names, and the v1-only ones the conversion keeps): a section naming
+     * one whose bundle is not installed is "not checked"; any other name is a mistake.
+     */
+    static final List<String> NNI_PLATFORMS = List.of("local", "remote", "openpai", "kubeflow", "frameworkcontroller",
+            "aml", "dlc", "adl", "dlts");
+    private static final String ANNOTATION = "expected false: annotation is not supported since NNI v3.0";
+
     private final Function<String, Optional<TrainingPlatform>> platforms;
     private final Function<String, Optional<TunerProvider>> tuners;
     private final Function<String, Optional<AssessorProvider>> assessors;
@@ -123,6 +131,8 @@ public class ExperimentConfigLoader {
         final List<ConfigError> errors = new ArrayList<>();
         final List<String> unchecked = new ArrayList<>();
         final Map<String, String> platformOf = new HashMap<>();
+        /** The file asks for NNI annotations: that is its one problem, whatever else it lacks for them. */
+        boolean annotation;
         ExperimentConfig config;
     }
 
@@ -158,6 +168,11 @@ public class ExperimentConfigLoader {
                 outcome.errors.add(source.error(path, problem.message()));
             }
         }
+        if (outcome.annotation) {
+            outcome.errors.clear();
+            outcome.unchecked.clear();
+            outcome.errors.add(source.error("useAnnotation", ANNOTATION));
+        }
         outcome.errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
         if (outcome.errors.isEmpty()) {
             outcome.config = config;
@@ -187,7 +202,7 @@ public class ExperimentConfigLoader {
         String nniManagerIp = reader.string("nniManagerIp");
         Boolean useAnnotation = reader.bool("useAnnotation", false);
         if (Boolean.TRUE.equals(useAnnotation)) {
-            reader.problem("useAnnotation", "expected false: annotation is not supported since NNI v3.0");
+            outcome.annotation = true;
         }
         Boolean debug = reader.bool("debug", false);
         String logLevel = reader.oneOf("logLevel", Boolean.TRUE.equals(debug) ? "debug" : "info", false,
@@ -419,6 +434,13 @@ public class ExperimentConfigLoader {
             return filled;
         }
         Optional<TrainingPlatform> found = platforms.apply(name);
+        if (found.isEmpty() && !NNI_PLATFORMS.contains(name)) {
+            List<String> names = new ArrayList<>(installed.apply("platform"));
+            NNI_PLATFORMS.stream().filter(p -> !names.contains(p)).forEach(names::add);
+            reader.problem(at + ".platform", "expected a platform name (" + String.join(", ", names) + "), got \""
+                    + name + "\"");
+            return filled;
+        }
         if (found.isEmpty()) {
             String label = at + " (platform " + name + ")";
             outcome.unchecked.add(label);

@@ -305,6 +305,44 @@ public class ExperimentConfigLoaderTest {
     }
 
     @Test
+    public void anAnnotationFileGetsOnlyTheAnnotationMessage() throws Exception {
+        // NNI's annotation examples have no search space (annotations were to produce it) and often a v1 layout
+        List<ConfigError> v2 = errors("""
+                trialCommand: python3 mnist.py
+                trialConcurrency: 1
+                useAnnotation: true
+                tuner: {name: TPE}
+                trainingService: {platform: lokal}
+                """);
+        assertEquals(List.of("useAnnotation: expected false: annotation is not supported since NNI v3.0"),
+                v2.stream().map(e -> e.path() + ": " + e.message()).toList());
+        assertEquals(3, v2.get(0).line());
+        List<ConfigError> v1 = errors("""
+                authorName: default
+                trialConcurrency: 1
+                trainingServicePlatform: local
+                useAnnotation: true
+                tuner: {builtinTunerName: TPE}
+                trial: {command: python3 mnist.py, codeDir: ., gpuNum: 0}
+                """);
+        assertEquals(List.of("useAnnotation: expected false: annotation is not supported since NNI v3.0"),
+                v1.stream().map(e -> e.path() + ": " + e.message()).toList());
+        assertEquals(4, v1.get(0).line());
+    }
+
+    @Test
+    public void aPlatformNameNoBundleAndNoNniPlatformHasIsAnErrorInValidateToo() throws Exception {
+        Path file = write("exp/typo.yml", COMMON + "searchSpace: {}\ntrainingService: {platform: lokal}\n");
+        ValidationReport report = loader.validate(file);
+        assertFalse(report.ok());
+        assertEquals(List.of(), report.unchecked());
+        String line = report.lines().get(0);
+        assertTrue(line, line.endsWith("trainingService.platform: expected a platform name (local, remote, openpai, kubeflow, "
+                + "frameworkcontroller, aml, dlc, adl, dlts), got \"lokal\""));
+        assertTrue(line, line.startsWith(file + ":"));
+    }
+
+    @Test
     public void unknownAlgorithmsNameWhatIsInstalled() throws Exception {
         ConfigError error = errors(COMMON.replace("Random", "SMAC") + "searchSpace: {}\ntrainingService: {platform: local}\n").get(0);
         assertEquals("tuner.name", error.path());
