@@ -58,6 +58,7 @@ public class ExperimentManager {
     private final AlgorithmRegistry algorithms;
     private final Path root;
     private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
+    private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Experiments whose platform went away take it back as soon as it is registered again. */
     private final Consumer<String> platformArrival = name -> experiments.values().forEach(e -> e.platformArrived(name));
 
@@ -72,6 +73,33 @@ public class ExperimentManager {
     }
 
     /**
+     * Hears experiments open, change status and close, to publish them (NNI's experiment registry).
+     * Called on the manager's callers' and the experiments' threads: return at once.
+     */
+    public interface Listener {
+        /** Created, resumed or opened for viewing, and started. */
+        void opened(Experiment experiment);
+
+        /** Its status changed. */
+        void changed(Experiment experiment);
+
+        /** No longer open: stopped ({@code stopped}), or detached because the runtime stops. */
+        void closed(Experiment experiment, boolean stopped);
+    }
+
+    public void addListener(Listener listener) {
+        listeners.add(listener);
+    }
+
+    public void removeListener(Listener listener) {
+        listeners.remove(listener);
+    }
+
+    private void watch(Experiment experiment) {
+        experiment.onStatusChange(() -> listeners.forEach(listener -> listener.changed(experiment)));
+    }
+
+    /**
      * Experiments still running when the runtime stops are detached, not stopped: their trials keep
      * running and {@code resume} takes them back (NNI's stop cancels trials; {@code nni:stop} does).
      */
@@ -80,6 +108,7 @@ public class ExperimentManager {
         platforms.removeArrivalListener(platformArrival);
         for (Experiment experiment : experiments.values()) {
             experiment.detach();
+            listeners.forEach(listener -> listener.closed(experiment, false));
         }
         experiments.clear();
     }
@@ -101,6 +130,7 @@ public class ExperimentManager {
         platforms.require(config.platform());
         String id = newId(config.experimentWorkingDirectory());
         Experiment experiment = Experiment.create(id, config);
+        watch(experiment);
         experiments.put(id, experiment);
         try {
             experiment.start(tuner, assessor, this::open);
@@ -109,6 +139,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
+        listeners.forEach(listener -> listener.opened(experiment));
         LOG.info("experiment {} created in {}", id, experiment.directory());
         return experiment;
     }
@@ -121,9 +152,12 @@ public class ExperimentManager {
         }
         Path directory = existing(id);
         if (running != null) {
-            experiments.remove(id).stop(Duration.ZERO);
+            Experiment viewed = experiments.remove(id);
+            viewed.stop(Duration.ZERO);
+            listeners.forEach(listener -> listener.closed(viewed, true));
         }
         Experiment experiment = Experiment.reopen(id, directory);
+        watch(experiment);
         try {
             Tuner tuner = tuner(experiment.config());
             Assessor assessor = assessor(experiment.config());
@@ -134,6 +168,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
+        listeners.forEach(listener -> listener.opened(experiment));
         LOG.info("experiment {} resumed", id);
         return experiment;
     }
@@ -146,6 +181,7 @@ public class ExperimentManager {
         }
         Experiment experiment = Experiment.view(id, existing(id));
         experiments.put(id, experiment);
+        listeners.forEach(listener -> listener.opened(experiment));
         return experiment;
     }
 
@@ -156,6 +192,7 @@ public class ExperimentManager {
             throw new IllegalArgumentException("no open experiment " + id + "; open: " + experiments.keySet());
         }
         experiment.stop(patience);
+        listeners.forEach(listener -> listener.closed(experiment, true));
     }
 
     public Optional<Experiment> get(String id) {
