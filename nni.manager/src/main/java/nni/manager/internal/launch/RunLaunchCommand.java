@@ -105,7 +105,9 @@ public class RunLaunchCommand implements LaunchCommand {
             printBest(experiment, out);
             experiment.errors().forEach(error -> err.println("error: " + error));
         } finally {
-            experiments.stop(experiment.id(), Duration.ofSeconds(30));
+            if (experiments.get(experiment.id()).isPresent()) { // not stopped from outside (nnictl stop, DELETE)
+                experiments.stop(experiment.id(), Duration.ofSeconds(30));
+            }
         }
         out.println("experiment " + experiment.id() + " " + end + "; data in " + experiment.directory());
         return end == ExperimentStatus.DONE ? 0 : 1;

@@ -65,6 +65,8 @@ public class NnictlBridge implements ExperimentManager.Listener {
     private final Map<String, PidSentinel> sentinels = new ConcurrentHashMap<>();
     /** How many errors of each experiment are in its stderr log already. */
     private final Map<String, Integer> errorsLogged = new ConcurrentHashMap<>();
+    /** The status each experiment's stdout log shows last. */
+    private final Map<String, ExperimentStatus> statusLogged = new ConcurrentHashMap<>();
 
     @Reference(service = HttpServiceRuntime.class, cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile Map<String, Object> http;
@@ -142,6 +144,8 @@ public class NnictlBridge implements ExperimentManager.Listener {
         writer.execute(() -> {
             write(experiment, ExperimentStatus.STOPPED.name());
             logStatus(experiment);
+            statusLogged.remove(experiment.id());
+            errorsLogged.remove(experiment.id());
             PidSentinel sentinel = sentinels.remove(experiment.id());
             if (sentinel != null) {
                 sentinel.close(); // last: a client waiting for the pid finds the registry updated
@@ -251,7 +255,9 @@ public class NnictlBridge implements ExperimentManager.Listener {
     }
 
     private void logStatus(Experiment experiment) {
-        append(experiment, STDOUT_LOG, LocalDateTime.now() + " experiment " + experiment.id() + ": " + experiment.status() + "\n");
+        if (statusLogged.put(experiment.id(), experiment.status()) != experiment.status()) {
+            append(experiment, STDOUT_LOG, LocalDateTime.now() + " experiment " + experiment.id() + ": " + experiment.status() + "\n");
+        }
         List<String> errors = experiment.errors();
         int logged = errorsLogged.getOrDefault(experiment.id(), 0);
         if (errors.size() > logged) {
