@@ -238,6 +238,14 @@ public class ExperimentManager {
         }
     }
 
+    /**
+     * @return the directory of a stored experiment under the root
+     * @throws IOException naming the root when there is none
+     */
+    public Path directoryOf(String id) throws IOException {
+        return existing(id);
+    }
+
     private Path existing(String id) throws IOException {
         if (id == null || !id.matches("[A-Za-z0-9_-]+")) {
             throw new IllegalArgumentException("not an experiment id: " + id);
