@@ -23,11 +23,12 @@ import nni.manager.internal.store.ExperimentStore;
 
 /**
  * What {@code nnictl experiment export|import|delete} do, as Gogo commands: {@code nni:export},
- * {@code nni:import}, {@code nni:delete}.
+ * {@code nni:import} (also {@code nni:importdata}, which {@code help} can describe), {@code nni:delete}.
  */
 @Component(service = ExperimentDataCommands.class, property = {
         "osgi.command.scope=nni",
-        "osgi.command.function=export", "osgi.command.function=import", "osgi.command.function=delete"})
+        "osgi.command.function=export", "osgi.command.function=import", "osgi.command.function=importdata",
+        "osgi.command.function=delete"})
 public class ExperimentDataCommands {
 
     private final ExperimentManager experiments;
@@ -65,10 +66,9 @@ public class ExperimentDataCommands {
         }
     }
 
-    // Gogo calls the method of a function named like a Java keyword with a leading underscore
     @Descriptor("feeds results of trials run elsewhere to a running experiment's tuner, as nnictl experiment import "
-            + "does: a JSON file with a list of {\"parameter\": {...}, \"value\": ...} (what nni:export writes)")
-    public String _import(@Descriptor("experiment id (open)") String id,
+            + "does (also as nni:import): a JSON file with a list of {\"parameter\": {...}, \"value\": ...}, what nni:export writes")
+    public String importdata(@Descriptor("experiment id (open)") String id,
                              @Descriptor("the JSON file of results") String file) throws IOException {
         Experiment experiment = experiments.get(id).orElseThrow(() -> new IllegalArgumentException("no open experiment "
                 + id + "; open: " + experiments.open().stream().map(Experiment::id).toList()));
@@ -76,7 +76,16 @@ public class ExperimentDataCommands {
         return "experiment " + id + ": " + imported + " results given to the tuner";
     }
 
-    @Descriptor("deletes a stopped experiment: its folder (database, logs, trial outputs) and its entry in NNI's "
+    /**
+     * {@code nni:import}, nnictl's name: Gogo calls a function named like a Java keyword through a
+     * method with a leading underscore, which its {@code help} cannot find; {@code help nni:importdata}
+     * shows the description.
+     */
+    public String _import(String id, String file) throws IOException {
+        return importdata(id, file);
+    }
+
+    @Descriptor("deletes a stopped experiment as nnictl experiment delete does: its folder (database, logs, trial outputs) and its entry in NNI's "
             + "experiment registry; this cannot be undone")
     public String delete(@Descriptor("experiment id (not open: nni:stop it first)") String id)
             throws IOException, InterruptedException {
