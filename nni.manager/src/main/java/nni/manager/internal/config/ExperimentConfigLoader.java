@@ -376,7 +376,7 @@ public class ExperimentConfigLoader {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             reader.problem("searchSpaceFile", "cannot read the search space file \"" + file + "\": "
-                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : ErrorText.of(e)));
             return null;
         }
         try {
@@ -451,7 +451,7 @@ public class ExperimentConfigLoader {
         try {
             check = found.get().checkSection(filled, base);
         } catch (RuntimeException e) {
-            reader.problem(at, "the " + name + " platform failed to check this section: " + e);
+            reader.problem(at, "the " + name + " platform failed to check this section: " + ErrorText.of(e));
             return filled;
         }
         check.problems().forEach(p -> reader.problem(p.path().isEmpty() ? at

@@ -20,6 +20,7 @@ import org.osgi.util.tracker.ServiceTracker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.manager.internal.config.ErrorText;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
 
@@ -168,7 +169,7 @@ public class LaunchCommandRunner {
             return 130;
         } catch (Exception e) {
             LOG.error("command '{}' failed", name, e);
-            ERR.println("nni-osgi: " + name + " failed: " + e.getMessage());
+            ERR.println("nni-osgi: " + name + " failed: " + ErrorText.of(e));
             return 1;
         } finally {
             if (tracker != null) {

@@ -331,6 +331,23 @@ public class ExperimentConfigLoaderTest {
     }
 
     @Test
+    public void aFieldAV1FileLeavesOutIsReportedAtTheV1KeyItBelongsTo() throws Exception {
+        List<ConfigError> errors = errors("""
+                authorName: default
+                trialConcurrency: 1
+                trainingServicePlatform: remote
+                searchSpacePath: search_space.json
+                tuner:
+                  builtinTunerName: TPE
+                trial:
+                  codeDir: .
+                """.replace("search_space.json", "../ss.json"));
+        List<String> found = errors.stream().map(e -> e.line() + ":" + e.column() + " " + e.path()).toList();
+        assertTrue(found.toString(), found.contains("3:26 trainingService.machineList"));
+        assertTrue(found.toString(), found.contains("7:1 trainingService.trialCommand"));
+    }
+
+    @Test
     public void aPlatformNameNoBundleAndNoNniPlatformHasIsAnErrorInValidateToo() throws Exception {
         Path file = write("exp/typo.yml", COMMON + "searchSpace: {}\ntrainingService: {platform: lokal}\n");
         ValidationReport report = loader.validate(file);
