@@ -1,6 +1,6 @@
 """What NNI 3.0's own tools do with an experiment, for tests: nnictl (its registry file
 ~/nni-experiments/.experiment and the REST calls of `experiment list`, `trial ls`, `top`, `update`,
-`experiment export`, `stop`) and the Python client `nni.experiment.Experiment.connect(port)`.
+`experiment export|import`, `stop`) and the Python client `nni.experiment.Experiment.connect(port)`.
 
 Written for nni-osgi's tests from reading NNI's sources (nni/tools/nnictl/{config_utils,
 common_utils,nnictl_utils,updater,command_utils}.py, nni/experiment/{experiment,rest,data}.py):
@@ -16,6 +16,7 @@ usage: nni_tools.py COMMAND ARGS...   (prints one JSON document; exit 1 with a m
   top DIR                      one screen of `nnictl top`
   update DIR ID KEY VALUE      `nnictl update concurrency|trialnum|duration ID --value VALUE`
   export DIR ID TYPE FILE      `nnictl experiment export ID --type json|csv --filename FILE --intermediate`
+  import DIR ID FILE           `nnictl experiment import ID --filename FILE`
   client PORT [PREFIX]         `Experiment.connect(PORT)` and the calls of its API
   client-stop PORT [PREFIX]    `Experiment.stop()` on a connected experiment: DELETE, then wait for the pid
 """
@@ -241,6 +242,18 @@ def export(directory, experiment_id, kind, path):
     return content
 
 
+def import_data(directory, experiment_id, path):
+    """updater.import_data: the file's JSON list posted as it is."""
+    entry = entry_of(directory, experiment_id)
+    if not alive(entry.get('pid')):
+        fail('Experiment is not running...')
+    with open(path) as file:
+        content = json.load(file)
+    request('get', entry['port'], '/check-status')
+    request('post', entry['port'], '/experiment/import-data', content)
+    return request('get', entry['port'], '/experiment/imported-data')
+
+
 # ---------------------------------------------------------------- nni.experiment.Experiment
 
 def connect(port, prefix=None):
@@ -304,6 +317,8 @@ def main(argv):
         result = update(*args)
     elif command == 'export':
         result = export(*args)
+    elif command == 'import':
+        result = import_data(*args)
     elif command == 'client':
         result = client(int(args[0]), args[1] if len(args) > 1 else None)
     elif command == 'client-stop':

@@ -172,6 +172,13 @@ public class NnictlCompatibilityIT extends RuntimeTestSupport {
         assertEquals(2, api("api/v1/nni/experiment?experiment_id=" + b).get("params").get("trialConcurrency").asInt());
         assertEquals(3, api("api/v1/nni/experiment?experiment_id=" + a).get("params").get("trialConcurrency").asInt());
 
+        // nnictl trial kill: the trial id names the experiment, whatever else runs
+        await().atMost(WAIT).until(() -> api("experiments/" + a + "/api/v1/nni/trial-jobs?status=RUNNING").size() >= 1);
+        String running = api("experiments/" + a + "/api/v1/nni/trial-jobs?status=RUNNING").get(0).get("trialJobId").asText();
+        assertEquals(200, http("DELETE", "api/v1/nni/trial-jobs/" + running, null).statusCode());
+        await().atMost(WAIT).until(() -> api("experiments/" + a + "/api/v1/nni/trial-jobs/" + running).get("status").asText()
+                .equals("USER_CANCELED"));
+
         // nnictl stop A: SIGTERM to A's pid, which exits once A has stopped; B runs on
         JsonNode stopped = tools("stop", experiments.toString(), a);
         assertTrue(stopped.toString(), stopped.get("exited").asBoolean());
@@ -199,6 +206,12 @@ public class NnictlCompatibilityIT extends RuntimeTestSupport {
         List<String> lines = Files.readAllLines(csv);
         assertEquals("intermediate,reward,trialJobId,x", lines.get(0));
         assertEquals(3, lines.size());
+        // nnictl experiment import: what export wrote goes back in (B's GridSearch skips those points)
+        Path json = root.resolve("b.json");
+        tools("export", experiments.toString(), b, "json", json.toString());
+        JsonNode imported = tools("import", experiments.toString(), b, json.toString());
+        assertEquals(1, imported.size());
+        assertEquals(2, JSON.readTree(imported.get(0).asText()).size());
         JsonNode connected = tools("client", Integer.toString(port));
         assertEquals(b, connected.get("id").asText());
         assertEquals(pidB, connected.get("pid").asLong());
