@@ -72,6 +72,11 @@ final class JarProcess implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        end(process);
+    }
+
+    /** Ends a runtime process as an operator would: SIGTERM, then SIGKILL if it lingers. */
+    static void end(Process process) throws InterruptedException {
         if (process.isAlive()) {
             process.destroy();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {

@@ -118,11 +118,6 @@ final class RuntimeProcess implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        if (process.isAlive()) {
-            process.destroy();
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        }
+        JarProcess.end(process);
     }
 }
