@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.InvocationTargetException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -110,7 +111,10 @@ public final class Main {
         }
         Path temporary = home.resolve("tmp");
         clear(temporary);
-        setDefault("java.io.tmpdir", temporary.toString());
+        // the JVM always sets java.io.tmpdir (to /tmp): only a -D on the command line is the user's choice
+        if (ManagementFactory.getRuntimeMXBean().getInputArguments().stream().noneMatch(a -> a.startsWith("-Djava.io.tmpdir="))) {
+            System.setProperty("java.io.tmpdir", temporary.toString());
+        }
         // sqlite-jdbc unpacks its native library here, where the next start removes what a killed runtime left
         setDefault("org.sqlite.tmpdir", temporary.toString());
         setDefault(HOME, home.toString());

@@ -53,7 +53,8 @@ import nni.manager.internal.registry.PlatformRegistry;
  * Concretely, all of these hold at once:
  * <ol>
  * <li>the framework reached its beginning start level;</li>
- * <li>every {@code *.cfg} file in FileInstall's folders is a configuration in Config Admin;</li>
+ * <li>every {@code *.cfg} file in FileInstall's folders is a configuration in Config Admin, and the
+ *     components it configures run with it;</li>
  * <li>every jar in FileInstall's folders ({@code deploy/}) is an installed bundle that has started;</li>
  * <li>no bundle is starting, and none that is to start at this start level is still waiting to;</li>
  * <li>SCR has processed every active bundle that declares components, and no component of ours
@@ -154,6 +155,10 @@ final class RuntimeReadiness implements AutoCloseable {
         if (components != null) {
             return components;
         }
+        String configured = unconfiguredComponent();
+        if (configured != null) {
+            return configured;
+        }
         String unbound = unboundProvider();
         if (unbound != null) {
             return unbound;
@@ -236,6 +241,43 @@ final class RuntimeReadiness implements AutoCloseable {
                         }
                         return "component " + description.name + " waits for " + String.join(", ", wanted);
                     }
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A configuration file is applied once the components it configures run with it: SCR puts a
+     * component's configuration properties (FileInstall's file name among them) into its
+     * properties when it re-creates the component, which it does on its own thread after Config
+     * Admin took the file.
+     */
+    private String unconfiguredComponent() {
+        ServiceComponentRuntime runtime = scr.getService();
+        ConfigurationAdmin admin = configurations.getService();
+        if (runtime == null || admin == null) {
+            return null;
+        }
+        Configuration[] files;
+        try {
+            files = admin.listConfigurations("(" + FILEINSTALL_FILENAME + "=*)");
+        } catch (IOException | InvalidSyntaxException e) {
+            LOG.warn("cannot list configurations", e);
+            return null;
+        }
+        for (Configuration configuration : files == null ? new Configuration[0] : files) {
+            String pid = configuration.getFactoryPid() != null ? configuration.getFactoryPid() : configuration.getPid();
+            Object file = configuration.getProperties().get(FILEINSTALL_FILENAME);
+            for (ComponentDescriptionDTO description : runtime.getComponentDescriptionDTOs()) {
+                if (description.configurationPid == null || !List.of(description.configurationPid).contains(pid)
+                        || "ignore".equals(description.configurationPolicy) || !runtime.isComponentEnabled(description)) {
+                    continue;
+                }
+                boolean taken = runtime.getComponentConfigurationDTOs(description).stream()
+                        .anyMatch(c -> file.equals(c.properties.get(FILEINSTALL_FILENAME)));
+                if (!taken) {
+                    return "component " + description.name + " has not taken " + file + " yet";
                 }
             }
         }
