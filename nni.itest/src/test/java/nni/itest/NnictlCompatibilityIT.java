@@ -164,6 +164,9 @@ public class NnictlCompatibilityIT extends RuntimeTestSupport {
         JsonNode profileB = api("experiments/" + b + "/api/v1/nni/experiment");
         assertEquals(1, profileB.get("params").get("trialConcurrency").asInt());
         assertEquals("30m", profileB.get("params").get("maxExperimentDuration").asText());
+        // the profile names the directory the experiment is really in (the runtime's root, not NNI's default)
+        assertEquals(experiments.toString(), profileB.get("params").get("experimentWorkingDirectory").asText());
+        assertEquals(experiments.resolve(b).toString(), profileB.get("logDir").asText());
 
         // a PUT names its experiment by the profile it sends back
         ((ObjectNode) profileB.get("params")).put("trialConcurrency", 2);
