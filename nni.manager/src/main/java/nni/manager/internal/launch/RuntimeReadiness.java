@@ -119,7 +119,12 @@ final class RuntimeReadiness implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         synchronized (changed) {
             String pending;
+            String logged = null;
             while ((pending = pending()) != null) {
+                if (!pending.equals(logged)) {
+                    LOG.debug("not ready: {}", pending);
+                    logged = pending;
+                }
                 long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (left <= 0) {
                     LOG.warn("the runtime is not ready after {} s ({}); running the command anyway", seconds, pending);
@@ -128,6 +133,7 @@ final class RuntimeReadiness implements AutoCloseable {
                 changed.wait(Math.min(left, RECHECK_MILLIS));
             }
         }
+        LOG.debug("ready");
         return true;
     }
 
@@ -278,8 +284,10 @@ final class RuntimeReadiness implements AutoCloseable {
                         || "ignore".equals(description.configurationPolicy) || !runtime.isComponentEnabled(description)) {
                     continue;
                 }
+                Path path = Path.of(URI.create(String.valueOf(file))).toAbsolutePath().normalize();
                 boolean taken = runtime.getComponentConfigurationDTOs(description).stream()
-                        .anyMatch(c -> file.equals(c.properties.get(FILEINSTALL_FILENAME)));
+                        .anyMatch(c -> file.equals(c.properties.get(FILEINSTALL_FILENAME))
+                                && hasKeysOf(path, key -> c.properties.get(key) != null));
                 if (!taken) {
                     return "component " + description.name + " has not taken " + file + " yet";
                 }
@@ -324,7 +332,11 @@ final class RuntimeReadiness implements AutoCloseable {
             for (Configuration configuration : applied == null ? new Configuration[0] : applied) {
                 Object name = configuration.getProperties().get(FILEINSTALL_FILENAME);
                 try {
-                    missing.remove(Path.of(URI.create(String.valueOf(name))).toAbsolutePath().normalize());
+                    Path file = Path.of(URI.create(String.valueOf(name))).toAbsolutePath().normalize();
+                    // FileInstall may first create the configuration with its file name only, then fill it in
+                    if (hasKeysOf(file, key -> configuration.getProperties().get(key) != null)) {
+                        missing.remove(file);
+                    }
                 } catch (IllegalArgumentException e) {
                     LOG.debug("configuration {} names no file: {}", configuration.getPid(), name);
                 }
@@ -334,6 +346,20 @@ final class RuntimeReadiness implements AutoCloseable {
             missing.clear();
         }
         return missing;
+    }
+
+    /** @return whether every key a {@code .cfg} file sets passes {@code present} (a {@code .config} file is not parsed here) */
+    private static boolean hasKeysOf(Path file, java.util.function.Predicate<String> present) {
+        if (!file.getFileName().toString().endsWith(".cfg")) {
+            return true;
+        }
+        java.util.Properties properties = new java.util.Properties();
+        try (java.io.Reader reader = Files.newBufferedReader(file, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+            properties.load(reader);
+        } catch (IOException | IllegalArgumentException e) {
+            return true; // unreadable: FileInstall and Config Admin report it
+        }
+        return properties.stringPropertyNames().stream().allMatch(present);
     }
 
     /** @return the files matching {@code glob} in FileInstall's comma-separated folders */
