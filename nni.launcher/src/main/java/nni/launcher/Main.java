@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  *
  * <p>Every setting is a system property so that {@code -D} on the java command line still wins.
  * What cannot work is refused before the framework starts, with one line and a non-zero exit:
- * 2 for an unusable home or option, 3 when the home or the port is taken.
+ * 2 for an unusable home or option, 4 when the home or the port is taken (3 is a {@code run} stopped early).
  */
 public final class Main {
 
@@ -41,7 +41,7 @@ public final class Main {
     public static final String COMMAND = "nni.command";
 
     static final int EXIT_USAGE = 2;
-    static final int EXIT_TAKEN = 3;
+    static final int EXIT_TAKEN = 4;
 
     private static final String EMBEDDED_LAUNCHER = "aQute.launcher.pre.EmbeddedLauncher";
     private static final String PORT = "org.osgi.service.http.port";

@@ -82,7 +82,7 @@ public class OneShotCommandIT {
         Map<String, String> environment = Map.of("HOME", home.toString());
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             JarProcess.Result result = JarProcess.run(home, environment, outputs, "--port", Integer.toString(taken.getLocalPort()), "version");
-            assertEquals(3, result.code());
+            assertEquals(4, result.code());
             assertEquals("", result.out());
             assertTrue(result.err(), result.err().startsWith("nni-osgi: port " + taken.getLocalPort() + " on 127.0.0.1 is in use"));
             assertEquals(result.err(), 1, result.err().lines().count());

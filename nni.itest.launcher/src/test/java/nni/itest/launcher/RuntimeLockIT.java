@@ -31,7 +31,7 @@ public class RuntimeLockIT {
             assertTrue(first.output(), first.process.isAlive());
 
             JarProcess.Result second = JarProcess.run(userHome, environment, outputs, "--port", "0", "version");
-            assertEquals(3, second.code());
+            assertEquals(4, second.code());
             assertEquals("", second.out());
             assertEquals("nni-osgi: the home " + home + " is in use by another runtime (pid " + first.process.pid()
                     + "); stop that one, or give this one another --home\n", second.err());

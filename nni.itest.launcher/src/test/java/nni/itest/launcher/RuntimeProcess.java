@@ -47,9 +47,15 @@ final class RuntimeProcess implements AutoCloseable {
     /** Starts the jar with extra environment variables (e.g. a PATH with a fake nvidia-smi first). */
     static RuntimeProcess start(Map<String, String> environment, Path home, Path experiments, String... arguments)
             throws IOException {
+        return start(environment, 0, home, experiments, arguments);
+    }
+
+    /** Starts the jar on a given port (0: any free one), as a resume that keepers must find again needs. */
+    static RuntimeProcess start(Map<String, String> environment, int port, Path home, Path experiments, String... arguments)
+            throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dnni.experiments.dir=" + experiments, "-jar", System.getProperty("nni.jar"),
-                "--port", "0", "--host", "127.0.0.1", "--home", home.toString()));
+                "--port", Integer.toString(port), "--host", "127.0.0.1", "--home", home.toString()));
         command.addAll(List.of(arguments));
         Files.createDirectories(home);
         Path output = home.resolve("console.log");

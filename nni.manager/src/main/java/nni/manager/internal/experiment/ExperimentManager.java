@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -67,8 +68,7 @@ public class ExperimentManager {
                              BundleContext context) {
         this.platforms = platforms;
         this.algorithms = algorithms;
-        String configured = context.getProperty(ROOT);
-        this.root = configured == null || configured.isBlank() ? nniDefaultRoot() : Path.of(configured).toAbsolutePath();
+        this.root = rootOf(context);
         platforms.onArrival(platformArrival);
     }
 
@@ -113,6 +113,12 @@ public class ExperimentManager {
         experiments.clear();
     }
 
+    /** @return the root directory of experiments the framework property {@value #ROOT} names, or NNI's default */
+    public static Path rootOf(BundleContext context) {
+        String configured = context.getProperty(ROOT);
+        return configured == null || configured.isBlank() ? nniDefaultRoot() : Path.of(configured).toAbsolutePath();
+    }
+
     /** @return the root directory of experiments */
     public Path root() {
         return root;
@@ -124,11 +130,22 @@ public class ExperimentManager {
      * @throws PlatformException when the platform, tuner or assessor is missing or refuses
      */
     public Experiment create(ExperimentConfig given) throws PlatformException, IOException {
+        return create(given, (id, directory) -> { });
+    }
+
+    /**
+     * Creates and starts an experiment, telling {@code announce} its id and folder before anything
+     * of it exists, so that a caller can show the id even if the runtime dies while creating it.
+     *
+     * @throws PlatformException when the platform, tuner or assessor is missing or refuses
+     */
+    public Experiment create(ExperimentConfig given, BiConsumer<String, Path> announce) throws PlatformException, IOException {
         ExperimentConfig config = underRoot(given);
         Tuner tuner = tuner(config);
         Assessor assessor = assessor(config);
         platforms.require(config.platform());
         String id = newId(config.experimentWorkingDirectory());
+        announce.accept(id, config.experimentWorkingDirectory().resolve(id));
         Experiment experiment = Experiment.create(id, config);
         watch(experiment);
         experiments.put(id, experiment);
@@ -187,12 +204,24 @@ public class ExperimentManager {
 
     /** Stops an experiment: cancels its trials, closes its session, keeps its data. */
     public void stop(String id, Duration patience) {
+        if (!stopIfOpen(id, patience)) {
+            throw new IllegalArgumentException("no open experiment " + id + "; open: " + experiments.keySet());
+        }
+    }
+
+    /**
+     * Stops an experiment unless it was stopped already (from the REST API, say).
+     *
+     * @return whether this call stopped it
+     */
+    public boolean stopIfOpen(String id, Duration patience) {
         Experiment experiment = experiments.remove(id);
         if (experiment == null) {
-            throw new IllegalArgumentException("no open experiment " + id + "; open: " + experiments.keySet());
+            return false;
         }
         experiment.stop(patience);
         listeners.forEach(listener -> listener.closed(experiment, true));
+        return true;
     }
 
     public Optional<Experiment> get(String id) {
@@ -228,7 +257,8 @@ public class ExperimentManager {
         }
         try (Stream<Path> children = Files.list(root)) {
             List<String> ids = new ArrayList<>();
-            children.filter(dir -> Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")))
+            // one being created (or whose creation was interrupted: resume settles it) is not listed
+            children.filter(dir -> Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")) && !CreationMarker.present(dir))
                     .forEach(dir -> ids.add(dir.getFileName().toString()));
             ids.sort(null);
             return ids;
@@ -251,6 +281,10 @@ public class ExperimentManager {
             throw new IllegalArgumentException("not an experiment id: " + id);
         }
         Path directory = root.resolve(id);
+        if (CreationMarker.settle(directory)) {
+            throw new IOException("experiment " + id + " was interrupted while it was being created, before its definition"
+                    + " was stored; nothing of it ran, and its folder " + directory + " was removed: run its file again");
+        }
         if (!Files.isRegularFile(directory.resolve("db").resolve("nni.sqlite"))) {
             throw new IOException("no experiment " + id + " in " + root);
         }

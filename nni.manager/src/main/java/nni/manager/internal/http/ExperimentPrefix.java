@@ -46,6 +46,17 @@ final class ExperimentPrefix extends HttpServletRequestWrapper {
         return route;
     }
 
+    /** The routes read their parameters from the query string ({@link QueryParameters}): the prefix's id comes first. */
+    @Override
+    public String getQueryString() {
+        String query = super.getQueryString();
+        if (experimentId == null) {
+            return query;
+        }
+        String own = EXPERIMENT_PARAMETER + "=" + experimentId;
+        return query == null || query.isEmpty() ? own : own + "&" + query;
+    }
+
     @Override
     public String getParameter(String name) {
         return EXPERIMENT_PARAMETER.equals(name) && experimentId != null ? experimentId : super.getParameter(name);

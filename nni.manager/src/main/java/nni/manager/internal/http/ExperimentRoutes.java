@@ -57,7 +57,14 @@ final class ExperimentRoutes {
                 .<Object>map(e -> Map.of("status", e.status().name(), "errors", e.errors()))
                 .orElse(Map.of("status", ExperimentStatus.INITIALIZED.name(), "errors", List.of())));
         router.get("/experiment", (request, path) -> profile(require(request)));
-        router.add("PUT", "/experiment", this::update);
+        // the body is read only for an open experiment and a known update type; with several open and
+        // none named in the request, the profile in the body names it
+        router.withBody("PUT", "/experiment", (request, path) -> {
+            if (request.getParameter("experiment_id") != null || manager.get().open().size() <= 1) {
+                require(request);
+            }
+            updateType(request);
+        }, this::update);
         // NNI's Experiment.stop(): the experiment stops (trials cancelled), its data stays
         router.add("DELETE", "/experiment", (request, path) -> {
             manager.get().stop(require(request).id(), Duration.ofSeconds(30));
@@ -124,10 +131,10 @@ final class ExperimentRoutes {
             return registry(bridge -> bridge.entry(id)).orElseThrow(() -> HttpError.notFound("experiment " + id
                     + " has no entry in NNI's experiment registry"));
         });
-        router.add("POST", "/experiment/import-data", (request, path) -> {
+        router.withBody("POST", "/experiment/import-data", (request, path) -> require(request), (request, path, body) -> {
             Experiment experiment = require(request);
             try {
-                experiment.importData(new String(request.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+                experiment.importData(new String(body, StandardCharsets.UTF_8));
             } catch (IllegalArgumentException e) {
                 throw HttpError.badRequest(e.getMessage());
             } catch (IllegalStateException e) {
@@ -226,11 +233,16 @@ final class ExperimentRoutes {
     }
 
     private static long sequence(String name, String text) {
+        long value;
         try {
-            return Long.parseLong(text);
+            value = Long.parseLong(text);
         } catch (NumberFormatException e) {
-            throw HttpError.badRequest(name + ": expected a sequence id, got '" + text + "'");
+            value = -1;
         }
+        if (value < 0) {
+            throw HttpError.badRequest(name + ": expected a sequence id 0-" + Long.MAX_VALUE + ", got '" + text + "'");
+        }
+        return value;
     }
 
     private static String type(HttpServletRequest request) {
@@ -258,17 +270,10 @@ final class ExperimentRoutes {
     }
 
     /** {@code PUT /experiment?update_type=...} with the whole profile, its {@code params} changed. */
-    private Object update(HttpServletRequest request, Map<String, String> path) throws IOException {
-        String type = request.getParameter("update_type");
-        if (type == null) {
-            throw HttpError.badRequest("update_type: expected TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION or SEARCH_SPACE");
-        }
-        JsonNode body;
-        try {
-            body = JSON.readTree(request.getInputStream());
-        } catch (JsonProcessingException e) {
-            throw HttpError.badRequest("the body is not JSON: " + e.getOriginalMessage());
-        }
+    private Object update(HttpServletRequest request, Map<String, String> path, byte[] bytes) {
+        String type = updateType(request);
+        // numbers are read exactly (1e309 stays 1e309) and checked by the rules the config loader uses
+        JsonNode body = readJson(type.equals("SEARCH_SPACE") ? JSON : JsonServlet.EXACT_NUMBERS, bytes, "the body");
         JsonNode params = body == null ? null : body.get("params");
         if (params == null || !params.isObject()) {
             throw HttpError.badRequest("params: expected the experiment profile with its params object");
@@ -286,23 +291,16 @@ final class ExperimentRoutes {
         try {
             switch (type) {
                 case "TRIAL_CONCURRENCY" -> experiment.update(Experiment.Update.TRIAL_CONCURRENCY,
-                        number(params, "trialConcurrency"));
+                        plain(params, "trialConcurrency"));
                 case "MAX_TRIAL_NUM" -> experiment.update(Experiment.Update.MAX_TRIAL_NUM,
-                        number(params, params.has("maxTrialNumber") ? "maxTrialNumber" : "maxTrialNum"));
-                case "MAX_EXEC_DURATION" -> {
-                    String field = params.has("maxExperimentDuration") ? "maxExperimentDuration" : "maxExecDuration";
-                    JsonNode value = params.get(field);
-                    if (value == null || value.isNull()) {
-                        throw HttpError.badRequest("params." + field + ": required for MAX_EXEC_DURATION");
-                    }
-                    // kept as written: a profile read back shows "1h" if "1h" was sent, as NNI's does
-                    experiment.update(Experiment.Update.MAX_EXEC_DURATION, value.isIntegralNumber() ? (Object) value.asLong()
-                            : value.isNumber() ? (Object) value.asDouble() : value.asText());
-                }
-                case "SEARCH_SPACE" -> {
+                        plain(params, params.has("maxTrialNumber") ? "maxTrialNumber" : "maxTrialNum"));
+                case "MAX_EXEC_DURATION" -> experiment.update(Experiment.Update.MAX_EXEC_DURATION,
+                        plain(params, params.has("maxExperimentDuration") ? "maxExperimentDuration" : "maxExecDuration"));
+                default -> {
                     JsonNode space = params.get("searchSpace");
                     if (space != null && space.isTextual()) {
-                        space = JSON.readTree(space.asText());
+                        space = readJson(JSON, space.asText().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                                "params.searchSpace");
                     }
                     if (space == null || !space.isObject()) {
                         throw HttpError.badRequest("params.searchSpace: expected a search space object");
@@ -310,23 +308,47 @@ final class ExperimentRoutes {
                     experiment.update(Experiment.Update.SEARCH_SPACE,
                             JSON.convertValue(space, new TypeReference<Map<String, Object>>() { }));
                 }
-                default -> throw HttpError.badRequest("update_type: expected TRIAL_CONCURRENCY, MAX_TRIAL_NUM, "
-                        + "MAX_EXEC_DURATION or SEARCH_SPACE, got '" + type + "'");
             }
         } catch (IllegalArgumentException e) {
-            throw HttpError.badRequest(e.getMessage());
+            throw HttpError.badRequest("params." + e.getMessage());
         } catch (IllegalStateException e) {
             throw new HttpError(409, e.getMessage());
         }
         return Map.of();
     }
 
-    private static Object number(JsonNode params, String field) {
-        JsonNode value = params.get(field);
-        if (value == null || !value.isNumber()) {
-            throw HttpError.badRequest("params." + field + ": expected a number, got " + value);
+    private static final List<String> UPDATE_TYPES = List.of("TRIAL_CONCURRENCY", "MAX_TRIAL_NUM", "MAX_EXEC_DURATION",
+            "SEARCH_SPACE");
+
+    private static String updateType(HttpServletRequest request) {
+        String type = request.getParameter("update_type");
+        if (type == null || !UPDATE_TYPES.contains(type)) {
+            throw HttpError.badRequest("update_type: expected TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION or "
+                    + "SEARCH_SPACE" + (type == null ? "" : ", got '" + type + "'"));
         }
-        return value.numberValue();
+        return type;
+    }
+
+    private static JsonNode readJson(ObjectMapper mapper, byte[] bytes, String what) {
+        try {
+            return mapper.readTree(bytes);
+        } catch (IOException e) {
+            String reason = e instanceof JsonProcessingException parse ? parse.getOriginalMessage() : e.getMessage();
+            throw HttpError.badRequest(what + " is not JSON: " + reason);
+        }
+    }
+
+    /** @return a field's value as parsed (Integer, Long, BigInteger, BigDecimal, String, ...), or null */
+    private static Object plain(JsonNode params, String field) {
+        JsonNode value = params.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        try {
+            return JsonServlet.EXACT_NUMBERS.treeToValue(value, Object.class);
+        } catch (JsonProcessingException e) {
+            throw HttpError.badRequest("params." + field + ": " + e.getOriginalMessage());
+        }
     }
 
     /**

@@ -8,6 +8,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAsyncSupported;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 
@@ -22,6 +23,7 @@ import nni.manager.internal.registry.PlatformRegistry;
  */
 @Component(service = Servlet.class)
 @HttpWhiteboardServletPattern({"/api/v1/nni/*", ExperimentPrefix.SERVLET_PATH + "/*"})
+@HttpWhiteboardServletAsyncSupported
 @HttpWhiteboardServletName("nni-api")
 public class NniApiServlet extends JsonServlet {
     private static final long serialVersionUID = 1L;
@@ -32,7 +34,8 @@ public class NniApiServlet extends JsonServlet {
 
     @Activate
     public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments,
-                         @Reference NnictlBridge nnictl) {
+                         @Reference RequestBodies bodies, @Reference NnictlBridge nnictl) {
+        super(bodies);
         this.platforms = platforms;
         this.experiments = experiments;
         this.nnictl = nnictl;

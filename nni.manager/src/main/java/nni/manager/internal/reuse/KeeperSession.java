@@ -39,6 +39,7 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
 import nni.manager.internal.report.KeeperLink;
+import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
 import nni.manager.internal.report.KeeperPeer;
 
@@ -61,6 +62,9 @@ final class KeeperSession implements TrainingSession {
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(15);
     private static final Duration LOG_WAIT = Duration.ofSeconds(10);
+    /** How long a keeper taken back after a restart has to call back before its trial is given up. */
+    private static final Duration RECONNECT_WAIT = Duration.ofSeconds(120);
+    private static final Duration LINKS_FLUSH = Duration.ofSeconds(2);
 
     private enum State { STARTING, IDLE, BUSY, STOPPING, GONE }
 
@@ -83,6 +87,7 @@ final class KeeperSession implements TrainingSession {
     private final Path keeperJar;
     private final Path codeArchive;
     private final String managerUrl;
+    private final KeeperLinkFile linkFile;
     private final ScheduledExecutorService timer;
     private final Object lock = new Object();
     private final Map<String, Trial> trials = new LinkedHashMap<>();
@@ -94,7 +99,7 @@ final class KeeperSession implements TrainingSession {
     private boolean closed;
 
     KeeperSession(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options, KeeperLinks links,
-                  Path keeperJar, Path codeArchive, String managerUrl, ScheduledExecutorService timer) {
+                  Path keeperJar, Path codeArchive, String managerUrl, KeeperLinkFile linkFile, ScheduledExecutorService timer) {
         this.context = context;
         this.launcher = launcher;
         this.options = options;
@@ -102,7 +107,9 @@ final class KeeperSession implements TrainingSession {
         this.keeperJar = keeperJar;
         this.codeArchive = codeArchive;
         this.managerUrl = managerUrl;
+        this.linkFile = linkFile;
         this.timer = timer;
+        timer.scheduleWithFixedDelay(linkFile::flush, LINKS_FLUSH.toMillis(), LINKS_FLUSH.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -164,6 +171,7 @@ final class KeeperSession implements TrainingSession {
         Environment environment = new Environment(id);
         String token = KeeperLinks.newToken();
         environment.link = links.register(context.experimentId(), id, token, environment);
+        linkFile.put(id, token, forTrial == null ? null : forTrial.application.trialId(), 0);
         environments.put(id, environment);
         if (forTrial != null) {
             forTrial.environment = environment;
@@ -178,6 +186,7 @@ final class KeeperSession implements TrainingSession {
             LOG.error("experiment {}: environment {} could not be started: {}", context.experimentId(), id, e.getMessage());
             environment.state = State.GONE;
             links.unregister(environment.link);
+            linkFile.remove(id);
             failWaiting("the " + options.platform() + " platform could not start an environment: " + e.getMessage());
             if (forTrial != null) {
                 end(forTrial, TrialStatus.FAILED, "the " + options.platform() + " platform could not start its keeper: " + e.getMessage());
@@ -194,6 +203,7 @@ final class KeeperSession implements TrainingSession {
         environment.current = trial;
         cancelIdleCheck(environment);
         trial.environment = environment;
+        linkFile.running(environment.id, trial.application.trialId());
         trial.job = trial.job.withMessage("Platform: " + options.platform() + ", environment: " + environment.id);
         Map<String, Object> command = trialDescription(trial);
         command.put("type", "new-trial");
@@ -251,6 +261,14 @@ final class KeeperSession implements TrainingSession {
 
         @Override
         public void apply(List<Map<String, Object>> reports) {
+            applyAll(reports);
+            // the servlet has checked every seq (a whole number) and hands over only new ones, in order
+            if (!reports.isEmpty() && reports.get(reports.size() - 1).get("seq") instanceof Number last) {
+                linkFile.applied(id, last.longValue());
+            }
+        }
+
+        private void applyAll(List<Map<String, Object>> reports) {
             List<String> metrics = new ArrayList<>();
             String metricsTrial = null;
             for (Map<String, Object> report : reports) {
@@ -360,6 +378,7 @@ final class KeeperSession implements TrainingSession {
                 }
                 if (current == trial) {
                     current = null;
+                    linkFile.running(id, null);
                 }
                 if (!options.reuse()) {
                     state = State.STOPPING; // a per-trial keeper exits by itself once its reports are in
@@ -407,6 +426,9 @@ final class KeeperSession implements TrainingSession {
         cancelIdleCheck(environment);
         environment.link.send(Map.of("type", "stop"));
         LaunchedEnvironment handle = environment.handle;
+        if (handle == null) {
+            return; // taken back after a restart without the platform's handle: the keeper ends on the stop command
+        }
         try {
             timer.schedule(() -> handle.stop(), STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closing) {
@@ -423,6 +445,7 @@ final class KeeperSession implements TrainingSession {
             environment.state = State.GONE;
             cancelIdleCheck(environment);
             links.unregister(environment.link);
+            linkFile.remove(environment.id);
             Trial trial = environment.current;
             environment.current = null;
             if (trial != null && !trial.job.status().isTerminal()) {
@@ -547,6 +570,73 @@ final class KeeperSession implements TrainingSession {
         }
     }
 
+    /**
+     * Takes back a trial that a keeper of the runtime before a restart runs: the keeper's link is
+     * registered again from the experiment's link file (same id, token and applied sequence), so
+     * the keeper's next request is accepted and what it spooled meanwhile is delivered. Its trial
+     * is given up if the keeper does not call back within {@link #RECONNECT_WAIT}. Keepers that
+     * call back elsewhere (the runtime listens on another port now) cannot be taken back: the
+     * trial ends FAILED saying so.
+     */
+    @Override
+    public Optional<TrialJob> reattach(TrialJob stored) {
+        Optional<KeeperLinkFile.Keeper> kept = linkFile.previousRunning(stored.id());
+        if (kept.isEmpty()) {
+            return Optional.empty();
+        }
+        KeeperLinkFile.Keeper keeper = kept.get();
+        String before = linkFile.previousManagerUrl();
+        if (before != null && !before.equals(managerUrl)) {
+            String why = "its keeper " + keeper.id() + " reports to " + before + ", but the runtime now listens at " + managerUrl
+                    + "; resume with the same port (--port " + java.net.URI.create(before).getPort() + ") to take such trials back";
+            LOG.warn("experiment {}: trial {} cannot be taken back: {}", context.experimentId(), stored.id(), why);
+            context.trialChanged(stored.ended(TrialStatus.FAILED, Instant.now(), why));
+            return Optional.of(stored);
+        }
+        synchronized (lock) {
+            if (closed || trials.containsKey(stored.id()) || environments.containsKey(keeper.id())) {
+                return Optional.empty();
+            }
+            Environment environment = new Environment(keeper.id());
+            environment.link = links.restore(context.experimentId(), keeper.id(), keeper.token(), keeper.applied(), environment);
+            linkFile.put(keeper.id(), keeper.token(), stored.id(), keeper.applied());
+            environment.connected = true;
+            environment.state = State.BUSY;
+            Trial trial = new Trial(new TrialApplication(stored.id(), stored.sequenceId(), stored.hyperParameters(),
+                    nni.api.model.Placement.NONE), stored);
+            trial.environment = environment;
+            environment.current = trial;
+            trials.put(stored.id(), trial);
+            environments.put(keeper.id(), environment);
+            try {
+                timer.schedule(() -> giveUpUnlessBack(environment), RECONNECT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException closing) {
+                // the session is closing
+            }
+            LOG.info("experiment {}: trial {} taken back; its keeper {} reports from sequence {} on", context.experimentId(),
+                    stored.id(), keeper.id(), keeper.applied() + 1);
+            return Optional.of(stored);
+        }
+    }
+
+    private void giveUpUnlessBack(Environment environment) {
+        synchronized (lock) {
+            if (environment.state == State.GONE || environment.link.contacted()) {
+                return;
+            }
+            environment.state = State.GONE;
+            links.unregister(environment.link);
+            linkFile.remove(environment.id);
+            Trial trial = environment.current;
+            environment.current = null;
+            if (trial != null) {
+                end(trial, TrialStatus.FAILED, "its keeper " + environment.id + " did not call back within "
+                        + RECONNECT_WAIT.toSeconds() + " s after the runtime restarted");
+            }
+            schedule();
+        }
+    }
+
     @Override
     public void close() {
         try {
@@ -580,8 +670,11 @@ final class KeeperSession implements TrainingSession {
                 for (Environment environment : environments.values()) {
                     if (environment.state != State.GONE) {
                         stopEnvironment(environment);
-                        environment.handle.stop();
+                        if (environment.handle != null) {
+                            environment.handle.stop();
+                        }
                         links.unregister(environment.link);
+                        linkFile.remove(environment.id);
                     }
                 }
             }
