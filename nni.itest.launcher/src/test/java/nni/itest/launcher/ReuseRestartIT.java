@@ -102,7 +102,7 @@ public class ReuseRestartIT {
         int exit = runtime.awaitExit(Duration.ofSeconds(180));
         String console = runtime.console();
         assertEquals(console, 0, exit);
-        assertTrue(console, console.contains("taken back"));
+        assertTrue(console, runtime.log().contains("taken back"));
 
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             List<TrialRecord> trials = store.trials();

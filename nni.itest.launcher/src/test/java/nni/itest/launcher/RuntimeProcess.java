@@ -102,6 +102,12 @@ final class RuntimeProcess implements AutoCloseable {
         return Files.readString(output);
     }
 
+    /** @return the runtime's log ({@code <home>/log/nni.log}): a command shows only its own output on the console */
+    String log() throws IOException {
+        Path log = home.resolve("log").resolve("nni.log");
+        return Files.exists(log) ? Files.readString(log) : "";
+    }
+
     int awaitExit(Duration patience) throws InterruptedException, IOException {
         if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError("the runtime did not exit within " + patience + "; output:\n" + console());
