@@ -85,7 +85,8 @@ public class TrialReportIT extends RuntimeTestSupport {
     }
 
     private static TrialApplication trial(String id, long sequence, String parameters) {
-        return new TrialApplication(id, sequence, new HyperParameters(parameters, 0), Placement.NONE);
+        return TrialApplication.builder(id).sequenceId(sequence).hyperParameters(HyperParameters.of(parameters, 0))
+                .placement(Placement.none()).build();
     }
 
     private TrainingSession openLocal(RecordingContext context) throws Exception {
@@ -147,7 +148,7 @@ public class TrialReportIT extends RuntimeTestSupport {
         RecordingContext context = context("pertrial", false);
         ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", false, 4, Duration.ofMinutes(1), null))) {
+        try (TrainingSession session = keepers.open(context, launcher, KeeperOptions.builder("remote").reuse(false).maxEnvironments(4).idleTimeout(Duration.ofMinutes(1)).build())) {
             session.submit(trial("Pt001", 0, TrialScripts.parameters(7, 30, 30, null, 5)));
             awaitEnded(context, "Pt001");
             assertEquals(TrialStatus.FAILED, context.status("Pt001"));
@@ -166,7 +167,7 @@ public class TrialReportIT extends RuntimeTestSupport {
         RecordingContext context = context("idle", true);
         ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 2, Duration.ofSeconds(1), null))) {
+        try (TrainingSession session = keepers.open(context, launcher, KeeperOptions.builder("remote").reuse(true).maxEnvironments(2).idleTimeout(Duration.ofSeconds(1)).build())) {
             session.submit(trial("Id001", 0, TrialScripts.parameters(1, 3, 0, null, 0)));
             awaitEnded(context, "Id001");
             assertEquals(1, launcher.processes.size());
@@ -234,7 +235,7 @@ public class TrialReportIT extends RuntimeTestSupport {
         ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"),
                 List.of("-Dnni.keeper.protocol=2"));
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", false, 4, Duration.ofMinutes(1), null))) {
+        try (TrainingSession session = keepers.open(context, launcher, KeeperOptions.builder("remote").reuse(false).maxEnvironments(4).idleTimeout(Duration.ofMinutes(1)).build())) {
             session.submit(trial("Ver01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
             awaitEnded(context, "Ver01");
             assertEquals(TrialStatus.FAILED, context.status("Ver01"));
@@ -259,7 +260,7 @@ public class TrialReportIT extends RuntimeTestSupport {
         RecordingContext context = context("token", true);
         CapturingLauncher launcher = new CapturingLauncher();
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 1, Duration.ofMinutes(1), null))) {
+        try (TrainingSession session = keepers.open(context, launcher, KeeperOptions.builder("remote").reuse(true).maxEnvironments(1).idleTimeout(Duration.ofMinutes(1)).build())) {
             session.submit(trial("Tok01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
             await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
             EnvironmentSpec spec = launcher.specs.get(0);

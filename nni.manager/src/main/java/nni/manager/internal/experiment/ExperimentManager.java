@@ -34,6 +34,7 @@ import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
+import nni.manager.internal.report.KeeperLinks;
 
 /**
  * Every experiment this runtime runs or shows: create, resume, view, stop. Several experiments
@@ -55,6 +56,7 @@ public class ExperimentManager {
 
     private final PlatformRegistry platforms;
     private final AlgorithmRegistry algorithms;
+    private final KeeperLinks keeperLinks;
     private final Path root;
     private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
     /** Experiments whose platform went away take it back as soon as it is registered again. */
@@ -62,9 +64,10 @@ public class ExperimentManager {
 
     @Activate
     public ExperimentManager(@Reference PlatformRegistry platforms, @Reference AlgorithmRegistry algorithms,
-                             BundleContext context) {
+                             @Reference KeeperLinks keeperLinks, BundleContext context) {
         this.platforms = platforms;
         this.algorithms = algorithms;
+        this.keeperLinks = keeperLinks;
         String configured = context.getProperty(ROOT);
         this.root = configured == null || configured.isBlank()
                 ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
@@ -72,8 +75,9 @@ public class ExperimentManager {
     }
 
     /**
-     * Experiments still running when the runtime stops are detached, not stopped: their trials keep
-     * running and {@code resume} takes them back (NNI's stop cancels trials; {@code nni:stop} does).
+     * Experiments still running when the runtime stops (or this component is deactivated or
+     * updated) are detached, not stopped: their sessions are detached, their trials keep running and
+     * {@code resume} takes them back (NNI's stop cancels trials; {@code nni:halt} does).
      */
     @Deactivate
     void deactivate() {
@@ -96,6 +100,10 @@ public class ExperimentManager {
      */
     public Experiment create(ExperimentConfig given) throws PlatformException, IOException {
         ExperimentConfig config = underRoot(given);
+        Optional<String> hybrid = config.hybridProblem();
+        if (hybrid.isPresent()) {
+            throw new PlatformException(hybrid.get());
+        }
         Tuner tuner = tuner(config);
         Assessor assessor = assessor(config);
         platforms.require(config.platform());
@@ -125,6 +133,10 @@ public class ExperimentManager {
         }
         Experiment experiment = Experiment.reopen(id, directory);
         try {
+            Optional<String> hybrid = experiment.config().hybridProblem();
+            if (hybrid.isPresent()) {
+                throw new PlatformException(hybrid.get());
+            }
             Tuner tuner = tuner(experiment.config());
             Assessor assessor = assessor(experiment.config());
             experiments.put(id, experiment);
@@ -149,13 +161,17 @@ public class ExperimentManager {
         return experiment;
     }
 
-    /** Stops an experiment: cancels its trials, closes its session, keeps its data. */
+    /**
+     * Stops an experiment: cancels its trials, closes its session, keeps its data. Keepers it still
+     * has (left by a session detached while its platform was away) are refused from then on.
+     */
     public void stop(String id, Duration patience) {
         Experiment experiment = experiments.remove(id);
         if (experiment == null) {
             throw new IllegalArgumentException("no open experiment " + id + "; open: " + experiments.keySet());
         }
         experiment.stop(patience);
+        keeperLinks.unregisterExperiment(id);
     }
 
     public Optional<Experiment> get(String id) {
@@ -227,8 +243,8 @@ public class ExperimentManager {
                 c.trainingServices(), c.canonical(), c.secrets());
     }
 
-    private TrainingSession open(Experiment experiment) throws PlatformException {
-        return platforms.open(experiment.config().platform(), experiment, experiment::platformLost);
+    private TrainingSession open(MemberContext member) throws PlatformException {
+        return platforms.open(member.platform(), member, member.experiment()::platformLost);
     }
 
     private Tuner tuner(ExperimentConfig config) throws PlatformException {

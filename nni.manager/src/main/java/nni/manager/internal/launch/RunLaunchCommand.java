@@ -47,7 +47,7 @@ public class RunLaunchCommand implements LaunchCommand {
         }
         Experiment experiment;
         try {
-            experiment = experiments.create(loader.load(Path.of(arguments.get(0)).toAbsolutePath()));
+            experiment = experiments.create(loader.loadRunnable(Path.of(arguments.get(0)).toAbsolutePath()));
         } catch (ConfigException e) {
             err.println(e.getMessage());
             return 2;

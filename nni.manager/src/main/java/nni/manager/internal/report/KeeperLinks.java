@@ -2,7 +2,9 @@ package nni.manager.internal.report;
 
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.osgi.framework.BundleContext;
@@ -56,6 +58,36 @@ public class KeeperLinks {
             throw new IllegalStateException("keeper " + keeperId + " of experiment " + experimentId + " is already registered");
         }
         return link;
+    }
+
+    /**
+     * Gives the link of a keeper that a detached session left running to a new owner.
+     *
+     * @return the link, or empty when no such keeper is registered
+     */
+    public Optional<KeeperLink> adopt(String experimentId, String keeperId, KeeperPeer peer) {
+        KeeperLink link = links.get(key(experimentId, keeperId));
+        if (link != null) {
+            link.adopt(peer);
+        }
+        return Optional.ofNullable(link);
+    }
+
+    /** Forgets every link of an experiment that has stopped: its keepers are refused from now on. */
+    public void unregisterExperiment(String experimentId) {
+        for (KeeperLink link : List.copyOf(links.values())) {
+            if (link.experimentId().equals(experimentId)) {
+                unregister(link);
+            }
+        }
+    }
+
+    /** Forgets the link of one keeper, if there is one: the keeper is refused from now on. */
+    public void unregister(String experimentId, String keeperId) {
+        KeeperLink link = links.get(key(experimentId, keeperId));
+        if (link != null) {
+            unregister(link);
+        }
     }
 
     public void unregister(KeeperLink link) {

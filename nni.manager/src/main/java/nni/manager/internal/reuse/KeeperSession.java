@@ -28,8 +28,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.environment.EnvironmentLauncher;
+import nni.api.environment.EnvironmentListener;
 import nni.api.environment.EnvironmentSpec;
+import nni.api.environment.EnvironmentState;
 import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperRuntime;
 import nni.api.environment.LaunchedEnvironment;
 import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
@@ -38,15 +41,23 @@ import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.api.platform.TransientPlatformException;
+import nni.manager.internal.http.HttpError;
 import nni.manager.internal.report.KeeperLink;
 import nni.manager.internal.report.KeeperLinks;
 import nni.manager.internal.report.KeeperPeer;
+import nni.manager.internal.retry.Backoff;
 
 /**
  * One experiment's trials run through keepers: in reuse mode on long-lived environments (keepers
  * in runner mode), one trial after another on each; otherwise one keeper per trial. The platform
  * only starts and stops keeper processes; everything the keepers say arrives through the trial
  * routes and is turned into trial changes and metrics here.
+ *
+ * <p>{@link #detach()} leaves keepers and trials running: the keepers' links stay registered, but
+ * their reports are answered "503, later" so that the keepers keep them; {@link #reattach} by a
+ * later session of the same experiment in this runtime adopts a live link again (a runtime restart
+ * loses the links, so there the trials are not re-attached yet).
  *
  * <p>All state is guarded by {@link #lock}; context callbacks for status changes are made under it,
  * so each trial's changes are reported in order. Metrics are stored outside it (the keeper's link
@@ -80,7 +91,7 @@ final class KeeperSession implements TrainingSession {
     private final EnvironmentLauncher launcher;
     private final KeeperOptions options;
     private final KeeperLinks links;
-    private final Path keeperJar;
+    private final Map<KeeperRuntime, Path> keeperFiles;
     private final Path codeArchive;
     private final String managerUrl;
     private final ScheduledExecutorService timer;
@@ -91,15 +102,20 @@ final class KeeperSession implements TrainingSession {
     private final AtomicLong requestIds = new AtomicLong();
     private String launchProblem;
     private int earlyDeathsInARow;
+    /** Environments the launcher refused for now, in a row; the next start waits longer with each. */
+    private int transientStartFailures;
+    /** When environments may be started again after a transient refusal; null when they may now. */
+    private ScheduledFuture<?> startRetry;
     private boolean closed;
+    private volatile boolean detached;
 
     KeeperSession(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options, KeeperLinks links,
-                  Path keeperJar, Path codeArchive, String managerUrl, ScheduledExecutorService timer) {
+                  Map<KeeperRuntime, Path> keeperFiles, Path codeArchive, String managerUrl, ScheduledExecutorService timer) {
         this.context = context;
         this.launcher = launcher;
         this.options = options;
         this.links = links;
-        this.keeperJar = keeperJar;
+        this.keeperFiles = Map.copyOf(keeperFiles);
         this.codeArchive = codeArchive;
         this.managerUrl = managerUrl;
         this.timer = timer;
@@ -126,7 +142,7 @@ final class KeeperSession implements TrainingSession {
 
     /** Gives waiting trials to idle environments and starts environments for the rest. Holds the lock. */
     private void schedule() {
-        if (closed) {
+        if (closed || startRetry != null) {
             return;
         }
         List<Trial> waiting = trials.values().stream()
@@ -163,17 +179,28 @@ final class KeeperSession implements TrainingSession {
         String id = forTrial != null ? forTrial.application.trialId() : newEnvironmentId();
         Environment environment = new Environment(id);
         String token = KeeperLinks.newToken();
+        // a link of this id can only be left by a detached session whose keeper never ran the trial: replace it
+        links.unregister(context.experimentId(), id);
         environment.link = links.register(context.experimentId(), id, token, environment);
         environments.put(id, environment);
         if (forTrial != null) {
             forTrial.environment = environment;
             environment.current = forTrial;
         }
-        EnvironmentSpec spec = new EnvironmentSpec(id, options.reuse() ? "runner" : "trial", options.platform(),
-                context.experimentId(), managerUrl, token, keeperJar, codeArchive,
-                String.valueOf(context.section().get("trialCommand")));
+        EnvironmentSpec.Builder spec = EnvironmentSpec.builder(id).mode(options.reuse() ? "runner" : "trial")
+                .platform(options.platform()).experimentId(context.experimentId()).managerUrl(managerUrl).token(token)
+                .codeArchive(codeArchive).trialCommand(String.valueOf(context.section().get("trialCommand")));
+        for (KeeperRuntime runtime : KeeperRuntime.values()) { // in order of preference
+            if (keeperFiles.containsKey(runtime)) {
+                spec.keeperFile(runtime, keeperFiles.get(runtime));
+            }
+        }
         try {
-            environment.handle = launcher.start(spec);
+            environment.handle = launcher.start(spec.build(), environment);
+            transientStartFailures = 0;
+        } catch (TransientPlatformException e) {
+            retryStartLater(environment, forTrial, e);
+            return;
         } catch (PlatformException | RuntimeException e) {
             LOG.error("experiment {}: environment {} could not be started: {}", context.experimentId(), id, e.getMessage());
             environment.state = State.GONE;
@@ -187,6 +214,50 @@ final class KeeperSession implements TrainingSession {
         LOG.info("experiment {}: started {} {}", context.experimentId(), options.reuse() ? "environment" : "keeper for trial", id);
         environment.handle.ended().whenComplete((why, error) -> later(() ->
                 environmentEnded(environment, why != null ? why : String.valueOf(error))));
+    }
+
+    /**
+     * The launcher cannot start environments now: forget this one, show the waiting trials when
+     * the next try is, and schedule again after the backoff. Holds the lock.
+     */
+    private void retryStartLater(Environment environment, Trial forTrial, TransientPlatformException e) {
+        environment.state = State.GONE;
+        environments.remove(environment.id);
+        links.unregister(environment.link);
+        if (forTrial != null) {
+            forTrial.environment = null;
+        }
+        transientStartFailures++;
+        Duration wait = Backoff.delay(transientStartFailures, e);
+        String message = Backoff.message(wait, e.getMessage());
+        LOG.info("experiment {}: the {} platform cannot start an environment now, {}", context.experimentId(),
+                options.platform(), message);
+        showWaiting(null, message);
+        try {
+            startRetry = timer.schedule(() -> {
+                synchronized (lock) {
+                    startRetry = null;
+                    schedule();
+                }
+            }, wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the session is closing or detached: nothing to start any more
+        }
+    }
+
+    /**
+     * Shows {@code message} as the reason of the trials waiting for {@code environment}, or, with
+     * null, of every trial waiting for an environment. Holds the lock.
+     */
+    private void showWaiting(Environment environment, String message) {
+        for (Trial trial : trials.values()) {
+            boolean waitsForIt = environment == null ? trial.environment == null
+                    : trial.environment == environment || options.reuse() && trial.environment == null;
+            if (waitsForIt && trial.job.status() == TrialStatus.WAITING && trial.cancel == null
+                    && !message.equals(trial.job.message())) {
+                changed(trial, trial.job.withMessage(message));
+            }
+        }
     }
 
     private void assign(Trial trial, Environment environment) {
@@ -214,7 +285,7 @@ final class KeeperSession implements TrainingSession {
     }
 
     /** One keeper process and what the manager knows of it. */
-    private final class Environment implements KeeperPeer {
+    private final class Environment implements KeeperPeer, EnvironmentListener {
         final String id;
         KeeperLink link;
         LaunchedEnvironment handle;
@@ -229,8 +300,35 @@ final class KeeperSession implements TrainingSession {
             this.id = id;
         }
 
+        /** The platform's progress report while the environment starts: the waiting trials show it. */
+        @Override
+        public void stateChanged(EnvironmentState environmentState, String message) {
+            synchronized (lock) {
+                if (closed || state == State.GONE || message == null || message.isBlank()) {
+                    return;
+                }
+                LOG.debug("experiment {}: environment {} {}: {}", context.experimentId(), id, environmentState, message);
+                showWaiting(this, message);
+            }
+        }
+
+        /** @return the trial's handle: this environment's id, then the platform's handle on it */
+        String trialHandle() {
+            String platformHandle = handle == null ? "" : handle.handle();
+            return platformHandle.isEmpty() ? id : id + " " + platformHandle;
+        }
+
+        /** While the session is detached, keepers are told to keep their reports and try later. */
+        private void requireAttached() {
+            if (detached) {
+                throw new HttpError(503, "the " + options.platform() + " session of experiment " + context.experimentId()
+                        + " is detached; keep the reports and send them again later");
+            }
+        }
+
         @Override
         public Map<String, Object> handshakeAccepted(String keeperVersion) {
+            requireAttached();
             synchronized (lock) {
                 connected = true;
                 earlyDeathsInARow = 0;
@@ -251,6 +349,7 @@ final class KeeperSession implements TrainingSession {
 
         @Override
         public void apply(List<Map<String, Object>> reports) {
+            requireAttached();
             List<String> metrics = new ArrayList<>();
             String metricsTrial = null;
             for (Map<String, Object> report : reports) {
@@ -341,9 +440,12 @@ final class KeeperSession implements TrainingSession {
                 TrialJob waiting = trial.job;
                 String directory = String.valueOf(report.getOrDefault("dir", ""));
                 String url = handle != null && !handle.url().isEmpty() ? handle.url() : "file://localhost" + directory;
-                TrialJob running = new TrialJob(waiting.id(), waiting.sequenceId(), TrialStatus.RUNNING, waiting.submitTime(),
-                        instant(report.get("time")), null, directory, url, waiting.hyperParameters(), false, waiting.message());
-                changed(trial, running);
+                TrialJob.Builder running = waiting.toBuilder().status(TrialStatus.RUNNING).startTime(instant(report.get("time")))
+                        .workingDirectory(directory).url(url).handle(trialHandle());
+                if (handle != null) {
+                    running.host(handle.host()).attributes(handle.attributes());
+                }
+                changed(trial, running.build());
             }
         }
 
@@ -407,6 +509,9 @@ final class KeeperSession implements TrainingSession {
         cancelIdleCheck(environment);
         environment.link.send(Map.of("type", "stop"));
         LaunchedEnvironment handle = environment.handle;
+        if (handle == null) {
+            return; // re-attached without the platform's handle: the keeper ends on the stop command
+        }
         try {
             timer.schedule(() -> handle.stop(), STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closing) {
@@ -416,7 +521,7 @@ final class KeeperSession implements TrainingSession {
 
     private void environmentEnded(Environment environment, String why) {
         synchronized (lock) {
-            if (environment.state == State.GONE) {
+            if (environment.state == State.GONE || detached) {
                 return;
             }
             boolean expected = environment.state == State.STOPPING;
@@ -478,6 +583,10 @@ final class KeeperSession implements TrainingSession {
             }
             trial.cancel = earlyStopped;
             trial.environment.link.send(Map.of("type", "kill", "trial", trialId));
+            if (!options.reuse() && !trial.environment.connected && trial.environment.handle != null) {
+                // its keeper has not started (it may wait for a machine): the trial ends with the environment, now
+                trial.environment.handle.stop();
+            }
         }
     }
 
@@ -580,7 +689,9 @@ final class KeeperSession implements TrainingSession {
                 for (Environment environment : environments.values()) {
                     if (environment.state != State.GONE) {
                         stopEnvironment(environment);
-                        environment.handle.stop();
+                        if (environment.handle != null) {
+                            environment.handle.stop();
+                        }
                         links.unregister(environment.link);
                     }
                 }
@@ -591,6 +702,88 @@ final class KeeperSession implements TrainingSession {
             LOG.error("experiment {}: closing the session failed", context.experimentId(), e);
         } finally {
             timer.shutdown();
+        }
+    }
+
+    /**
+     * Lets go of the session: no more scheduling, timers stopped, every environment detached from
+     * its platform ({@link LaunchedEnvironment#detach()}); keepers and trials keep running. The
+     * links stay registered and answer the keepers "later" until a new session adopts them
+     * ({@link #reattach}) or the runtime stops.
+     */
+    @Override
+    public void detach() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            detached = true;
+            for (Environment environment : environments.values()) {
+                cancelIdleCheck(environment);
+                if (environment.state != State.GONE && environment.handle != null) {
+                    try {
+                        environment.handle.detach();
+                    } catch (RuntimeException e) {
+                        LOG.warn("experiment {}: detaching environment {} failed", context.experimentId(), environment.id, e);
+                    }
+                }
+            }
+            logRequests.values().forEach(request -> request.complete(null));
+            lock.notifyAll();
+        }
+        timer.shutdownNow();
+    }
+
+    /**
+     * Takes back a trial a detached session of this experiment ran, when its keeper's link is still
+     * registered in this runtime: the link is adopted by a new environment of this session, and the
+     * platform is asked to find the environment again ({@link EnvironmentLauncher#reattach}) so
+     * that its end is noticed. Reports the keeper held back while detached then arrive here.
+     */
+    @Override
+    public Optional<TrialJob> reattach(TrialJob stored) {
+        String handle = stored.handle();
+        if (handle.isEmpty()) {
+            return Optional.empty();
+        }
+        int space = handle.indexOf(' ');
+        String environmentId = space < 0 ? handle : handle.substring(0, space);
+        String platformHandle = space < 0 ? "" : handle.substring(space + 1);
+        synchronized (lock) {
+            if (closed || trials.containsKey(stored.id()) || environments.containsKey(environmentId)) {
+                return Optional.empty();
+            }
+            Environment environment = new Environment(environmentId);
+            Optional<KeeperLink> link = links.adopt(context.experimentId(), environmentId, environment);
+            if (link.isEmpty()) {
+                LOG.info("experiment {}: trial {} cannot be re-attached: the link of its keeper {} is gone",
+                        context.experimentId(), stored.id(), environmentId);
+                return Optional.empty();
+            }
+            environment.link = link.get();
+            environment.connected = true;
+            environment.state = State.BUSY;
+            TrialApplication application = TrialApplication.builder(stored.id()).sequenceId(stored.sequenceId())
+                    .hyperParameters(stored.hyperParameters()).build();
+            Trial trial = new Trial(application, stored);
+            trial.environment = environment;
+            environment.current = trial;
+            trials.put(stored.id(), trial);
+            environments.put(environmentId, environment);
+            try {
+                environment.handle = launcher.reattach(environmentId, platformHandle).orElse(null);
+            } catch (RuntimeException e) {
+                LOG.warn("experiment {}: the {} platform failed to find environment {} again", context.experimentId(),
+                        options.platform(), environmentId, e);
+            }
+            if (environment.handle != null) {
+                LaunchedEnvironment found = environment.handle;
+                found.ended().whenComplete((why, error) -> later(() ->
+                        environmentEnded(environment, why != null ? why : String.valueOf(error))));
+            }
+            LOG.info("experiment {}: trial {} re-attached to keeper {}", context.experimentId(), stored.id(), environmentId);
+            return Optional.of(stored);
         }
     }
 
