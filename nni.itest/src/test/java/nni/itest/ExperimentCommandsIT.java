@@ -121,6 +121,7 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
                   x: {_type: choice, _value: [1, 2]}
                 trialCommand: "true"
                 trialCodeDirectory: .
+                trialConcurrency: 1
                 tuner:
                   name: GridSearch
                 trainingService:
@@ -131,7 +132,7 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
             Object created = command("nni:create " + config);
             throw new AssertionError("a hybrid experiment was created: " + created);
         } catch (Exception e) {
-            assertEquals(config + ":7:1: trainingService: hybrid experiments (trainingService with 2 members: local, local)"
+            assertEquals(config + ":8:1: trainingService: hybrid experiments (trainingService with 2 members: local, local)"
                     + " are not supported yet", e.getMessage());
         }
         assertTrue(String.valueOf(command("nni:validate " + config)).contains("hybrid experiments (trainingService with 2 members"));

@@ -555,6 +555,10 @@ public final class Experiment {
             trial.failedSubmits = 0;
             onTrialChanged(accepted);
         } catch (TransientPlatformException e) {
+            if (detaching) {
+                trial.submitWhenBack = true; // the runtime is letting go: resume submits it
+                return;
+            }
             trial.failedSubmits++;
             Duration wait = Backoff.delay(trial.failedSubmits, e);
             String message = Backoff.message(wait, e.getMessage());

@@ -97,7 +97,7 @@ public class KeeperSessionsProvider implements KeeperSessions {
     @Override
     public TrainingSession open(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options)
             throws PlatformException {
-        offered(options.keeper()); // fail before packing when the keeper asked for is not in this build
+        Map<KeeperRuntime, Path> keepers = offered(options.keeper()); // before packing: fails when the keeper asked for is missing
         String managerUrl = managerUrl(options.managerHost());
         Object codeSetting = context.section().get("trialCodeDirectory");
         Path codeDirectory = Path.of(codeSetting == null ? "." : codeSetting.toString()).toAbsolutePath().normalize();
@@ -116,7 +116,7 @@ public class KeeperSessionsProvider implements KeeperSessions {
             thread.setDaemon(true);
             return thread;
         });
-        return new KeeperSession(context, launcher, options, links, offered(options.keeper()), archive, managerUrl, timer);
+        return new KeeperSession(context, launcher, options, links, keepers, archive, managerUrl, timer);
     }
 
     /** @return the shared endpoint's URL with the host workers use */
