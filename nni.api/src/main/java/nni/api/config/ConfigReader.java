@@ -35,6 +35,9 @@ import java.util.function.Consumer;
  */
 public final class ConfigReader {
 
+    /** The longest duration accepted: what still fits in milliseconds. */
+    private static final long MAX_DURATION_SECONDS = Long.MAX_VALUE / 1000;
+
     private final Map<String, Object> raw;
     private final Map<String, String> rawKeys = new LinkedHashMap<>();
     private final Set<String> declared = new HashSet<>();
@@ -326,8 +329,9 @@ public final class ConfigReader {
         }
         try {
             long seconds = Units.seconds(value);
-            if (seconds <= 0) {
-                wrongType(key, "a positive duration", value, false);
+            if (seconds <= 0 || seconds > MAX_DURATION_SECONDS) {
+                wrongType(key, seconds <= 0 ? "a positive duration" : "a duration of at most " + MAX_DURATION_SECONDS + " seconds",
+                        value, false);
                 return null;
             }
             set(key, value);

@@ -22,12 +22,12 @@ import org.osgi.service.component.annotations.Reference;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import nni.api.config.Units;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
 import nni.manager.internal.config.ConfigException;
 import nni.manager.internal.config.ExperimentConfigLoader;
+import nni.manager.internal.config.UpdatableFields;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.Progress;
@@ -96,10 +96,12 @@ public class ExperimentCommands {
             throws IOException {
         Experiment experiment = experiments.require(id);
         switch (what.toLowerCase()) {
-            case "concurrency", "trialconcurrency" -> experiment.update(Experiment.Update.TRIAL_CONCURRENCY, integer(what, value));
-            case "maxtrialnumber", "maxtrialnum", "trialnum" -> experiment.update(Experiment.Update.MAX_TRIAL_NUM, integer(what, value));
+            case "concurrency", "trialconcurrency" -> experiment.update(Experiment.Update.TRIAL_CONCURRENCY,
+                    UpdatableFields.fromText(value));
+            case "maxtrialnumber", "maxtrialnum", "trialnum" -> experiment.update(Experiment.Update.MAX_TRIAL_NUM,
+                    UpdatableFields.fromText(value));
             case "duration", "maxexperimentduration" -> experiment.update(Experiment.Update.MAX_EXEC_DURATION,
-                    Duration.ofSeconds(Units.seconds(value.matches("\\d+") ? (Object) Long.parseLong(value) : value)));
+                    UpdatableFields.fromText(value));
             case "searchspace" -> experiment.update(Experiment.Update.SEARCH_SPACE,
                     JSON.readValue(Path.of(value).toFile(), new TypeReference<Map<String, Object>>() { }));
             default -> throw new IllegalArgumentException("what: expected concurrency, maxtrialnumber, duration or "
@@ -112,14 +114,6 @@ public class ExperimentCommands {
     public String change(@Descriptor("concurrency | maxtrialnumber | duration | searchspace") String what,
                          @Descriptor("the new value") String value) throws IOException {
         return change(null, what, value);
-    }
-
-    private static int integer(String what, String value) {
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(what + ": expected a whole number, got '" + value + "'");
-        }
     }
 
     @Descriptor("lists experiments: open ones with their progress, and the others stored under the root")

@@ -204,10 +204,10 @@ public class ExperimentConfigLoader {
         Object searchSpace = reader.any("searchSpace");
         String trialCommand = reader.string("trialCommand");
         Path trialCodeDirectory = reader.path("trialCodeDirectory", ".", false);
-        Integer trialConcurrency = reader.requiredInteger("trialConcurrency", 1, Integer.MAX_VALUE);
+        Integer trialConcurrency = UpdatableFields.trialConcurrency(reader);
         Integer trialGpuNumber = reader.integer("trialGpuNumber", null, 0, Integer.MAX_VALUE);
-        Long maxExperimentDuration = reader.duration("maxExperimentDuration");
-        Integer maxTrialNumber = reader.integer("maxTrialNumber", null, 1, Integer.MAX_VALUE);
+        Long maxExperimentDuration = UpdatableFields.maxExperimentDuration(reader);
+        Integer maxTrialNumber = UpdatableFields.maxTrialNumber(reader);
         Long maxTrialDuration = reader.duration("maxTrialDuration");
         String nniManagerIp = reader.string("nniManagerIp");
         Boolean useAnnotation = reader.bool("useAnnotation", false);

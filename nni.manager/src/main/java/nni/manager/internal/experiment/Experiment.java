@@ -45,6 +45,7 @@ import nni.api.searchspace.SearchSpaceException;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
 import nni.manager.internal.config.ExperimentConfig;
+import nni.manager.internal.config.UpdatableFields;
 import nni.manager.internal.retry.Backoff;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
@@ -74,6 +75,10 @@ public final class Experiment {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
     private static final String ALPHANUMERIC = LETTERS + "0123456789";
+    /** Trials submitted in one task of the experiment's thread before it turns to other work. */
+    private static final int SUBMITS_PER_TURN = 16;
+    /** How long a stop waits for the experiment's thread before it stops without it. */
+    private static final Duration STOP_TURN_WAIT = Duration.ofSeconds(10);
 
     /** Opens the platform session for a member of an experiment; the manager's link to the platform registry. */
     @FunctionalInterface
@@ -168,12 +173,14 @@ public final class Experiment {
     /** Creates a new experiment's directory and store; {@link #start} runs it. */
     static Experiment create(String id, ExperimentConfig config) throws IOException {
         Path directory = config.experimentWorkingDirectory().resolve(id);
+        CreationMarker.begin(directory);
         for (String folder : List.of("db", "log", "trials", "checkpoint")) {
             java.nio.file.Files.createDirectories(directory.resolve(folder));
         }
         SecretsFile.create(directory, config.secretValues());
         ExperimentStore store = ExperimentStore.open(directory);
         store.saveDefinition(ConfigCodec.write(config));
+        CreationMarker.done(directory);
         Experiment experiment = new Experiment(id, directory, config, store, false);
         experiment.startTime = System.currentTimeMillis();
         return experiment;
@@ -367,8 +374,9 @@ public final class Experiment {
             return;
         }
         CompletableFuture<Void> ended;
+        boolean threadAnswered = true;
         try {
-            ended = call(() -> {
+            ended = call(STOP_TURN_WAIT, () -> {
                 if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
                     return allEnded == null ? CompletableFuture.<Void>completedFuture(null) : allEnded;
                 }
@@ -389,7 +397,10 @@ public final class Experiment {
                 return allEnded;
             });
         } catch (RuntimeException e) {
-            LOG.warn("experiment {}: stopping failed", id, e);
+            // the thread is held by a platform call: the session's close below cancels the trials without it
+            LOG.warn("experiment {}: its thread did not take the stop within {} s ({}); stopping without it", id,
+                    STOP_TURN_WAIT.toSeconds(), e.getMessage());
+            threadAnswered = false;
             ended = CompletableFuture.completedFuture(null);
         }
         try {
@@ -405,13 +416,19 @@ public final class Experiment {
         if (open != null) {
             open.close();
         }
+        Supplier<Void> stopped = () -> {
+            endTime = System.currentTimeMillis();
+            becomeStatic(ExperimentStatus.STOPPED);
+            saveProfile();
+            return null;
+        };
         try {
-            call(() -> {
-                endTime = System.currentTimeMillis();
-                becomeStatic(ExperimentStatus.STOPPED);
-                saveProfile();
-                return null;
-            });
+            if (threadAnswered) {
+                call(stopped);
+            } else {
+                executor.shutdownNow();
+                stopped.get();
+            }
         } catch (RuntimeException e) {
             LOG.warn("experiment {}: storing the stop failed", id, e);
         }
@@ -462,15 +479,27 @@ public final class Experiment {
 
     // ------------------------------------------------------------------ scheduling
 
-    /** Submits trials while there are free slots and limits allow; settles the experiment when done. */
+    /**
+     * Submits trials while there are free slots and limits allow; settles the experiment when done.
+     * At most {@value #SUBMITS_PER_TURN} per turn: the rest in a later task, so that whatever waits
+     * on the experiment's thread (a stop above all) is not queued behind a thousand submissions.
+     */
     private void fill() {
-        if (!status.counting() || session == null || detaching) {
+        if (!status.counting() || session == null || detaching || stopping.get()) {
             return;
         }
         int live = liveTrials().size();
         // the platform's free slots, when it knows them: the concurrency is a ceiling, not a promise
         int free = freeSlots();
+        int turn = 0;
         while (live < config.trialConcurrency() && free > 0 && !limitsReached() && !tunerExhausted) {
+            if (stopping.get() || detaching) {
+                return;
+            }
+            if (turn++ == SUBMITS_PER_TURN) {
+                execute(this::fill, () -> "the rest of a fill");
+                return;
+            }
             free--;
             long parameterId = nextSequenceId;
             Optional<Map<String, Object>> parameters;
@@ -909,11 +938,18 @@ public final class Experiment {
      */
     public void update(Update what, Object value) {
         requireWritable("update the experiment");
+        // checked here, off the experiment's thread: a bad value waits for nothing
+        Object checked = switch (what) {
+            case TRIAL_CONCURRENCY -> UpdatableFields.trialConcurrency(value);
+            case MAX_TRIAL_NUM -> UpdatableFields.maxTrialNumber(value);
+            case MAX_EXEC_DURATION -> value instanceof Duration given ? given : UpdatableFields.maxExperimentDuration(value);
+            case SEARCH_SPACE -> value;
+        };
         call(() -> {
             ExperimentConfig c = config;
             ExperimentConfig next = switch (what) {
                 case TRIAL_CONCURRENCY -> {
-                    int concurrency = positive("trialConcurrency", value);
+                    int concurrency = (Integer) checked;
                     yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                             concurrency, c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
@@ -921,7 +957,7 @@ public final class Experiment {
                             c.secrets());
                 }
                 case MAX_TRIAL_NUM -> {
-                    int max = positive("maxTrialNumber", value);
+                    int max = (Integer) checked;
                     yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                             c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), max,
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
@@ -929,7 +965,8 @@ public final class Experiment {
                             c.secrets());
                 }
                 case MAX_EXEC_DURATION -> {
-                    if (!(value instanceof Duration duration) || duration.isNegative() || duration.isZero()) {
+                    Duration duration = (Duration) checked;
+                    if (duration.isNegative() || duration.isZero()) {
                         throw new IllegalArgumentException("maxExperimentDuration: expected a positive duration, got " + value);
                     }
                     yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
@@ -976,13 +1013,6 @@ public final class Experiment {
             fill();
             return null;
         });
-    }
-
-    private static int positive(String field, Object value) {
-        if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue()) && number.intValue() > 0) {
-            return number.intValue();
-        }
-        throw new IllegalArgumentException(field + ": expected a positive integer, got " + value);
     }
 
     private static Map<String, Object> canonical(ExperimentConfig c, String key, Object value) {
@@ -1231,11 +1261,15 @@ public final class Experiment {
 
     /** Runs work on the experiment's thread and waits for it; its exception is rethrown. */
     private <T> T call(Supplier<T> work) {
+        return call(Duration.ofSeconds(60), work);
+    }
+
+    private <T> T call(Duration patience, Supplier<T> work) {
         if (Thread.currentThread().getName().equals("nni-experiment-" + id)) {
             return work.get();
         }
         try {
-            return executor.submit(work::get).get(60, TimeUnit.SECONDS);
+            return executor.submit(work::get).get(patience.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for experiment " + id, e);
@@ -1245,7 +1279,7 @@ public final class Experiment {
             }
             throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
-            throw new IllegalStateException("experiment " + id + " did not answer within 60 s", e);
+            throw new IllegalStateException("experiment " + id + " did not answer within " + patience.toSeconds() + " s", e);
         }
     }
 

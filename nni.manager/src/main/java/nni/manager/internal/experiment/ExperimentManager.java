@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -68,9 +69,7 @@ public class ExperimentManager {
         this.platforms = platforms;
         this.algorithms = algorithms;
         this.keeperLinks = keeperLinks;
-        String configured = context.getProperty(ROOT);
-        this.root = configured == null || configured.isBlank()
-                ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
+        this.root = rootOf(context);
         platforms.onArrival(platformArrival);
     }
 
@@ -88,6 +87,13 @@ public class ExperimentManager {
         experiments.clear();
     }
 
+    /** @return the root directory of experiments the framework property {@value #ROOT} names, or NNI's default */
+    public static Path rootOf(BundleContext context) {
+        String configured = context.getProperty(ROOT);
+        return configured == null || configured.isBlank()
+                ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
+    }
+
     /** @return the root directory of experiments */
     public Path root() {
         return root;
@@ -99,6 +105,16 @@ public class ExperimentManager {
      * @throws PlatformException when the platform, tuner or assessor is missing or refuses
      */
     public Experiment create(ExperimentConfig given) throws PlatformException, IOException {
+        return create(given, (id, directory) -> { });
+    }
+
+    /**
+     * Creates and starts an experiment, telling {@code announce} its id and folder before anything
+     * of it exists, so that a caller can show the id even if the runtime dies while creating it.
+     *
+     * @throws PlatformException when the platform, tuner or assessor is missing or refuses
+     */
+    public Experiment create(ExperimentConfig given, BiConsumer<String, Path> announce) throws PlatformException, IOException {
         ExperimentConfig config = underRoot(given);
         Optional<String> hybrid = config.hybridProblem();
         if (hybrid.isPresent()) {
@@ -108,6 +124,7 @@ public class ExperimentManager {
         Assessor assessor = assessor(config);
         platforms.require(config.platform());
         String id = newId(config.experimentWorkingDirectory());
+        announce.accept(id, config.experimentWorkingDirectory().resolve(id));
         Experiment experiment = Experiment.create(id, config);
         experiments.put(id, experiment);
         try {
@@ -166,12 +183,24 @@ public class ExperimentManager {
      * has (left by a session detached while its platform was away) are refused from then on.
      */
     public void stop(String id, Duration patience) {
-        Experiment experiment = experiments.remove(id);
-        if (experiment == null) {
+        if (!stopIfOpen(id, patience)) {
             throw new IllegalArgumentException("no open experiment " + id + "; open: " + experiments.keySet());
         }
+    }
+
+    /**
+     * Stops an experiment unless it was stopped already (from the REST API, say).
+     *
+     * @return whether this call stopped it
+     */
+    public boolean stopIfOpen(String id, Duration patience) {
+        Experiment experiment = experiments.remove(id);
+        if (experiment == null) {
+            return false;
+        }
         experiment.stop(patience);
-        keeperLinks.unregisterExperiment(id);
+        keeperLinks.unregisterExperiment(id, experiment.directory());
+        return true;
     }
 
     public Optional<Experiment> get(String id) {
@@ -207,7 +236,8 @@ public class ExperimentManager {
         }
         try (Stream<Path> children = Files.list(root)) {
             List<String> ids = new ArrayList<>();
-            children.filter(dir -> Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")))
+            // one being created (or whose creation was interrupted: resume settles it) is not listed
+            children.filter(dir -> Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")) && !CreationMarker.present(dir))
                     .forEach(dir -> ids.add(dir.getFileName().toString()));
             ids.sort(null);
             return ids;
@@ -222,6 +252,10 @@ public class ExperimentManager {
             throw new IllegalArgumentException("not an experiment id: " + id);
         }
         Path directory = root.resolve(id);
+        if (CreationMarker.settle(directory)) {
+            throw new IOException("experiment " + id + " was interrupted while it was being created, before its definition"
+                    + " was stored; nothing of it ran, and its folder " + directory + " was removed: run its file again");
+        }
         if (!Files.isRegularFile(directory.resolve("db").resolve("nni.sqlite"))) {
             throw new IOException("no experiment " + id + " in " + root);
         }

@@ -18,7 +18,6 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import nni.api.config.Units;
 import nni.api.model.TrialJob;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
@@ -52,7 +51,11 @@ final class ExperimentRoutes {
                 .<Object>map(e -> Map.of("status", e.status().name(), "errors", e.errors()))
                 .orElse(Map.of("status", ExperimentStatus.INITIALIZED.name(), "errors", List.of())));
         router.get("/experiment", (request, path) -> profile(require(request)));
-        router.add("PUT", "/experiment", this::update);
+        // the body is read only for an open experiment and a known update type
+        router.withBody("PUT", "/experiment", (request, path) -> {
+            require(request);
+            updateType(request);
+        }, this::update);
         // NNI's Experiment.stop(): the experiment stops (trials cancelled), its data stays
         router.add("DELETE", "/experiment", (request, path) -> {
             manager.get().stop(require(request).id(), Duration.ofSeconds(30));
@@ -131,11 +134,16 @@ final class ExperimentRoutes {
     }
 
     private static long sequence(String name, String text) {
+        long value;
         try {
-            return Long.parseLong(text);
+            value = Long.parseLong(text);
         } catch (NumberFormatException e) {
-            throw HttpError.badRequest(name + ": expected a sequence id, got '" + text + "'");
+            value = -1;
         }
+        if (value < 0) {
+            throw HttpError.badRequest(name + ": expected a sequence id 0-" + Long.MAX_VALUE + ", got '" + text + "'");
+        }
+        return value;
     }
 
     private static String type(HttpServletRequest request) {
@@ -163,18 +171,11 @@ final class ExperimentRoutes {
     }
 
     /** {@code PUT /experiment?update_type=...} with the whole profile, its {@code params} changed. */
-    private Object update(HttpServletRequest request, Map<String, String> path) throws IOException {
+    private Object update(HttpServletRequest request, Map<String, String> path, byte[] bytes) {
         Experiment experiment = require(request);
-        String type = request.getParameter("update_type");
-        if (type == null) {
-            throw HttpError.badRequest("update_type: expected TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION or SEARCH_SPACE");
-        }
-        JsonNode body;
-        try {
-            body = JSON.readTree(request.getInputStream());
-        } catch (JsonProcessingException e) {
-            throw HttpError.badRequest("the body is not JSON: " + e.getOriginalMessage());
-        }
+        String type = updateType(request);
+        // numbers are read exactly (1e309 stays 1e309) and checked by the rules the config loader uses
+        JsonNode body = readJson(type.equals("SEARCH_SPACE") ? JSON : JsonServlet.EXACT_NUMBERS, bytes, "the body");
         JsonNode params = body == null ? null : body.get("params");
         if (params == null || !params.isObject()) {
             throw HttpError.badRequest("params: expected the experiment profile with its params object");
@@ -182,22 +183,16 @@ final class ExperimentRoutes {
         try {
             switch (type) {
                 case "TRIAL_CONCURRENCY" -> experiment.update(Experiment.Update.TRIAL_CONCURRENCY,
-                        number(params, "trialConcurrency"));
+                        plain(params, "trialConcurrency"));
                 case "MAX_TRIAL_NUM" -> experiment.update(Experiment.Update.MAX_TRIAL_NUM,
-                        number(params, params.has("maxTrialNumber") ? "maxTrialNumber" : "maxTrialNum"));
-                case "MAX_EXEC_DURATION" -> {
-                    String field = params.has("maxExperimentDuration") ? "maxExperimentDuration" : "maxExecDuration";
-                    JsonNode value = params.get(field);
-                    if (value == null || value.isNull()) {
-                        throw HttpError.badRequest("params." + field + ": required for MAX_EXEC_DURATION");
-                    }
-                    long seconds = Units.seconds(value.isNumber() ? (Object) value.asLong() : value.asText());
-                    experiment.update(Experiment.Update.MAX_EXEC_DURATION, Duration.ofSeconds(seconds));
-                }
-                case "SEARCH_SPACE" -> {
+                        plain(params, params.has("maxTrialNumber") ? "maxTrialNumber" : "maxTrialNum"));
+                case "MAX_EXEC_DURATION" -> experiment.update(Experiment.Update.MAX_EXEC_DURATION,
+                        plain(params, params.has("maxExperimentDuration") ? "maxExperimentDuration" : "maxExecDuration"));
+                default -> {
                     JsonNode space = params.get("searchSpace");
                     if (space != null && space.isTextual()) {
-                        space = JSON.readTree(space.asText());
+                        space = readJson(JSON, space.asText().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                                "params.searchSpace");
                     }
                     if (space == null || !space.isObject()) {
                         throw HttpError.badRequest("params.searchSpace: expected a search space object");
@@ -205,23 +200,47 @@ final class ExperimentRoutes {
                     experiment.update(Experiment.Update.SEARCH_SPACE,
                             JSON.convertValue(space, new TypeReference<Map<String, Object>>() { }));
                 }
-                default -> throw HttpError.badRequest("update_type: expected TRIAL_CONCURRENCY, MAX_TRIAL_NUM, "
-                        + "MAX_EXEC_DURATION or SEARCH_SPACE, got '" + type + "'");
             }
         } catch (IllegalArgumentException e) {
-            throw HttpError.badRequest(e.getMessage());
+            throw HttpError.badRequest("params." + e.getMessage());
         } catch (IllegalStateException e) {
             throw new HttpError(409, e.getMessage());
         }
         return Map.of();
     }
 
-    private static Object number(JsonNode params, String field) {
-        JsonNode value = params.get(field);
-        if (value == null || !value.isNumber()) {
-            throw HttpError.badRequest("params." + field + ": expected a number, got " + value);
+    private static final List<String> UPDATE_TYPES = List.of("TRIAL_CONCURRENCY", "MAX_TRIAL_NUM", "MAX_EXEC_DURATION",
+            "SEARCH_SPACE");
+
+    private static String updateType(HttpServletRequest request) {
+        String type = request.getParameter("update_type");
+        if (type == null || !UPDATE_TYPES.contains(type)) {
+            throw HttpError.badRequest("update_type: expected TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION or "
+                    + "SEARCH_SPACE" + (type == null ? "" : ", got '" + type + "'"));
         }
-        return value.numberValue();
+        return type;
+    }
+
+    private static JsonNode readJson(ObjectMapper mapper, byte[] bytes, String what) {
+        try {
+            return mapper.readTree(bytes);
+        } catch (IOException e) {
+            String reason = e instanceof JsonProcessingException parse ? parse.getOriginalMessage() : e.getMessage();
+            throw HttpError.badRequest(what + " is not JSON: " + reason);
+        }
+    }
+
+    /** @return a field's value as parsed (Integer, Long, BigInteger, BigDecimal, String, ...), or null */
+    private static Object plain(JsonNode params, String field) {
+        JsonNode value = params.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        try {
+            return JsonServlet.EXACT_NUMBERS.treeToValue(value, Object.class);
+        } catch (JsonProcessingException e) {
+            throw HttpError.badRequest("params." + field + ": " + e.getOriginalMessage());
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import jakarta.servlet.Servlet;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAsyncSupported;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 
@@ -16,6 +17,7 @@ import nni.manager.internal.registry.PlatformRegistry;
  */
 @Component(service = Servlet.class)
 @HttpWhiteboardServletPattern("/api/v1/nni/*")
+@HttpWhiteboardServletAsyncSupported
 @HttpWhiteboardServletName("nni-api")
 public class NniApiServlet extends JsonServlet {
     private static final long serialVersionUID = 1L;
@@ -24,7 +26,9 @@ public class NniApiServlet extends JsonServlet {
     private final transient ExperimentManager experiments;
 
     @Activate
-    public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments) {
+    public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments,
+                         @Reference RequestBodies bodies) {
+        super(bodies);
         this.platforms = platforms;
         this.experiments = experiments;
     }

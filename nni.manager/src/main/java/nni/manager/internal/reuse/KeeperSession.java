@@ -44,6 +44,7 @@ import nni.api.platform.TrainingSession;
 import nni.api.platform.TransientPlatformException;
 import nni.manager.internal.http.HttpError;
 import nni.manager.internal.report.KeeperLink;
+import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
 import nni.manager.internal.report.KeeperPeer;
 import nni.manager.internal.retry.Backoff;
@@ -56,8 +57,9 @@ import nni.manager.internal.retry.Backoff;
  *
  * <p>{@link #detach()} leaves keepers and trials running: the keepers' links stay registered, but
  * their reports are answered "503, later" so that the keepers keep them; {@link #reattach} by a
- * later session of the same experiment in this runtime adopts a live link again (a runtime restart
- * loses the links, so there the trials are not re-attached yet).
+ * later session of the same experiment in this runtime adopts a live link again. The links are also
+ * kept with the experiment ({@link KeeperLinkFile}), so that after a runtime restart
+ * {@link #reattach} registers them again and the trials are taken back.
  *
  * <p>All state is guarded by {@link #lock}; context callbacks for status changes are made under it,
  * so each trial's changes are reported in order. Metrics are stored outside it (the keeper's link
@@ -72,6 +74,9 @@ final class KeeperSession implements TrainingSession {
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(15);
     private static final Duration LOG_WAIT = Duration.ofSeconds(10);
+    /** How long a keeper taken back after a restart has to call back before its trial is given up. */
+    private static final Duration RECONNECT_WAIT = Duration.ofSeconds(120);
+    private static final Duration LINKS_FLUSH = Duration.ofSeconds(2);
 
     private enum State { STARTING, IDLE, BUSY, STOPPING, GONE }
 
@@ -94,6 +99,7 @@ final class KeeperSession implements TrainingSession {
     private final Map<KeeperRuntime, Path> keeperFiles;
     private final Path codeArchive;
     private final String managerUrl;
+    private final KeeperLinkFile linkFile;
     private final ScheduledExecutorService timer;
     private final Object lock = new Object();
     private final Map<String, Trial> trials = new LinkedHashMap<>();
@@ -110,7 +116,8 @@ final class KeeperSession implements TrainingSession {
     private volatile boolean detached;
 
     KeeperSession(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options, KeeperLinks links,
-                  Map<KeeperRuntime, Path> keeperFiles, Path codeArchive, String managerUrl, ScheduledExecutorService timer) {
+                  Map<KeeperRuntime, Path> keeperFiles, Path codeArchive, String managerUrl, KeeperLinkFile linkFile,
+                  ScheduledExecutorService timer) {
         this.context = context;
         this.launcher = launcher;
         this.options = options;
@@ -118,7 +125,9 @@ final class KeeperSession implements TrainingSession {
         this.keeperFiles = Map.copyOf(keeperFiles);
         this.codeArchive = codeArchive;
         this.managerUrl = managerUrl;
+        this.linkFile = linkFile;
         this.timer = timer;
+        timer.scheduleWithFixedDelay(linkFile::flush, LINKS_FLUSH.toMillis(), LINKS_FLUSH.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -182,6 +191,7 @@ final class KeeperSession implements TrainingSession {
         // a link of this id can only be left by a detached session whose keeper never ran the trial: replace it
         links.unregister(context.experimentId(), id);
         environment.link = links.register(context.experimentId(), id, token, environment);
+        linkFile.put(id, token, forTrial == null ? null : forTrial.application.trialId(), 0, "");
         environments.put(id, environment);
         if (forTrial != null) {
             forTrial.environment = environment;
@@ -205,6 +215,7 @@ final class KeeperSession implements TrainingSession {
             LOG.error("experiment {}: environment {} could not be started: {}", context.experimentId(), id, e.getMessage());
             environment.state = State.GONE;
             links.unregister(environment.link);
+            linkFile.remove(id);
             failWaiting("the " + options.platform() + " platform could not start an environment: " + e.getMessage());
             if (forTrial != null) {
                 end(forTrial, TrialStatus.FAILED, "the " + options.platform() + " platform could not start its keeper: " + e.getMessage());
@@ -212,6 +223,7 @@ final class KeeperSession implements TrainingSession {
             return;
         }
         LOG.info("experiment {}: started {} {}", context.experimentId(), options.reuse() ? "environment" : "keeper for trial", id);
+        linkFile.handle(id, environment.handle.handle());
         environment.handle.ended().whenComplete((why, error) -> later(() ->
                 environmentEnded(environment, why != null ? why : String.valueOf(error))));
     }
@@ -224,6 +236,7 @@ final class KeeperSession implements TrainingSession {
         environment.state = State.GONE;
         environments.remove(environment.id);
         links.unregister(environment.link);
+        linkFile.remove(environment.id);
         if (forTrial != null) {
             forTrial.environment = null;
         }
@@ -265,6 +278,7 @@ final class KeeperSession implements TrainingSession {
         environment.current = trial;
         cancelIdleCheck(environment);
         trial.environment = environment;
+        linkFile.running(environment.id, trial.application.trialId());
         trial.job = trial.job.withMessage("Platform: " + options.platform() + ", environment: " + environment.id);
         Map<String, Object> command = trialDescription(trial);
         command.put("type", "new-trial");
@@ -350,6 +364,14 @@ final class KeeperSession implements TrainingSession {
         @Override
         public void apply(List<Map<String, Object>> reports) {
             requireAttached();
+            applyAll(reports);
+            // the servlet has checked every seq (a whole number) and hands over only new ones, in order
+            if (!reports.isEmpty() && reports.get(reports.size() - 1).get("seq") instanceof Number last) {
+                linkFile.applied(id, last.longValue());
+            }
+        }
+
+        private void applyAll(List<Map<String, Object>> reports) {
             List<String> metrics = new ArrayList<>();
             String metricsTrial = null;
             for (Map<String, Object> report : reports) {
@@ -444,6 +466,7 @@ final class KeeperSession implements TrainingSession {
                         .workingDirectory(directory).url(url).handle(trialHandle());
                 if (handle != null) {
                     running.host(handle.host()).attributes(handle.attributes());
+                    linkFile.handle(id, handle.handle()); // some platforms know it only once the keeper runs
                 }
                 changed(trial, running.build());
             }
@@ -462,6 +485,7 @@ final class KeeperSession implements TrainingSession {
                 }
                 if (current == trial) {
                     current = null;
+                    linkFile.running(id, null);
                 }
                 if (!options.reuse()) {
                     state = State.STOPPING; // a per-trial keeper exits by itself once its reports are in
@@ -528,6 +552,7 @@ final class KeeperSession implements TrainingSession {
             environment.state = State.GONE;
             cancelIdleCheck(environment);
             links.unregister(environment.link);
+            linkFile.remove(environment.id);
             Trial trial = environment.current;
             environment.current = null;
             if (trial != null && !trial.job.status().isTerminal()) {
@@ -656,6 +681,24 @@ final class KeeperSession implements TrainingSession {
         }
     }
 
+    private void giveUpUnlessBack(Environment environment) {
+        synchronized (lock) {
+            if (environment.state == State.GONE || environment.link.contacted()) {
+                return;
+            }
+            environment.state = State.GONE;
+            links.unregister(environment.link);
+            linkFile.remove(environment.id);
+            Trial trial = environment.current;
+            environment.current = null;
+            if (trial != null) {
+                end(trial, TrialStatus.FAILED, "its keeper " + environment.id + " did not call back within "
+                        + RECONNECT_WAIT.toSeconds() + " s after the runtime restarted");
+            }
+            schedule();
+        }
+    }
+
     @Override
     public void close() {
         try {
@@ -693,6 +736,7 @@ final class KeeperSession implements TrainingSession {
                             environment.handle.stop();
                         }
                         links.unregister(environment.link);
+                        linkFile.remove(environment.id);
                     }
                 }
             }
@@ -733,35 +777,67 @@ final class KeeperSession implements TrainingSession {
             lock.notifyAll();
         }
         timer.shutdownNow();
+        linkFile.flush(); // the sequences applied so far, for a restart to come
     }
 
     /**
-     * Takes back a trial a detached session of this experiment ran, when its keeper's link is still
-     * registered in this runtime: the link is adopted by a new environment of this session, and the
-     * platform is asked to find the environment again ({@link EnvironmentLauncher#reattach}) so
-     * that its end is noticed. Reports the keeper held back while detached then arrive here.
+     * Takes back a trial that a keeper still runs, in one of two ways. When the keeper's link is
+     * still registered in this runtime (a detached session of this experiment left it, e.g. while
+     * its platform bundle was updated), a new environment of this session adopts it. Otherwise,
+     * when the experiment's link file lists the keeper as running the trial (a runtime before a
+     * restart started it), its link is registered again from the file (same id, token and applied
+     * sequence), so that the keeper's next request is accepted; the trial is given up if the keeper
+     * does not call back within {@link #RECONNECT_WAIT}, and ends FAILED at once if the keeper
+     * calls back elsewhere (the runtime listens on another port now). Either way the platform is
+     * asked to find the environment again ({@link EnvironmentLauncher#reattach}) from the handle it
+     * gave (kept in the link file, else in the trial's handle), so that its end is noticed and a
+     * stop reaches it. The reports the keeper held back meanwhile then arrive here.
      */
     @Override
     public Optional<TrialJob> reattach(TrialJob stored) {
-        String handle = stored.handle();
-        if (handle.isEmpty()) {
-            return Optional.empty();
-        }
-        int space = handle.indexOf(' ');
-        String environmentId = space < 0 ? handle : handle.substring(0, space);
-        String platformHandle = space < 0 ? "" : handle.substring(space + 1);
+        String trialHandle = stored.handle();
+        int space = trialHandle.indexOf(' ');
+        String handleEnvironment = space < 0 ? trialHandle : trialHandle.substring(0, space);
+        KeeperLinkFile.Keeper keeper = linkFile.previousRunning(stored.id()).orElse(null);
         synchronized (lock) {
-            if (closed || trials.containsKey(stored.id()) || environments.containsKey(environmentId)) {
+            if (closed || trials.containsKey(stored.id())) {
                 return Optional.empty();
             }
-            Environment environment = new Environment(environmentId);
-            Optional<KeeperLink> link = links.adopt(context.experimentId(), environmentId, environment);
-            if (link.isEmpty()) {
-                LOG.info("experiment {}: trial {} cannot be re-attached: the link of its keeper {} is gone",
-                        context.experimentId(), stored.id(), environmentId);
+            Environment environment = adopt(handleEnvironment);
+            if (environment == null && keeper == null) {
+                if (!trialHandle.isEmpty()) {
+                    LOG.info("experiment {}: trial {} cannot be re-attached: the link of its keeper {} is gone",
+                            context.experimentId(), stored.id(), handleEnvironment);
+                }
                 return Optional.empty();
             }
-            environment.link = link.get();
+            String environmentId = environment != null ? handleEnvironment : keeper.id();
+            String platformHandle = keeper != null && keeper.id().equals(environmentId) && !keeper.handle().isEmpty()
+                    ? keeper.handle()
+                    : environmentId.equals(handleEnvironment) && space >= 0 ? trialHandle.substring(space + 1) : "";
+            if (environment != null) {
+                if (keeper != null && keeper.id().equals(environmentId)) { // still listed for a restart to come
+                    linkFile.put(keeper.id(), keeper.token(), stored.id(), keeper.applied(), platformHandle);
+                }
+                LOG.info("experiment {}: trial {} re-attached to keeper {}", context.experimentId(), stored.id(), environmentId);
+            } else {
+                String before = linkFile.previousManagerUrl();
+                if (before != null && !before.equals(managerUrl)) {
+                    String why = "its keeper " + keeper.id() + " reports to " + before + ", but the runtime now listens at "
+                            + managerUrl + "; resume with the same port (--port " + java.net.URI.create(before).getPort()
+                            + ") to take such trials back";
+                    LOG.warn("experiment {}: trial {} cannot be taken back: {}", context.experimentId(), stored.id(), why);
+                    context.trialChanged(stored.ended(TrialStatus.FAILED, Instant.now(), why));
+                    return Optional.of(stored);
+                }
+                environment = restore(keeper);
+                if (environment == null) {
+                    return Optional.empty();
+                }
+                linkFile.put(keeper.id(), keeper.token(), stored.id(), keeper.applied(), platformHandle);
+                LOG.info("experiment {}: trial {} taken back; its keeper {} reports from sequence {} on", context.experimentId(),
+                        stored.id(), keeper.id(), keeper.applied() + 1);
+            }
             environment.connected = true;
             environment.state = State.BUSY;
             TrialApplication application = TrialApplication.builder(stored.id()).sequenceId(stored.sequenceId())
@@ -771,19 +847,65 @@ final class KeeperSession implements TrainingSession {
             environment.current = trial;
             trials.put(stored.id(), trial);
             environments.put(environmentId, environment);
-            try {
-                environment.handle = launcher.reattach(environmentId, platformHandle).orElse(null);
-            } catch (RuntimeException e) {
-                LOG.warn("experiment {}: the {} platform failed to find environment {} again", context.experimentId(),
-                        options.platform(), environmentId, e);
-            }
-            if (environment.handle != null) {
-                LaunchedEnvironment found = environment.handle;
-                found.ended().whenComplete((why, error) -> later(() ->
-                        environmentEnded(environment, why != null ? why : String.valueOf(error))));
-            }
-            LOG.info("experiment {}: trial {} re-attached to keeper {}", context.experimentId(), stored.id(), environmentId);
+            findAgain(environment, platformHandle);
             return Optional.of(stored);
+        }
+    }
+
+    /** @return a new environment holding the live link of keeper {@code id} in this runtime, or null. Holds the lock. */
+    private Environment adopt(String id) {
+        if (id.isEmpty() || environments.containsKey(id)) {
+            return null;
+        }
+        Environment environment = new Environment(id);
+        Optional<KeeperLink> live = links.adopt(context.experimentId(), id, environment);
+        if (live.isEmpty()) {
+            return null;
+        }
+        environment.link = live.get();
+        return environment;
+    }
+
+    /**
+     * @return a new environment with the link of a keeper a runtime before a restart started,
+     *         registered again from the link file; null when it cannot be. Holds the lock.
+     */
+    private Environment restore(KeeperLinkFile.Keeper keeper) {
+        if (environments.containsKey(keeper.id())) {
+            return null;
+        }
+        Environment environment = new Environment(keeper.id());
+        try {
+            environment.link = links.restore(context.experimentId(), keeper.id(), keeper.token(), keeper.applied(), environment);
+        } catch (IllegalStateException stale) {
+            // a detached session of this runtime left the link, and its keeper never ran the trial: a new submit replaces it
+            return null;
+        }
+        try {
+            timer.schedule(() -> giveUpUnlessBack(environment), RECONNECT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the session is closing
+        }
+        return environment;
+    }
+
+    /** Asks the platform to track a re-attached environment again, so that its end is noticed. Holds the lock. */
+    private void findAgain(Environment environment, String platformHandle) {
+        try {
+            environment.handle = launcher.reattach(environment.id, platformHandle).orElse(null);
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: the {} platform failed to find environment {} again", context.experimentId(),
+                    options.platform(), environment.id, e);
+        }
+        if (environment.handle != null) {
+            LaunchedEnvironment found = environment.handle;
+            LOG.info("experiment {}: the {} platform found environment {} again ({})", context.experimentId(), options.platform(),
+                    environment.id, platformHandle);
+            found.ended().whenComplete((why, error) -> later(() ->
+                    environmentEnded(environment, why != null ? why : String.valueOf(error))));
+        } else {
+            LOG.info("experiment {}: the {} platform cannot find environment {} again; its keeper ends on the stop command",
+                    context.experimentId(), options.platform(), environment.id);
         }
     }
 

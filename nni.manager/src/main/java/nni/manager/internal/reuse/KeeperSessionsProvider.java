@@ -30,6 +30,7 @@ import nni.api.environment.KeeperSessions;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
 
 /**
@@ -116,7 +117,8 @@ public class KeeperSessionsProvider implements KeeperSessions {
             thread.setDaemon(true);
             return thread;
         });
-        return new KeeperSession(context, launcher, options, links, keepers, archive, managerUrl, timer);
+        return new KeeperSession(context, launcher, options, links, keepers, archive, managerUrl,
+                KeeperLinkFile.open(context.experimentDirectory(), managerUrl), timer);
     }
 
     /** @return the shared endpoint's URL with the host workers use */
