@@ -124,7 +124,7 @@ public class ExperimentDataCommandsIT extends RuntimeTestSupport {
         // delete: only what is not open, then the folder and the registry entry are gone
         Exception open = assertThrows(Exception.class, () -> command("nni:delete " + a));
         assertTrue(open.getMessage(), open.getMessage().contains("is open (DONE); stop it first"));
-        command("nni:stop " + a);
+        command("nni:halt " + a);
         assertTrue(JSON.readTree(experiments.resolve(".experiment").toFile()).has(a));
         assertEquals("experiment " + a + " deleted (" + experiments.resolve(a) + ")", command("nni:delete " + a));
         assertFalse(Files.exists(experiments.resolve(a)));

@@ -90,8 +90,8 @@ public class PlatformRegistryIT extends RuntimeTestSupport {
         TrainingPlatform platform = service(TrainingPlatform.class, "(nni.platform=echo)");
         RecordingContext recorder = new RecordingContext();
         try (TrainingSession session = platform.open(recorder)) {
-            TrialJob trial = session.submit(new TrialApplication("abcde", 0,
-                    new HyperParameters("{\"parameter_id\": 0, \"parameters\": {}}", 0), Placement.NONE));
+            TrialJob trial = session.submit(TrialApplication.builder("abcde")
+                    .hyperParameters(HyperParameters.of("{\"parameter_id\": 0, \"parameters\": {}}", 0)).placement(Placement.none()).build());
             assertEquals("abcde", trial.id());
             assertEquals(TrialStatus.SUCCEEDED, session.trial("abcde").orElseThrow().status());
             assertEquals(List.of(TrialStatus.RUNNING, TrialStatus.SUCCEEDED),
@@ -138,8 +138,17 @@ public class PlatformRegistryIT extends RuntimeTestSupport {
         }
 
         @Override
+        public String platform() {
+            return "echo";
+        }
+
+        @Override
         public Map<String, Object> section() {
             return Map.of("platform", "echo", "trialCommand", "true");
+        }
+
+        @Override
+        public void capacityChanged() {
         }
 
         @Override

@@ -132,13 +132,26 @@ public abstract class RuntimeTestSupport {
      * @return the value the line evaluates to or, when it has none, what it printed
      */
     protected Object command(String line) throws Exception {
+        Ran ran = run(line);
+        return ran.value() != null ? ran.value() : ran.printed();
+    }
+
+    /** @return what a Gogo command line printed, whatever its value (as {@code type}, which prints and returns true) */
+    protected String printed(String line) throws Exception {
+        return run(line).printed();
+    }
+
+    private record Ran(Object value, String printed) {
+    }
+
+    private Ran run(String line) throws Exception {
         CommandProcessor processor = service(CommandProcessor.class, null);
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
         CommandSession session = processor.createSession(System.in, out, out);
         try {
             Object value = session.execute(line);
-            return value != null ? value : printed.toString(StandardCharsets.UTF_8);
+            return new Ran(value, printed.toString(StandardCharsets.UTF_8));
         } finally {
             session.close();
         }

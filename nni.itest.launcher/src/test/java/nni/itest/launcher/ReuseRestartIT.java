@@ -103,6 +103,8 @@ public class ReuseRestartIT {
         String console = runtime.console();
         assertEquals(console, 0, exit);
         assertTrue(console, runtime.log().contains("taken back"));
+        // from the handle kept in the link file (pid:start time): the platform tracks the keepers again
+        assertTrue(console, runtime.log().contains("the local platform found environment"));
 
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             List<TrialRecord> trials = store.trials();

@@ -87,7 +87,7 @@ public class ExperimentDataCommands {
 
     @Descriptor("deletes a stopped experiment as nnictl experiment delete does: its folder (database, logs, trial outputs) and its entry in NNI's "
             + "experiment registry; this cannot be undone")
-    public String delete(@Descriptor("experiment id (not open: nni:stop it first)") String id)
+    public String delete(@Descriptor("experiment id (not open: nni:halt it first)") String id)
             throws IOException, InterruptedException {
         Optional<Experiment> open = experiments.get(id);
         if (open.isPresent()) {

@@ -36,6 +36,7 @@ import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
+import nni.manager.internal.report.KeeperLinks;
 
 /**
  * Every experiment this runtime runs or shows: create, resume, view, stop. Several experiments
@@ -57,6 +58,7 @@ public class ExperimentManager {
 
     private final PlatformRegistry platforms;
     private final AlgorithmRegistry algorithms;
+    private final KeeperLinks keeperLinks;
     private final Path root;
     private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
     private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -65,9 +67,10 @@ public class ExperimentManager {
 
     @Activate
     public ExperimentManager(@Reference PlatformRegistry platforms, @Reference AlgorithmRegistry algorithms,
-                             BundleContext context) {
+                             @Reference KeeperLinks keeperLinks, BundleContext context) {
         this.platforms = platforms;
         this.algorithms = algorithms;
+        this.keeperLinks = keeperLinks;
         this.root = rootOf(context);
         platforms.onArrival(platformArrival);
     }
@@ -100,8 +103,9 @@ public class ExperimentManager {
     }
 
     /**
-     * Experiments still running when the runtime stops are detached, not stopped: their trials keep
-     * running and {@code resume} takes them back (NNI's stop cancels trials; {@code nni:stop} does).
+     * Experiments still running when the runtime stops (or this component is deactivated or
+     * updated) are detached, not stopped: their sessions are detached, their trials keep running and
+     * {@code resume} takes them back (NNI's stop cancels trials; {@code nni:halt} does).
      */
     @Deactivate
     void deactivate() {
@@ -141,6 +145,10 @@ public class ExperimentManager {
      */
     public Experiment create(ExperimentConfig given, BiConsumer<String, Path> announce) throws PlatformException, IOException {
         ExperimentConfig config = underRoot(given);
+        Optional<String> hybrid = config.hybridProblem();
+        if (hybrid.isPresent()) {
+            throw new PlatformException(hybrid.get());
+        }
         Tuner tuner = tuner(config);
         Assessor assessor = assessor(config);
         platforms.require(config.platform());
@@ -176,6 +184,10 @@ public class ExperimentManager {
         Experiment experiment = Experiment.reopen(id, directory);
         watch(experiment);
         try {
+            Optional<String> hybrid = experiment.config().hybridProblem();
+            if (hybrid.isPresent()) {
+                throw new PlatformException(hybrid.get());
+            }
             Tuner tuner = tuner(experiment.config());
             Assessor assessor = assessor(experiment.config());
             experiments.put(id, experiment);
@@ -202,7 +214,10 @@ public class ExperimentManager {
         return experiment;
     }
 
-    /** Stops an experiment: cancels its trials, closes its session, keeps its data. */
+    /**
+     * Stops an experiment: cancels its trials, closes its session, keeps its data. Keepers it still
+     * has (left by a session detached while its platform was away) are refused from then on.
+     */
     public void stop(String id, Duration patience) {
         if (!stopIfOpen(id, patience)) {
             throw new IllegalArgumentException("no open experiment " + id + "; open: " + experiments.keySet());
@@ -221,6 +236,7 @@ public class ExperimentManager {
         }
         experiment.stop(patience);
         listeners.forEach(listener -> listener.closed(experiment, true));
+        keeperLinks.unregisterExperiment(id, experiment.directory());
         return true;
     }
 
@@ -313,8 +329,8 @@ public class ExperimentManager {
         return ConfigReader.of(Map.of(), Path.of("").toAbsolutePath()).resolve("~/nni-experiments");
     }
 
-    private TrainingSession open(Experiment experiment) throws PlatformException {
-        return platforms.open(experiment.config().platform(), experiment, experiment::platformLost);
+    private TrainingSession open(MemberContext member) throws PlatformException {
+        return platforms.open(member.platform(), member, member.experiment()::platformLost);
     }
 
     private Tuner tuner(ExperimentConfig config) throws PlatformException {

@@ -368,11 +368,15 @@ final class ExperimentRoutes {
             info.put("trialJobId", trial.id());
             info.put("sequenceId", trial.sequenceId());
             info.put("status", trial.status());
-            String message = experiment.trial(trial.id()).map(TrialView::job)
-                    .filter(job -> !job.status().isTerminal()).map(TrialJob::message).orElse(trial.message());
+            Optional<TrialJob> job = experiment.trial(trial.id()).map(TrialView::job);
+            String message = job.filter(j -> !j.status().isTerminal()).map(TrialJob::message).orElse(trial.message());
             if (message != null && !message.isEmpty()) {
                 info.put("message", message);
             }
+            // not NNI's: where the trial runs and what the platform says about it (NNI's clients ignore extra fields)
+            job.map(TrialJob::host).filter(host -> !host.isEmpty()).ifPresent(host -> info.put("host", host));
+            job.map(TrialJob::attributes).filter(attributes -> !attributes.isEmpty())
+                    .ifPresent(attributes -> info.put("attributes", attributes));
             info.put("startTime", trial.startTime());
             info.put("endTime", trial.endTime());
             info.put("hyperParameters", trial.parameters() == null ? List.of() : List.of(trial.parameters()));

@@ -391,14 +391,31 @@ public class ExperimentConfigLoaderTest {
 
     @Test
     public void validateReportsPlatformsWithoutBundleAsNotChecked() throws Exception {
-        Path file = write("exp/x.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: local}, {platform: adl, whatever: 1}]\n");
+        Path file = write("exp/x.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: adl, whatever: 1}]\n");
         ValidationReport report = loader.validate(file);
         assertTrue(report.ok());
-        assertEquals(List.of("trainingService[1] (platform adl)"), report.unchecked());
-        assertEquals(List.of("OK: " + file, file + ": trainingService[1] (platform adl): not checked, the platform is not installed"),
+        assertEquals(List.of("trainingService[0] (platform adl)"), report.unchecked());
+        assertEquals(List.of("OK: " + file, file + ": trainingService[0] (platform adl): not checked, the platform is not installed"),
                 report.lines());
         ConfigException e = assertThrows(ConfigException.class, () -> loader.load(file));
-        assertEquals("trainingService[1].platform", e.errors().get(0).path());
+        assertEquals("trainingService[0].platform", e.errors().get(0).path());
+    }
+
+    /** Issue 10: a hybrid list used to run every trial on its first platform; it is refused until hybrid is built. */
+    @Test
+    public void hybridExperimentsAreRefusedToRunAndByValidateButStillLoad() throws Exception {
+        Path file = write("exp/hybrid.yml", COMMON + "searchSpace: {}\ntrainingService:\n  - platform: local\n"
+                + "  - platform: remote\n    machineList: [{host: 127.0.0.2, user: u, password: p}]\n");
+        String expected = file.toAbsolutePath() + ":5:1: trainingService: hybrid experiments (trainingService with 2 members: "
+                + "local, remote) are not supported yet";
+        ValidationReport report = loader.validate(file);
+        assertEquals(List.of(expected), report.lines());
+        ConfigException refused = assertThrows(ConfigException.class, () -> loader.loadRunnable(file));
+        assertEquals(expected, refused.getMessage());
+        assertEquals(2, loader.load(file).trainingServices().size());
+        Path single = write("exp/single.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: local}]\n");
+        assertTrue(loader.validate(single).ok());
+        assertEquals("local", loader.loadRunnable(single).platform());
     }
 
     @Test

@@ -2,6 +2,7 @@ package nni.ts.local.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -23,6 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.config.SectionCheck;
+import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
@@ -89,10 +91,23 @@ public class LocalPlatform implements TrainingPlatform {
                 throw new PlatformException("reuseMode needs the manager's keeper sessions, which are not available");
             }
             return keepers.open(context, new LocalEnvironmentLauncher(context.experimentDirectory().resolve("environments"),
-                    config.kill_grace_seconds(), shippedSdk(context)), new KeeperOptions("local", true, config.reuse_max_environments(),
-                    Duration.ofSeconds(config.reuse_idle_seconds()), "127.0.0.1"));
+                    config.kill_grace_seconds(), shippedSdk(context), HOST),
+                    KeeperOptions.builder("local").reuse(true).maxEnvironments(config.reuse_max_environments())
+                            .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost("127.0.0.1")
+                            .keeper(KeeperChoice.JAVA).build());
         }
-        return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context), config.nvidia_smi());
+        return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context), config.nvidia_smi(), HOST);
+    }
+
+    /** This machine's name, shown as the host of local trials. */
+    private static final String HOST = hostName();
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
+        }
     }
 
     /**
