@@ -54,6 +54,15 @@ public class SdkProbeTest {
             @Override
             public void metricReported(String trialId, String line) {
             }
+
+            @Override
+            public String platform() {
+                return "local";
+            }
+
+            @Override
+            public void capacityChanged() {
+            }
         };
     }
 
