@@ -382,9 +382,10 @@ public class HostileClientsIT extends RuntimeTestSupport {
         nni.itest.keeper.CapturingLauncher launcher = new nni.itest.keeper.CapturingLauncher();
         nni.api.environment.KeeperSessions keepers = service(nni.api.environment.KeeperSessions.class, null);
         try (nni.api.platform.TrainingSession session = keepers.open(recording, launcher,
-                new nni.api.environment.KeeperOptions("remote", false, 1, Duration.ofMinutes(1), null))) {
-            session.submit(new nni.api.model.TrialApplication("Bad01", 0, new nni.api.model.HyperParameters("{}", 0),
-                    nni.api.model.Placement.NONE));
+                nni.api.environment.KeeperOptions.builder("remote").reuse(false).maxEnvironments(1)
+                        .idleTimeout(Duration.ofMinutes(1)).build())) {
+            session.submit(nni.api.model.TrialApplication.builder("Bad01").sequenceId(0)
+                    .hyperParameters(nni.api.model.HyperParameters.of("{}", 0)).placement(nni.api.model.Placement.none()).build());
             await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
             String token = "Authorization: Bearer " + launcher.specs.get(0).token();
             String base = "api/v1/nni-trial/badkeeper/Bad01/";

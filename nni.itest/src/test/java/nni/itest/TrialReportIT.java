@@ -29,9 +29,14 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 
+import nni.api.environment.EnvironmentLauncher;
 import nni.api.environment.EnvironmentSpec;
+import nni.api.environment.EnvironmentState;
+import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperRuntime;
 import nni.api.environment.KeeperSessions;
+import nni.api.environment.LaunchedEnvironment;
 import nni.api.model.HyperParameters;
 import nni.api.model.Placement;
 import nni.api.model.TrialApplication;
@@ -40,6 +45,7 @@ import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
+import nni.api.platform.TransientPlatformException;
 import nni.itest.keeper.CapturingLauncher;
 import nni.itest.keeper.ProcessKeeperLauncher;
 import nni.itest.keeper.RecordingContext;
@@ -73,7 +79,7 @@ public class TrialReportIT extends RuntimeTestSupport {
     }
 
     private RecordingContext context(String experimentId, boolean reuse) throws IOException {
-        Path experiment = Files.createTempDirectory("nni-" + experimentId);
+        Path experiment = scratch("report-" + experimentId);
         Path code = experiment.resolve("code");
         TrialScripts.write(code);
         Map<String, Object> section = new HashMap<>();
@@ -85,7 +91,8 @@ public class TrialReportIT extends RuntimeTestSupport {
     }
 
     private static TrialApplication trial(String id, long sequence, String parameters) {
-        return new TrialApplication(id, sequence, new HyperParameters(parameters, 0), Placement.NONE);
+        return TrialApplication.builder(id).sequenceId(sequence).hyperParameters(HyperParameters.of(parameters, 0))
+                .placement(Placement.none()).build();
     }
 
     private TrainingSession openLocal(RecordingContext context) throws Exception {
@@ -142,12 +149,86 @@ public class TrialReportIT extends RuntimeTestSupport {
         }
     }
 
+    /**
+     * The keeper session's side of the SPI 1.0 outcomes: a launcher refusing for now is asked again
+     * and the trial shows why it waits; the environment's progress is the waiting reason; where the
+     * environment runs is copied into the trial; only the keepers this build ships are offered.
+     */
+    @Test(timeout = 120_000)
+    public void transientRefusalsAndProgressAreWaitingReasonsAndTheEnvironmentsFactsReachTheTrial() throws Exception {
+        RecordingContext context = context("outcomes", false);
+        ProcessKeeperLauncher processes = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
+        List<EnvironmentSpec> specs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger(2);
+        EnvironmentLauncher launcher = (spec, listener) -> {
+            specs.add(spec);
+            if (refusals.getAndDecrement() > 0) {
+                throw new TransientPlatformException("quota exceeded", Duration.ofMillis(100));
+            }
+            listener.stateChanged(EnvironmentState.PULLING_IMAGE, "waiting: pulling image test:1");
+            LaunchedEnvironment started = processes.start(spec, listener);
+            return new LaunchedEnvironment() {
+                @Override
+                public java.util.concurrent.CompletionStage<String> ended() {
+                    return started.ended();
+                }
+
+                @Override
+                public void stop() {
+                    started.stop();
+                }
+
+                @Override
+                public String handle() {
+                    return "pid-" + processes.processes.get(spec.environmentId()).pid();
+                }
+
+                @Override
+                public String host() {
+                    return "keeper-host";
+                }
+
+                @Override
+                public Map<String, String> attributes() {
+                    return Map.of("keeper", "java");
+                }
+            };
+        };
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        IllegalStateException noPython = assertThrows(IllegalStateException.class, () -> keepers.keeperFile(KeeperRuntime.PYTHON));
+        assertEquals("this build has no Python keeper", noPython.getMessage());
+        PlatformException refused = assertThrows(PlatformException.class, () -> keepers.open(context, launcher,
+                KeeperOptions.builder("remote").keeper(KeeperChoice.PYTHON).build()));
+        assertEquals("keeper = python: this build has no Python keeper", refused.getMessage());
+
+        try (TrainingSession session = keepers.open(context, launcher, KeeperOptions.builder("remote").build())) {
+            session.submit(trial("Ts001", 0, TrialScripts.parameters(3, 2, 0, null, 0)));
+            awaitEnded(context, "Ts001");
+        }
+        assertEquals(TrialStatus.SUCCEEDED, context.status("Ts001"));
+        List<String> waitingReasons = context.changes.stream().filter(j -> j.status() == TrialStatus.WAITING)
+                .map(TrialJob::message).distinct().toList();
+        assertTrue(waitingReasons.toString(), waitingReasons.containsAll(List.of("retrying in 1 s: quota exceeded",
+                "waiting: pulling image test:1")));
+        assertEquals("asked twice more after the refusals", 3, specs.size());
+        TrialJob running = context.changes.stream().filter(j -> j.status() == TrialStatus.RUNNING).findFirst().orElseThrow();
+        assertEquals("keeper-host", running.host());
+        assertEquals(Map.of("keeper", "java"), running.attributes());
+        assertEquals("Ts001 pid-" + processes.processes.get("Ts001").pid(), running.handle());
+        EnvironmentSpec spec = specs.get(0);
+        assertEquals(Set.of(KeeperRuntime.JAVA), spec.keepers());
+        assertEquals(List.of("java", "-jar", "/w/k.jar", "trial"),
+                spec.command(KeeperRuntime.JAVA, "/w/k.jar", "/w/c.tgz", "/w").subList(0, 4));
+        assertTrue(spec.toString(), !spec.toString().contains(spec.token()));
+    }
+
     @Test(timeout = 120_000)
     public void aTrialKeeperRunsOneTrialReportsEverythingAndExitsWithItsCode() throws Exception {
         RecordingContext context = context("pertrial", false);
         ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", false, 4, Duration.ofMinutes(1), null))) {
+        try (TrainingSession session = keepers.open(context, launcher,
+                KeeperOptions.builder("remote").reuse(false).maxEnvironments(4).idleTimeout(Duration.ofMinutes(1)).build())) {
             session.submit(trial("Pt001", 0, TrialScripts.parameters(7, 30, 30, null, 5)));
             awaitEnded(context, "Pt001");
             assertEquals(TrialStatus.FAILED, context.status("Pt001"));
@@ -166,7 +247,8 @@ public class TrialReportIT extends RuntimeTestSupport {
         RecordingContext context = context("idle", true);
         ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 2, Duration.ofSeconds(1), null))) {
+        try (TrainingSession session = keepers.open(context, launcher,
+                KeeperOptions.builder("remote").reuse(true).maxEnvironments(2).idleTimeout(Duration.ofSeconds(1)).build())) {
             session.submit(trial("Id001", 0, TrialScripts.parameters(1, 3, 0, null, 0)));
             awaitEnded(context, "Id001");
             assertEquals(1, launcher.processes.size());
@@ -234,14 +316,16 @@ public class TrialReportIT extends RuntimeTestSupport {
         ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"),
                 List.of("-Dnni.keeper.protocol=2"));
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", false, 4, Duration.ofMinutes(1), null))) {
+        try (TrainingSession session = keepers.open(context, launcher,
+                KeeperOptions.builder("remote").reuse(false).maxEnvironments(4).idleTimeout(Duration.ofMinutes(1)).build())) {
             session.submit(trial("Ver01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
             awaitEnded(context, "Ver01");
             assertEquals(TrialStatus.FAILED, context.status("Ver01"));
             String managerSide = context.latest("Ver01").message();
             String managerVersion = bundle("nni.manager").getVersion().toString();
             assertTrue(managerSide, managerSide.contains("manager " + managerVersion) && managerSide.contains("trial keeper 1.0.0")
-                    && managerSide.contains("protocol 2") && managerSide.contains("[1]") && managerSide.contains("nni-trialkeeper.jar"));
+                    && managerSide.contains("protocol 2") && managerSide.contains("[1]")
+                    && managerSide.contains("run the trial keeper this manager ships"));
             Process keeper = launcher.processes.get("Ver01");
             assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
             assertEquals(3, keeper.exitValue());
@@ -259,7 +343,8 @@ public class TrialReportIT extends RuntimeTestSupport {
         RecordingContext context = context("token", true);
         CapturingLauncher launcher = new CapturingLauncher();
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 1, Duration.ofMinutes(1), null))) {
+        try (TrainingSession session = keepers.open(context, launcher,
+                KeeperOptions.builder("remote").reuse(true).maxEnvironments(1).idleTimeout(Duration.ofMinutes(1)).build())) {
             session.submit(trial("Tok01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
             await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
             EnvironmentSpec spec = launcher.specs.get(0);
@@ -348,7 +433,8 @@ public class TrialReportIT extends RuntimeTestSupport {
     @Test(timeout = 120_000)
     public void aCodeArchiveWithALinkLeavingItFailsTheTrial() throws Exception {
         RecordingContext context = context("unsafe", true);
-        Files.createSymbolicLink(Path.of(String.valueOf(context.section().get("trialCodeDirectory"))).resolve("escape"), Path.of("/tmp"));
+        Path link = Files.createSymbolicLink(Path.of(String.valueOf(context.section().get("trialCodeDirectory"))).resolve("escape"),
+                Path.of("/tmp"));
         try (TrainingSession session = openLocal(context)) {
             session.submit(trial("Bad01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
             awaitEnded(context, "Bad01");
@@ -356,6 +442,8 @@ public class TrialReportIT extends RuntimeTestSupport {
             String message = context.latest("Bad01").message();
             assertTrue(message, message.contains("'escape'") && message.contains("absolute"));
             assertEquals(0, context.calls("Bad01"));
+        } finally {
+            Files.delete(link); // the build walks target/: a link out of it would take it through /tmp
         }
     }
 

@@ -62,7 +62,8 @@ export function show(root, id, trialId) {
         <dt>Started</dt><dd>${time(trial.startTime)}</dd>
         <dt>Ended</dt><dd>${time(trial.endTime)}</dd>
         <dt>Duration</dt><dd>${duration(trial.durationMillis)}</dd>
-        <dt>Platform</dt><dd>${escape(trial.platform)}${trial.machine ? ' · ' + escape(trial.machine) : ''}</dd>
+        <dt>Platform</dt><dd id="trial-machine">${escape(trial.platform)}${trial.machine ? ' · ' + escape(trial.machine) : ''}</dd>
+        ${Object.entries(trial.attributes || {}).map(([k, v]) => `<dt>${escape(k)}</dt><dd>${escape(v)}</dd>`).join('')}
         <dt>Folder</dt><dd class="path">${escape(trial.workingDirectory)}</dd>
       </dl>`;
     const parameters = trial.parameters && typeof trial.parameters === 'object' ? Object.entries(trial.parameters) : [];

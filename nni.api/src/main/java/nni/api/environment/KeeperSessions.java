@@ -12,7 +12,7 @@ import nni.api.platform.TrainingSession;
  * The manager's keeper mechanism, an OSGi service every remote or cluster platform may use instead
  * of writing its own session: the platform only starts and stops keeper processes
  * ({@link EnvironmentLauncher}); the returned session does the rest (tokens, scheduling trials onto
- * environments, reports, cancel, idle environments, lost environments).
+ * environments, reports, cancel, idle environments, lost environments, detach).
  *
  * <h2>Decisions</h2>
  * <ul>
@@ -22,6 +22,15 @@ import nni.api.platform.TrainingSession;
  *     replaced when trials wait.</li>
  * <li>If environments keep ending before they are ready (three in a row), or a keeper is refused at
  *     the handshake, the waiting trials fail with that reason and later submissions are refused.</li>
+ * <li>An environment the launcher cannot start now ({@link nni.api.platform.TransientPlatformException})
+ *     is started again with backoff; the waiting trials show why.</li>
+ * <li>Trials waiting for an environment show its latest {@link EnvironmentState} message
+ *     ({@link EnvironmentListener}) as their waiting reason; running trials carry the environment's
+ *     {@linkplain LaunchedEnvironment#host() host}, {@linkplain LaunchedEnvironment#attributes()
+ *     attributes} and a handle made of the environment id and its
+ *     {@linkplain LaunchedEnvironment#handle() handle}.</li>
+ * <li>Detaching the session ({@link TrainingSession#detach()}) detaches every environment
+ *     ({@link LaunchedEnvironment#detach()}) and leaves keepers and trials running.</li>
  * </ul>
  */
 @ProviderType
@@ -31,11 +40,16 @@ public interface KeeperSessions {
      * Opens a session whose trials run through keepers the launcher starts. Packs the experiment's
      * {@code trialCodeDirectory} into the code archive.
      *
-     * @throws PlatformException if the code cannot be packed or the manager has no HTTP endpoint
+     * @throws PlatformException if the code cannot be packed, the manager has no HTTP endpoint, or
+     *                           the keeper {@link KeeperOptions#keeper()} asks for is not in this build
      */
     TrainingSession open(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options)
             throws PlatformException;
 
-    /** @return the keeper jar on this machine, for platforms to copy to their workers */
-    Path keeperJar();
+    /**
+     * @return the file of one keeper on this machine, for platforms to copy to their workers
+     * @throws IllegalStateException if this build does not ship that keeper (for {@code PYTHON}:
+     *                               "this build has no Python keeper")
+     */
+    Path keeperFile(KeeperRuntime runtime);
 }

@@ -10,7 +10,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import nni.api.environment.EnvironmentLauncher;
+import nni.api.environment.EnvironmentListener;
 import nni.api.environment.EnvironmentSpec;
+import nni.api.environment.KeeperRuntime;
 import nni.api.environment.LaunchedEnvironment;
 import nni.api.platform.PlatformException;
 
@@ -31,12 +33,12 @@ public final class ProcessKeeperLauncher implements EnvironmentLauncher {
     }
 
     @Override
-    public LaunchedEnvironment start(EnvironmentSpec spec) throws PlatformException {
+    public LaunchedEnvironment start(EnvironmentSpec spec, EnvironmentListener listener) throws PlatformException {
         Path directory = root.resolve(spec.environmentId());
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(jvmFlags);
         command.add("-jar");
-        command.add(spec.keeperJar().toString());
+        command.add(spec.keeperFile(KeeperRuntime.JAVA).toString());
         command.addAll(spec.arguments(spec.codeArchive().toString(), directory.toString()));
         try {
             Files.createDirectories(directory);

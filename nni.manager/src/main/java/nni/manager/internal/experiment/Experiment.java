@@ -16,9 +16,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -37,18 +38,20 @@ import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
-import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.api.platform.TransientPlatformException;
 import nni.api.searchspace.SearchSpace;
 import nni.api.searchspace.SearchSpaceException;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.config.UpdatableFields;
+import nni.manager.internal.retry.Backoff;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.Profile;
 import nni.manager.internal.store.TrialEvent;
+import nni.manager.internal.store.TrialPlatformRecord;
 import nni.manager.internal.store.TrialRecord;
 
 /**
@@ -56,10 +59,16 @@ import nni.manager.internal.store.TrialRecord;
  * loops. Every decision (draw parameters from the tuner, submit, react to a status, feed a metric
  * to the tuner or assessor, enforce a limit) runs on the experiment's single executor thread, so
  * the tuner and assessor are called from one thread at a time and the state needs no locks.
- * Platforms call {@link #trialChanged} and {@link #metricReported} from their threads; both hand
- * the work to that executor in call order, so a trial's metrics reach the tuner before its end.
+ * Platforms report through the experiment's {@link MemberContext}, which calls
+ * {@link #trialChanged} and {@link #metricReported} from their threads; both hand the work to that
+ * executor in call order, so a trial's metrics reach the tuner before its end.
+ *
+ * <p>The platform session is ended by {@link TrainingSession#close()} when the user stops the
+ * experiment ({@link #stop}) and by {@link TrainingSession#detach()} when the runtime stops
+ * ({@link #detach()}) or the platform service goes away ({@link #platformLost}); see
+ * {@link TrainingSession} for the contract.
  */
-public final class Experiment implements SessionContext {
+public final class Experiment {
 
     private static final Logger LOG = LoggerFactory.getLogger(Experiment.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -71,10 +80,10 @@ public final class Experiment implements SessionContext {
     /** How long a stop waits for the experiment's thread before it stops without it. */
     private static final Duration STOP_TURN_WAIT = Duration.ofSeconds(10);
 
-    /** Opens the platform session for an experiment; the manager's link to the platform registry. */
+    /** Opens the platform session for a member of an experiment; the manager's link to the platform registry. */
     @FunctionalInterface
     interface SessionOpener {
-        TrainingSession open(Experiment experiment) throws PlatformException;
+        TrainingSession open(MemberContext member) throws PlatformException;
     }
 
     /** One trial as the experiment tracks it. Fields are written on the executor thread only. */
@@ -89,6 +98,12 @@ public final class Experiment implements SessionContext {
         final List<Double> intermediate = Collections.synchronizedList(new ArrayList<>());
         volatile Double finalValue;
         ScheduledFuture<?> durationLimit;
+        /** Transient submit failures in a row; the next wait doubles with each. */
+        int failedSubmits;
+        /** The pending submit retry, or null. */
+        ScheduledFuture<?> retry;
+        /** True while the trial waits to be submitted when the platform is back. */
+        boolean submitWhenBack;
 
         Trial(String id, long sequenceId, Object parameterId, Map<String, Object> parameters, String packed) {
             this.id = id;
@@ -111,15 +126,17 @@ public final class Experiment implements SessionContext {
 
     private volatile ExperimentConfig config;
     private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
-    /** Told of every change (status, trials, metrics, limits): the manager's listeners. */
-    private volatile ExperimentListener listener = event -> { };
     private volatile Tuner tuner;
     private volatile Assessor assessor;
     /** The platform session; null while the platform is away (see {@link #platformLost}). */
     private volatile TrainingSession session;
     private volatile SessionOpener opener;
-    /** Why no session is open while the experiment runs, or null. */
-    private volatile String waitingForPlatform;
+    /** The experiment's one member; its platform is {@link ExperimentConfig#platform()}. */
+    private final MemberContext member;
+    /** Why the platform is away (no session while the experiment runs), or null. */
+    private volatile String platformAway;
+    /** Set once the runtime lets go of the experiment: nothing is submitted any more. */
+    private volatile boolean detaching;
     private volatile long startTime;
     private volatile Long endTime;
     private volatile long previousExecMillis;
@@ -130,6 +147,11 @@ public final class Experiment implements SessionContext {
     private boolean durationReached;
     private ScheduledFuture<?> durationLimit;
     private CompletableFuture<Void> allEnded;
+    /**
+     * Told of each change (status, trials, metrics, limits), on the thread that made it: the
+     * manager's listeners (NNI's experiment registry, the web UI's live stream).
+     */
+    private volatile ExperimentManager.Listener listener = ExperimentListeners.NONE;
 
     private Experiment(String id, Path directory, ExperimentConfig config, ExperimentStore store, boolean readOnly) {
         this.id = id;
@@ -137,11 +159,20 @@ public final class Experiment implements SessionContext {
         this.config = config;
         this.store = store;
         this.readOnly = readOnly;
-        this.executor = readOnly ? null : Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "nni-experiment-" + id);
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.member = new MemberContext(this, 0);
+        if (readOnly) {
+            this.executor = null;
+        } else {
+            ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "nni-experiment-" + id);
+                t.setDaemon(true);
+                return t;
+            });
+            // a stopped experiment's limits and retries must not hold its thread (or the runtime's stop) back
+            thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+            thread.setRemoveOnCancelPolicy(true);
+            this.executor = thread;
+        }
     }
 
     /** Creates a new experiment's directory and store; {@link #start} runs it. */
@@ -197,8 +228,9 @@ public final class Experiment implements SessionContext {
         endTime = profile.map(Profile::endTime).orElse(null);
         previousExecMillis = profile.map(p -> p.execDurationSeconds() * 1000).orElse(0L);
         long maxSequence = -1;
+        Map<String, TrialPlatformRecord> platformFacts = store.trialPlatforms();
         for (TrialRecord record : store.trials()) {
-            Trial trial = trialOf(record);
+            Trial trial = trialOf(record, platformFacts.get(record.id()));
             trials.put(trial.id, trial);
             maxSequence = Math.max(maxSequence, trial.sequenceId);
         }
@@ -217,7 +249,7 @@ public final class Experiment implements SessionContext {
         submitted = trials.size();
     }
 
-    private Trial trialOf(TrialRecord record) {
+    private Trial trialOf(TrialRecord record, TrialPlatformRecord facts) {
         Map<String, Object> parameters = Map.of();
         Object parameterId = null;
         String packed = record.parameters() == null ? "{}" : record.parameters();
@@ -234,11 +266,16 @@ public final class Experiment implements SessionContext {
                 parameters, packed);
         TrialStatus trialStatus = TrialStatus.valueOf(record.status());
         Instant submit = Instant.ofEpochMilli(record.submitTime() == null ? 0 : record.submitTime());
-        trial.job = new TrialJob(record.id(), trial.sequenceId, trialStatus, submit,
-                record.startTime() == null ? null : Instant.ofEpochMilli(record.startTime()),
-                record.endTime() == null ? null : Instant.ofEpochMilli(record.endTime()),
-                directory.resolve("trials").resolve(record.id()).toString(), record.logPath(),
-                new HyperParameters(packed, 0), trialStatus == TrialStatus.EARLY_STOPPED, record.message());
+        TrialJob.Builder job = TrialJob.builder(record.id()).sequenceId(trial.sequenceId).status(trialStatus).submitTime(submit)
+                .startTime(record.startTime() == null ? null : Instant.ofEpochMilli(record.startTime()))
+                .endTime(record.endTime() == null ? null : Instant.ofEpochMilli(record.endTime()))
+                .workingDirectory(directory.resolve("trials").resolve(record.id()).toString()).url(record.logPath())
+                .hyperParameters(HyperParameters.of(packed, 0)).earlyStopped(trialStatus == TrialStatus.EARLY_STOPPED)
+                .message(record.message());
+        if (facts != null) {
+            job.handle(facts.handle()).host(facts.host()).attributes(facts.attributes());
+        }
+        trial.job = job.build();
         return trial;
     }
 
@@ -249,7 +286,7 @@ public final class Experiment implements SessionContext {
         tuner = newTuner;
         assessor = newAssessor;
         this.opener = opener;
-        session = opener.open(this);
+        session = opener.open(member);
         call(() -> {
             becomeCounting(ExperimentStatus.RUNNING);
             saveProfile();
@@ -266,8 +303,15 @@ public final class Experiment implements SessionContext {
         tuner = newTuner;
         assessor = newAssessor;
         this.opener = opener;
-        session = opener.open(this);
+        session = opener.open(member);
         call(() -> {
+            for (String imported : importedData()) {
+                try {
+                    ImportedResults.parse(imported).forEach(result -> tuner.importResult(result.parameters(), result.value()));
+                } catch (RuntimeException e) {
+                    LOG.warn("experiment {}: imported data not given to the tuner again: {}", id, e.getMessage());
+                }
+            }
             for (Trial trial : orderedTrials()) {
                 if (trial.finalValue != null && trial.parameterId instanceof Number number) {
                     tuner.receiveTrialResult(number.longValue(), trial.parameters, trial.finalValue);
@@ -278,25 +322,8 @@ public final class Experiment implements SessionContext {
                     }
                     continue;
                 }
-                Optional<TrialJob> attached = Optional.empty();
-                try {
-                    attached = session.reattach(trial.job);
-                } catch (RuntimeException e) {
-                    LOG.warn("experiment {}: re-attaching trial {} failed", id, trial.id, e);
-                }
-                if (attached.isPresent()) {
-                    LOG.info("experiment {}: trial {} re-attached ({})", id, trial.id, attached.get().status());
-                    trial.job = attached.get();
-                    tell(ExperimentEvent.Kind.TRIAL, trial.id);
-                } else if (trial.job.status() == TrialStatus.WAITING) {
-                    // it never started: run it now, with its id, sequence id and parameters (NNI v3 re-queues too)
-                    LOG.info("experiment {}: trial {} had not started; submitting it again", id, trial.id);
-                    resubmit(trial);
-                } else {
-                    endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(),
-                            "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
-                                    + " and the platform no longer has it"));
-                }
+                takeBack(trial, "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
+                        + " and the platform no longer has it");
             }
             endTime = null;
             becomeCounting(ExperimentStatus.RUNNING);
@@ -307,8 +334,48 @@ public final class Experiment implements SessionContext {
     }
 
     /**
+     * Takes back a live trial into a newly opened session: re-attached when the platform still has
+     * it, submitted again when it never started (with its id, sequence id and parameters; NNI v3
+     * re-queues too), else FAILED with {@code lostWhy}.
+     */
+    private void takeBack(Trial trial, String lostWhy) {
+        Optional<TrialJob> attached = Optional.empty();
+        if (!waitsForSubmit(trial)) {
+            try {
+                attached = session.reattach(trial.job);
+            } catch (RuntimeException e) {
+                LOG.warn("experiment {}: re-attaching trial {} failed", id, trial.id, e);
+            }
+        }
+        if (attached.isPresent()) {
+            LOG.info("experiment {}: trial {} re-attached ({})", id, trial.id, attached.get().status());
+            onTrialChanged(attached.get());
+        } else if (trial.job.status() == TrialStatus.WAITING) {
+            LOG.info("experiment {}: trial {} had not started; submitting it again", id, trial.id);
+            cancelRetry(trial);
+            send(trial);
+        } else {
+            endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), lostWhy));
+        }
+    }
+
+    /** @return whether the trial is not on the platform but waits to be submitted (again) */
+    private static boolean waitsForSubmit(Trial trial) {
+        return trial.retry != null || trial.submitWhenBack;
+    }
+
+    private void cancelRetry(Trial trial) {
+        if (trial.retry != null) {
+            trial.retry.cancel(false);
+            trial.retry = null;
+        }
+        trial.submitWhenBack = false;
+    }
+
+    /**
      * Stops the experiment as NNI does: no new trials, every live trial cancelled (its processes
      * killed), then the session closed. Waits until the trials ended or {@code patience} passed.
+     * While the platform is away, live trials end SYS_CANCELED at once: nobody can kill them now.
      */
     public void stop(Duration patience) {
         if (!stopping.compareAndSet(false, true)) {
@@ -327,9 +394,16 @@ public final class Experiment implements SessionContext {
                 }
                 becomeStatic(ExperimentStatus.STOPPING);
                 allEnded = new CompletableFuture<>();
-                List<Trial> live = liveTrials();
-                for (Trial trial : live) {
-                    cancelOnPlatform(trial.id, false);
+                for (Trial trial : liveTrials()) {
+                    if (waitsForSubmit(trial)) {
+                        cancelRetry(trial);
+                        endTrial(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
+                    } else if (session == null && platformAway != null) {
+                        endTrial(trial, trial.job.ended(TrialStatus.SYS_CANCELED, Instant.now(), "the experiment stopped while "
+                                + platformAway + "; the trial's processes may still run"));
+                    } else {
+                        cancelOnPlatform(trial.id, false);
+                    }
                 }
                 checkAllEnded();
                 return allEnded;
@@ -377,15 +451,35 @@ public final class Experiment implements SessionContext {
 
     /**
      * Leaves the trials running and releases everything else, as after a crash: used when the
-     * runtime itself shuts down, so that {@code resume} re-attaches the trials.
+     * runtime itself shuts down, so that {@code resume} re-attaches the trials. The session is
+     * detached first (so it reports nothing more), then the events already queued are stored,
+     * without submitting anything new.
      */
     public void detach() {
         if (!readOnly) {
-            executor.shutdownNow();
+            detaching = true;
+            TrainingSession open = session;
+            session = null;
+            if (open != null) {
+                open.detach();
+            }
+            executor.shutdown();
+            try {
+                if (!executor.awaitTermination(DETACH_DRAIN_SECONDS, TimeUnit.SECONDS)) {
+                    LOG.warn("experiment {}: events still queued {} s after detaching; resume re-checks those trials",
+                            id, DETACH_DRAIN_SECONDS);
+                    executor.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                executor.shutdownNow();
+            }
             settled.complete(status);
         }
         closeStore();
     }
+
+    private static final long DETACH_DRAIN_SECONDS = 10;
 
     private void closeStore() {
         try {
@@ -403,19 +497,22 @@ public final class Experiment implements SessionContext {
      * on the experiment's thread (a stop above all) is not queued behind a thousand submissions.
      */
     private void fill() {
-        if (!status.counting() || session == null || stopping.get()) {
+        if (!status.counting() || session == null || detaching || stopping.get()) {
             return;
         }
         int live = liveTrials().size();
+        // the platform's free slots, when it knows them: the concurrency is a ceiling, not a promise
+        int free = freeSlots();
         int turn = 0;
-        while (live < config.trialConcurrency() && !limitsReached() && !tunerExhausted) {
-            if (stopping.get()) {
+        while (live < config.trialConcurrency() && free > 0 && !limitsReached() && !tunerExhausted) {
+            if (stopping.get() || detaching) {
                 return;
             }
             if (turn++ == SUBMITS_PER_TURN) {
-                execute(this::fill);
+                execute(this::fill, () -> "the rest of a fill");
                 return;
             }
+            free--;
             long parameterId = nextSequenceId;
             Optional<Map<String, Object>> parameters;
             try {
@@ -445,6 +542,15 @@ public final class Experiment implements SessionContext {
         }
     }
 
+    private int freeSlots() {
+        try {
+            return session.capacity().freeTrialSlots().orElse(Integer.MAX_VALUE);
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: the platform failed to tell its capacity", id, e);
+            return Integer.MAX_VALUE;
+        }
+    }
+
     private boolean limitsReached() {
         Integer maxTrials = config.maxTrialNumber();
         return durationReached || (maxTrials != null && submitted >= maxTrials);
@@ -461,32 +567,58 @@ public final class Experiment implements SessionContext {
         packed.put("parameter_index", 0);
         String packedJson = json(packed);
         Trial trial = new Trial(trialId, sequenceId, parameterId, parameters, packedJson);
-        TrialApplication application = new TrialApplication(trialId, sequenceId, new HyperParameters(packedJson, 0),
-                config.trialGpuNumber() == null ? Placement.NONE : Placement.gpus(config.trialGpuNumber()));
-        trial.job = TrialJob.waiting(application, directory.resolve("trials").resolve(trialId).toString(), "");
+        trial.job = TrialJob.waiting(application(trial), directory.resolve("trials").resolve(trialId).toString(), "");
         trials.put(trialId, trial);
         store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
                 trial.job.url(), sequenceId, null));
-        tell(ExperimentEvent.Kind.TRIAL, trialId);
+        listener.trialChanged(this, trialId);
+        send(trial);
+    }
+
+    private TrialApplication application(Trial trial) {
+        return TrialApplication.builder(trial.id).sequenceId(trial.sequenceId).hyperParameters(HyperParameters.of(trial.packed, 0))
+                .placement(config.trialGpuNumber() == null ? Placement.none() : Placement.gpus(config.trialGpuNumber()))
+                .build();
+    }
+
+    /**
+     * Hands a WAITING trial to the platform. A transient refusal keeps it WAITING and schedules
+     * another try (backoff, or the platform's {@code retryAfter}); a permanent one fails it; with
+     * the platform away it waits for the platform's return.
+     */
+    private void send(Trial trial) {
+        TrainingSession open = session;
+        if (open == null || detaching) {
+            trial.submitWhenBack = true;
+            return;
+        }
         try {
-            TrialJob accepted = session.submit(application);
+            TrialJob accepted = open.submit(application(trial));
+            trial.failedSubmits = 0;
             onTrialChanged(accepted);
+        } catch (TransientPlatformException e) {
+            if (detaching) {
+                trial.submitWhenBack = true; // the runtime is letting go: resume submits it
+                return;
+            }
+            trial.failedSubmits++;
+            Duration wait = Backoff.delay(trial.failedSubmits, e);
+            String message = Backoff.message(wait, e.getMessage());
+            LOG.info("experiment {}: trial {} not accepted yet, {}", id, trial.id, message);
+            trial.job = trial.job.withMessage(message);
+            listener.trialChanged(this, trial.id);
+            trial.retry = executor.schedule(() -> {
+                trial.retry = null;
+                if (!trial.job.status().isTerminal() && status.counting()) {
+                    send(trial);
+                }
+            }, wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (PlatformException | RuntimeException e) {
-            LOG.warn("experiment {}: trial {} could not be submitted: {}", id, trialId, e.getMessage());
+            LOG.warn("experiment {}: trial {} could not be submitted: {}", id, trial.id, e.getMessage());
             endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), e.getMessage()));
         }
     }
 
-    private void resubmit(Trial trial) {
-        TrialApplication application = new TrialApplication(trial.id, trial.sequenceId, new HyperParameters(trial.packed, 0),
-                config.trialGpuNumber() == null ? Placement.NONE : Placement.gpus(config.trialGpuNumber()));
-        try {
-            onTrialChanged(session.submit(application));
-        } catch (PlatformException | RuntimeException e) {
-            LOG.warn("experiment {}: trial {} could not be submitted again: {}", id, trial.id, e.getMessage());
-            endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), e.getMessage()));
-        }
-    }
 
     private String newTrialId() {
         while (true) {
@@ -500,38 +632,29 @@ public final class Experiment implements SessionContext {
         }
     }
 
-    // ------------------------------------------------------------------ platform callbacks
+    // ------------------------------------------------------------------ platform callbacks (through MemberContext)
 
-    @Override
-    public String experimentId() {
-        return id;
+    /** A platform reported a trial's new state; handled on the experiment's thread. */
+    void trialChanged(TrialJob trial) {
+        execute(() -> onTrialChanged(trial), () -> "status " + trial.status() + " of trial " + trial.id());
     }
 
-    @Override
-    public Path experimentDirectory() {
-        return directory;
+    /** A platform's capacity changed: it may take more trials now. */
+    void capacityChanged() {
+        execute(this::fill, () -> "a capacity change");
     }
 
-    @Override
-    public Map<String, Object> section() {
-        return config.trainingServices().get(0);
-    }
-
-    @Override
-    public void trialChanged(TrialJob trial) {
-        execute(() -> onTrialChanged(trial));
-    }
-
-    private void onTrialChanged(TrialJob job) {
-        Trial trial = trials.get(job.id());
+    private void onTrialChanged(TrialJob reported) {
+        Trial trial = trials.get(reported.id());
         if (trial == null) {
-            LOG.warn("experiment {}: status {} of unknown trial {} ignored", id, job.status(), job.id());
+            LOG.warn("experiment {}: status {} of unknown trial {} ignored", id, reported.status(), reported.id());
             return;
         }
         TrialJob known = trial.job;
         if (known.status().isTerminal()) {
             return;
         }
+        TrialJob job = withPlatformFacts(reported, known);
         if (job.status().isTerminal()) {
             endTrial(trial, job);
             return;
@@ -544,7 +667,7 @@ public final class Experiment implements SessionContext {
                 store.addEvent(new TrialEvent(at, job.id(), job.status().name(), null, job.url(), trial.sequenceId,
                         job.message().isEmpty() ? null : job.message()));
             }
-            tell(ExperimentEvent.Kind.TRIAL, job.id());
+            listener.trialChanged(this, job.id());
         }
         if (job.status() == TrialStatus.RUNNING && known.status() != TrialStatus.RUNNING && config.maxTrialDuration() != null) {
             trial.durationLimit = executor.schedule(() -> {
@@ -556,15 +679,42 @@ public final class Experiment implements SessionContext {
         }
     }
 
+    /**
+     * @return the reported state, keeping the handle, host and attributes known before where the
+     *         report leaves them empty; stores them when they changed
+     */
+    private TrialJob withPlatformFacts(TrialJob reported, TrialJob known) {
+        TrialJob.Builder merged = reported.toBuilder();
+        boolean kept = false;
+        if (reported.handle().isEmpty() && !known.handle().isEmpty()) {
+            merged.handle(known.handle());
+            kept = true;
+        }
+        if (reported.host().isEmpty() && !known.host().isEmpty()) {
+            merged.host(known.host());
+            kept = true;
+        }
+        if (reported.attributes().isEmpty() && !known.attributes().isEmpty()) {
+            merged.attributes(known.attributes());
+            kept = true;
+        }
+        TrialJob job = kept ? merged.build() : reported;
+        if (!job.handle().equals(known.handle()) || !job.host().equals(known.host()) || !job.attributes().equals(known.attributes())) {
+            store.saveTrialPlatform(new TrialPlatformRecord(job.id(), job.handle(), job.host(), job.attributes()));
+        }
+        return job;
+    }
+
     private void endTrial(Trial trial, TrialJob ended) {
         trial.job = ended;
+        cancelRetry(trial);
         if (trial.durationLimit != null) {
             trial.durationLimit.cancel(false);
         }
         long at = ended.endTime() == null ? System.currentTimeMillis() : ended.endTime().toEpochMilli();
         store.addEvent(new TrialEvent(at, trial.id, ended.status().name(), null, ended.url(), trial.sequenceId,
                 ended.message().isEmpty() ? null : ended.message()));
-        tell(ExperimentEvent.Kind.TRIAL, trial.id);
+        listener.trialChanged(this, trial.id);
         boolean succeeded = ended.status() == TrialStatus.SUCCEEDED;
         try {
             if (trial.parameterId instanceof Number number && tuner != null) {
@@ -594,14 +744,22 @@ public final class Experiment implements SessionContext {
      * Stores one metric line (synchronously: durable when this returns) and hands it to the tuner or
      * assessor on the experiment's thread.
      */
-    @Override
-    public void metricReported(String trialId, String line) {
+    void metricReported(String trialId, String line) {
+        requireOpenForMetrics();
         ParsedMetric metric = parseMetric(trialId, line);
         if (metric != null && store.addMetric(metric.record())) {
             execute(() -> {
                 onMetric(trialId, metric.record().type(), metric.value());
-                tell(ExperimentEvent.Kind.METRICS, trialId);
-            });
+                listener.metricsStored(this, trialId);
+            }, () -> "a " + metric.record().type() + " metric of trial " + trialId + " (stored)");
+        }
+    }
+
+    /** Metrics arriving once the store is closing are refused, so that their sender keeps them. */
+    private void requireOpenForMetrics() {
+        if (detaching || status == ExperimentStatus.STOPPED) {
+            throw new IllegalStateException("experiment " + id + " is " + (detaching ? "detached" : "stopped")
+                    + " and takes no more metrics");
         }
     }
 
@@ -609,8 +767,8 @@ public final class Experiment implements SessionContext {
      * Stores a trial's metric lines in one transaction (durable together when this returns), then
      * hands the new ones to the tuner or assessor in order. Lines that are not metrics are skipped.
      */
-    @Override
-    public void metricsReported(String trialId, List<String> lines) {
+    void metricsReported(String trialId, List<String> lines) {
+        requireOpenForMetrics();
         List<ParsedMetric> metrics = new ArrayList<>(lines.size());
         List<String> refused = new ArrayList<>();
         for (String line : lines) {
@@ -633,8 +791,8 @@ public final class Experiment implements SessionContext {
         if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
             execute(() -> {
                 stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.value()));
-                tell(ExperimentEvent.Kind.METRICS, trialId);
-            });
+                listener.metricsStored(this, trialId);
+            }, () -> stored.size() + " metrics of trial " + trialId + " (stored)");
         }
         if (!refused.isEmpty()) {
             throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
@@ -767,9 +925,16 @@ public final class Experiment implements SessionContext {
                 throw new IllegalArgumentException("experiment " + id + " has no trial " + trialId);
             }
             if (!trial.job.status().isTerminal()) {
+                if (!waitsForSubmit(trial) && session == null && platformAway != null) {
+                    throw new IllegalStateException("cannot cancel trial " + trialId + " now: " + platformAway);
+                }
                 store.addEvent(new TrialEvent(System.currentTimeMillis(), trialId, "USER_TO_CANCEL", null,
                         trial.job.url(), trial.sequenceId, null));
-                cancelOnPlatform(trialId, false);
+                if (waitsForSubmit(trial)) {
+                    endTrial(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
+                } else {
+                    cancelOnPlatform(trialId, false);
+                }
             }
             return null;
         });
@@ -785,6 +950,35 @@ public final class Experiment implements SessionContext {
         } catch (RuntimeException e) {
             LOG.warn("experiment {}: cancelling trial {} failed", id, trialId, e);
         }
+    }
+
+    /**
+     * Feeds results of trials run elsewhere to the tuner ({@code nnictl experiment import}) and
+     * keeps them (NNI's {@code IMPORT_DATA} event) for a resume to feed again.
+     *
+     * @param json NNI's import format, see {@link ImportedResults}
+     * @return how many results the tuner took
+     * @throws IllegalArgumentException when the data is not results, or the tuner does not use imported results
+     */
+    public int importData(String json) {
+        requireWritable("import data");
+        List<ImportedResults.Result> results = ImportedResults.parse(json);
+        return call(() -> {
+            if (tuner == null || (!results.isEmpty() && !tuner.importResult(results.get(0).parameters(), results.get(0).value()))) {
+                throw new IllegalArgumentException("the tuner " + (config.tuner() == null ? "" : config.tuner().name() + " ")
+                        + "does not learn from imported results; nothing was imported");
+            }
+            results.stream().skip(1).forEach(result -> tuner.importResult(result.parameters(), result.value()));
+            store.addEvent(new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
+            LOG.info("experiment {}: {} imported results given to the tuner", id, results.size());
+            fill();
+            return results.size();
+        });
+    }
+
+    /** @return the imported data, each as it was sent (NNI's {@code GET /experiment/imported-data}) */
+    public List<String> importedData() {
+        return store.events().stream().filter(event -> "IMPORT_DATA".equals(event.event())).map(TrialEvent::data).toList();
     }
 
     /** What {@code nnictl update} can change while the experiment runs. */
@@ -826,6 +1020,8 @@ public final class Experiment implements SessionContext {
                 }
                 case MAX_EXEC_DURATION -> {
                     Duration duration = (Duration) checked;
+                    // the profile shows the value as it was written ("1h", 3600), as NNI's does
+                    Object written = value instanceof Duration ? duration.toSeconds() + "s" : value;
                     if (duration.isNegative() || duration.isZero()) {
                         throw new IllegalArgumentException("maxExperimentDuration: expected a positive duration, got " + value);
                     }
@@ -833,7 +1029,7 @@ public final class Experiment implements SessionContext {
                             c.trialConcurrency(), c.trialGpuNumber(), duration, c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
                             c.tuner(), c.assessor(), c.trainingServices(),
-                            canonical(c, "maxExperimentDuration", duration.toSeconds() + "s"), c.secrets());
+                            canonical(c, "maxExperimentDuration", written), c.secrets());
                 }
                 case SEARCH_SPACE -> {
                     if (!(value instanceof Map<?, ?> space)) {
@@ -858,7 +1054,7 @@ public final class Experiment implements SessionContext {
             };
             config = next;
             store.saveDefinition(ConfigCodec.write(next));
-            tell(ExperimentEvent.Kind.CONFIG, null);
+            listener.configChanged(this);
             LOG.info("experiment {}: {} updated to {}", id, what, value);
             if (what == Update.MAX_EXEC_DURATION) {
                 durationReached = false;
@@ -898,7 +1094,20 @@ public final class Experiment implements SessionContext {
             countingSince = System.currentTimeMillis();
             scheduleDurationLimit();
         }
-        changeStatus(next);
+        setStatus(next);
+    }
+
+    private void setStatus(ExperimentStatus next) {
+        ExperimentStatus previous = status;
+        status = next;
+        if (previous != next) {
+            listener.changed(this);
+        }
+    }
+
+    /** Sets who hears of this experiment's changes; the manager does this before the experiment starts. */
+    void listen(ExperimentManager.Listener newListener) {
+        listener = newListener;
     }
 
     private void becomeStatic(ExperimentStatus next) {
@@ -908,24 +1117,7 @@ public final class Experiment implements SessionContext {
         if (durationLimit != null) {
             durationLimit.cancel(false);
         }
-        changeStatus(next);
-    }
-
-    private void changeStatus(ExperimentStatus next) {
-        boolean changed = status != next;
-        status = next;
-        if (changed) {
-            tell(ExperimentEvent.Kind.STATUS, null);
-        }
-    }
-
-    /** Sets who hears of this experiment's changes; the manager does, before the experiment starts. */
-    void listen(ExperimentListener newListener) {
-        listener = newListener;
-    }
-
-    private void tell(ExperimentEvent.Kind kind, String trialId) {
-        listener.changed(new ExperimentEvent(id, kind, trialId));
+        setStatus(next);
     }
 
     private void scheduleDurationLimit() {
@@ -963,46 +1155,61 @@ public final class Experiment implements SessionContext {
     }
 
     /**
-     * The platform went away under the experiment (its bundle was stopped, updated or
-     * reconfigured). The registry marks the trials it ran SYS_CANCELED; the experiment keeps its
-     * status, submits nothing and waits for a platform of that name to be registered again
-     * ({@link #platformArrived}). Its duration limit keeps counting.
+     * The platform service went away under the experiment (its bundle was stopped, updated or
+     * reconfigured); the registry detaches the session right after this. The experiment keeps its
+     * live trials as they are, with the reason as their message, keeps its status, submits nothing
+     * and waits for a platform of that name to be registered again ({@link #platformArrived}). Its
+     * duration limit keeps counting.
      */
     void platformLost(String reason) {
         execute(() -> {
             session = null;
-            if (status.counting()) {
-                waitingForPlatform = reason;
-                LOG.warn("experiment {}: {}; waiting for it to return", id, reason);
-                tell(ExperimentEvent.Kind.STATUS, null);
+            platformAway = reason;
+            LOG.warn("experiment {}: {}; its trials are left as they are until it is back", id, reason);
+            for (Trial trial : liveTrials()) {
+                trial.job = trial.job.withMessage(reason);
+                listener.trialChanged(this, trial.id);
             }
-        });
+        }, () -> "the loss of its platform (" + reason + ")");
     }
 
-    /** A platform was registered; if it is the one this experiment lost, continue on it. */
+    /**
+     * A platform was registered; if it is the one this experiment lost, open a new session, take
+     * the live trials back into it ({@link TrainingSession#reattach}) and continue.
+     */
     void platformArrived(String platform) {
-        if (waitingForPlatform == null || !platform.equals(config.platform())) {
+        if (platformAway == null || !platform.equals(member.platform())) {
             return;
         }
         execute(() -> {
-            if (waitingForPlatform == null || session != null || !status.counting()) {
+            if (platformAway == null || session != null || detaching || status == ExperimentStatus.STOPPED) {
                 return;
             }
+            String away = platformAway;
             try {
-                session = opener.open(this);
-                LOG.info("experiment {}: platform '{}' is back; continuing", id, platform);
-                waitingForPlatform = null;
-                tell(ExperimentEvent.Kind.STATUS, null);
-                fill();
+                session = opener.open(member);
             } catch (PlatformException | RuntimeException e) {
                 LOG.warn("experiment {}: platform '{}' is back but refused a session: {}", id, platform, e.getMessage());
+                return;
             }
-        });
+            platformAway = null;
+            LOG.info("experiment {}: platform '{}' is back; taking its trials back", id, platform);
+            for (Trial trial : orderedTrials()) {
+                if (!trial.job.status().isTerminal()) {
+                    if (trial.job.message().equals(away)) {
+                        trial.job = trial.job.withMessage("");
+                        listener.trialChanged(this, trial.id);
+                    }
+                    takeBack(trial, "platform '" + platform + "' came back without this trial (" + away + ")");
+                }
+            }
+            fill();
+        }, () -> "the return of platform '" + platform + "'");
     }
 
-    /** @return why the experiment submits nothing now, or empty */
+    /** @return why the experiment submits nothing now: its platform is away; or empty */
     public Optional<String> waitingForPlatform() {
-        return Optional.ofNullable(waitingForPlatform);
+        return Optional.ofNullable(platformAway);
     }
 
     private void saveProfile() {
@@ -1121,10 +1328,12 @@ public final class Experiment implements SessionContext {
         return trimmed.length() > 200 ? trimmed.substring(0, 200) + "..." : trimmed;
     }
 
-    private void execute(Runnable work) {
-        if (executor.isShutdown()) {
-            return;
-        }
+    /**
+     * Runs work on the experiment's thread. Once the experiment is closed the work is not done, and
+     * that is logged as a warning naming {@code what} (a status not stored is re-checked by
+     * {@code resume}, which asks the platform).
+     */
+    private void execute(Runnable work, Supplier<String> what) {
         try {
             executor.execute(() -> {
                 try {
@@ -1133,8 +1342,9 @@ public final class Experiment implements SessionContext {
                     LOG.error("experiment {}: internal error", id, e);
                 }
             });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            LOG.debug("experiment {}: executor closed, event dropped", id);
+        } catch (RejectedExecutionException e) {
+            LOG.warn("experiment {} is closed ({}): {} arrived too late and is not stored; resume asks the platform again",
+                    id, status, what.get());
         }
     }
 

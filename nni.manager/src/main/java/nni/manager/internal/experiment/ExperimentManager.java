@@ -23,6 +23,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.config.ConfigReader;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
 import nni.api.searchspace.SearchSpace;
@@ -35,6 +36,7 @@ import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
+import nni.manager.internal.report.KeeperLinks;
 
 /**
  * Every experiment this runtime runs or shows: create, resume, view, stop. Several experiments
@@ -56,6 +58,7 @@ public class ExperimentManager {
 
     private final PlatformRegistry platforms;
     private final AlgorithmRegistry algorithms;
+    private final KeeperLinks keeperLinks;
     private final Path root;
     private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
     private final ExperimentListeners listeners = new ExperimentListeners();
@@ -64,22 +67,71 @@ public class ExperimentManager {
 
     @Activate
     public ExperimentManager(@Reference PlatformRegistry platforms, @Reference AlgorithmRegistry algorithms,
-                             BundleContext context) {
+                             @Reference KeeperLinks keeperLinks, BundleContext context) {
         this.platforms = platforms;
         this.algorithms = algorithms;
+        this.keeperLinks = keeperLinks;
         this.root = rootOf(context);
         platforms.onArrival(platformArrival);
     }
 
     /**
-     * Experiments still running when the runtime stops are detached, not stopped: their trials keep
-     * running and {@code resume} takes them back (NNI's stop cancels trials; {@code nni:stop} does).
+     * Hears what happens to the open experiments: NNI's experiment registry (open, status, close),
+     * the web UI's live stream (everything), a console view.
+     *
+     * <p>Called on the thread that made the change (the manager's callers, an experiment's own
+     * thread, a platform's thread delivering metrics), in that thread's order and concurrently
+     * across threads. A listener returns at once and never calls back into the experiment while
+     * being told (the experiment's thread may be the caller): it records what changed and does the
+     * work on a thread of its own. An exception it throws is logged and changes nothing for the
+     * experiment or the other listeners.
+     */
+    public interface Listener {
+        /** Created, resumed or opened for viewing, and started. */
+        void opened(Experiment experiment);
+
+        /** Its status changed. */
+        void changed(Experiment experiment);
+
+        /** No longer open: stopped ({@code stopped}), or detached because the runtime stops. */
+        void closed(Experiment experiment, boolean stopped);
+
+        /** A trial was submitted, or changed status, message or why it waits. */
+        default void trialChanged(Experiment experiment, String trialId) {
+        }
+
+        /** Metrics of a trial were stored and handed to the tuner or assessor. */
+        default void metricsStored(Experiment experiment, String trialId) {
+        }
+
+        /** A limit or the search space changed ({@code nnictl update}). */
+        default void configChanged(Experiment experiment) {
+        }
+    }
+
+    public void addListener(Listener listener) {
+        listeners.add(listener);
+    }
+
+    public void removeListener(Listener listener) {
+        listeners.remove(listener);
+    }
+
+    private void watch(Experiment experiment) {
+        experiment.listen(listeners);
+    }
+
+    /**
+     * Experiments still running when the runtime stops (or this component is deactivated or
+     * updated) are detached, not stopped: their sessions are detached, their trials keep running and
+     * {@code resume} takes them back (NNI's stop cancels trials; {@code nni:halt} does).
      */
     @Deactivate
     void deactivate() {
         platforms.removeArrivalListener(platformArrival);
         for (Experiment experiment : experiments.values()) {
             experiment.detach();
+            listeners.closed(experiment, false);
         }
         experiments.clear();
     }
@@ -87,8 +139,7 @@ public class ExperimentManager {
     /** @return the root directory of experiments the framework property {@value #ROOT} names, or NNI's default */
     public static Path rootOf(BundleContext context) {
         String configured = context.getProperty(ROOT);
-        return configured == null || configured.isBlank()
-                ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
+        return configured == null || configured.isBlank() ? nniDefaultRoot() : Path.of(configured).toAbsolutePath();
     }
 
     /** @return the root directory of experiments */
@@ -113,13 +164,17 @@ public class ExperimentManager {
      */
     public Experiment create(ExperimentConfig given, BiConsumer<String, Path> announce) throws PlatformException, IOException {
         ExperimentConfig config = underRoot(given);
+        Optional<String> hybrid = config.hybridProblem();
+        if (hybrid.isPresent()) {
+            throw new PlatformException(hybrid.get());
+        }
         Tuner tuner = tuner(config);
         Assessor assessor = assessor(config);
         platforms.require(config.platform());
         String id = newId(config.experimentWorkingDirectory());
         announce.accept(id, config.experimentWorkingDirectory().resolve(id));
         Experiment experiment = Experiment.create(id, config);
-        experiment.listen(listeners);
+        watch(experiment);
         experiments.put(id, experiment);
         try {
             experiment.start(tuner, assessor, this::open);
@@ -128,7 +183,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
-        tell(id, ExperimentEvent.Kind.OPENED);
+        listeners.opened(experiment);
         LOG.info("experiment {} created in {}", id, experiment.directory());
         return experiment;
     }
@@ -141,12 +196,17 @@ public class ExperimentManager {
         }
         Path directory = existing(id);
         if (running != null) {
-            experiments.remove(id).stop(Duration.ZERO);
-            tell(id, ExperimentEvent.Kind.CLOSED);
+            Experiment viewed = experiments.remove(id);
+            viewed.stop(Duration.ZERO);
+            listeners.closed(viewed, true);
         }
         Experiment experiment = Experiment.reopen(id, directory);
-        experiment.listen(listeners);
+        watch(experiment);
         try {
+            Optional<String> hybrid = experiment.config().hybridProblem();
+            if (hybrid.isPresent()) {
+                throw new PlatformException(hybrid.get());
+            }
             Tuner tuner = tuner(experiment.config());
             Assessor assessor = assessor(experiment.config());
             experiments.put(id, experiment);
@@ -156,7 +216,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
-        tell(id, ExperimentEvent.Kind.OPENED);
+        listeners.opened(experiment);
         LOG.info("experiment {} resumed", id);
         return experiment;
     }
@@ -169,7 +229,7 @@ public class ExperimentManager {
         }
         Experiment experiment = Experiment.view(id, existing(id));
         experiments.put(id, experiment);
-        tell(id, ExperimentEvent.Kind.OPENED);
+        listeners.opened(experiment);
         return experiment;
     }
 
@@ -182,7 +242,10 @@ public class ExperimentManager {
         return Experiment.view(id, existing(id));
     }
 
-    /** Stops an experiment: cancels its trials, closes its session, keeps its data. */
+    /**
+     * Stops an experiment: cancels its trials, closes its session, keeps its data. Keepers it still
+     * has (left by a session detached while its platform was away) are refused from then on.
+     */
     public void stop(String id, Duration patience) {
         if (!stopIfOpen(id, patience)) {
             throw new IllegalArgumentException("no open experiment " + id + "; open: " + experiments.keySet());
@@ -200,21 +263,9 @@ public class ExperimentManager {
             return false;
         }
         experiment.stop(patience);
-        tell(id, ExperimentEvent.Kind.CLOSED);
+        listeners.closed(experiment, true);
+        keeperLinks.unregisterExperiment(id, experiment.directory());
         return true;
-    }
-
-    /** Adds a listener told of every change in the open experiments; see {@link ExperimentListener}. */
-    public void addListener(ExperimentListener listener) {
-        listeners.add(listener);
-    }
-
-    public void removeListener(ExperimentListener listener) {
-        listeners.remove(listener);
-    }
-
-    private void tell(String id, ExperimentEvent.Kind kind) {
-        listeners.changed(new ExperimentEvent(id, kind, null));
     }
 
     public Optional<Experiment> get(String id) {
@@ -261,6 +312,14 @@ public class ExperimentManager {
         }
     }
 
+    /**
+     * @return the directory of a stored experiment under the root
+     * @throws IOException naming the root when there is none
+     */
+    public Path directoryOf(String id) throws IOException {
+        return existing(id);
+    }
+
     private Path existing(String id) throws IOException {
         if (id == null || !id.matches("[A-Za-z0-9_-]+")) {
             throw new IllegalArgumentException("not an experiment id: " + id);
@@ -281,18 +340,25 @@ public class ExperimentManager {
      * so that what {@code run} creates, {@code resume} finds; a directory the file names is kept.
      */
     private ExperimentConfig underRoot(ExperimentConfig c) {
-        Path nniDefault = Path.of(System.getProperty("user.home"), "nni-experiments");
-        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(nniDefault)) {
+        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(nniDefaultRoot())) {
             return c;
         }
+        // the profile shows the directory the experiment really is in
+        Map<String, Object> canonical = new java.util.LinkedHashMap<>(c.canonical() == null ? Map.of() : c.canonical());
+        canonical.computeIfPresent("experimentWorkingDirectory", (key, old) -> root.toString());
         return new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                 c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                 c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), root, c.tuner(), c.assessor(),
-                c.trainingServices(), c.canonical(), c.secrets());
+                c.trainingServices(), canonical, c.secrets());
     }
 
-    private TrainingSession open(Experiment experiment) throws PlatformException {
-        return platforms.open(experiment.config().platform(), experiment, experiment::platformLost);
+    /** @return NNI's default experiments directory, {@code ~/nni-experiments}, as a config file's path resolves it */
+    private static Path nniDefaultRoot() {
+        return ConfigReader.of(Map.of(), Path.of("").toAbsolutePath()).resolve("~/nni-experiments");
+    }
+
+    private TrainingSession open(MemberContext member) throws PlatformException {
+        return platforms.open(member.platform(), member, member.experiment()::platformLost);
     }
 
     private Tuner tuner(ExperimentConfig config) throws PlatformException {

@@ -53,7 +53,7 @@ public class RunLaunchCommand implements LaunchCommand {
         Experiment experiment;
         try {
             // the id first, before anything of the experiment exists: a run killed while creating it can be resumed
-            experiment = experiments.create(loader.load(Path.of(arguments.get(0)).toAbsolutePath()), (id, directory) -> {
+            experiment = experiments.create(loader.loadRunnable(Path.of(arguments.get(0)).toAbsolutePath()), (id, directory) -> {
                 out.println("experiment " + id + " is being created in " + directory);
                 out.flush();
             });
@@ -115,7 +115,7 @@ public class RunLaunchCommand implements LaunchCommand {
             printBest(experiment, out);
             experiment.errors().forEach(error -> err.println("error: " + error));
         } finally {
-            // stopped from outside already (REST DELETE /experiment, nni:stop): nothing left to stop
+            // stopped from outside already (REST DELETE /experiment, nni:halt): nothing left to stop
             experiments.stopIfOpen(experiment.id(), Duration.ofSeconds(30));
         }
         out.println("experiment " + experiment.id() + " " + end + "; data in " + experiment.directory());

@@ -15,7 +15,7 @@ public final class KeeperLink {
     private final String experimentId;
     private final String keeperId;
     private final byte[] token;
-    private final KeeperPeer peer;
+    private volatile KeeperPeer peer;
     private final Object reportLock = new Object();
     private long applied;
     private final List<Map<String, Object>> commands = new ArrayList<>();
@@ -41,6 +41,11 @@ public final class KeeperLink {
 
     KeeperPeer peer() {
         return peer;
+    }
+
+    /** Hands the link to a new owner (a session that re-attached the keeper's trial). */
+    void adopt(KeeperPeer newPeer) {
+        peer = newPeer;
     }
 
     /** Compares in constant time, so the answer's timing tells nothing about the token. */

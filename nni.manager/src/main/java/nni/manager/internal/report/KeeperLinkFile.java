@@ -27,7 +27,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /**
  * The keeper links of one experiment, kept with it ({@code <exp>/environments/links.json}) so that a
  * restarted runtime can take back the trials its keepers still run: per keeper its id, its token,
- * the trial it runs and the last report sequence applied, and the URL the keepers call back.
+ * the trial it runs, the last report sequence applied and the platform's handle on its environment
+ * (for {@code EnvironmentLauncher.reattach}), and the URL the keepers call back.
  * Readable by its owner only (mode 0600), like {@code secrets.json}: tokens are secrets, and never
  * appear in the store, the REST API or the log.
  *
@@ -39,8 +40,8 @@ public final class KeeperLinkFile {
     private static final Logger LOG = LoggerFactory.getLogger(KeeperLinkFile.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** One keeper as it was stored. */
-    public record Keeper(String id, String token, String trial, long applied) {
+    /** One keeper as it was stored; {@code handle} is the platform's handle on its environment, or empty. */
+    public record Keeper(String id, String token, String trial, long applied, String handle) {
     }
 
     private final Path file;
@@ -71,6 +72,15 @@ public final class KeeperLinkFile {
         }
     }
 
+    /** Removes the experiment's file: none of its keepers is taken back or awaits a resume any more. */
+    static void delete(Path experimentDirectory) {
+        try {
+            Files.deleteIfExists(fileOf(experimentDirectory));
+        } catch (IOException e) {
+            LOG.warn("cannot remove the keeper links of {}: {}", experimentDirectory, e.getMessage());
+        }
+    }
+
     private static Path fileOf(Path experimentDirectory) {
         return experimentDirectory.resolve("environments").resolve("links.json");
     }
@@ -86,7 +96,8 @@ public final class KeeperLinkFile {
             stored.path("keepers").fields().forEachRemaining(entry -> {
                 JsonNode keeper = entry.getValue();
                 before.put(entry.getKey(), new Keeper(entry.getKey(), keeper.path("token").asText(),
-                        keeper.hasNonNull("trial") ? keeper.get("trial").asText() : null, keeper.path("applied").asLong(0)));
+                        keeper.hasNonNull("trial") ? keeper.get("trial").asText() : null, keeper.path("applied").asLong(0),
+                        keeper.path("handle").asText("")));
             });
         } catch (NoSuchFileException none) {
             // a new experiment, or one that never ran keepers
@@ -109,8 +120,8 @@ public final class KeeperLinkFile {
         return previousManagerUrl;
     }
 
-    public synchronized void put(String keeperId, String token, String trial, long applied) {
-        keepers.put(keeperId, new Keeper(keeperId, token, trial, applied));
+    public synchronized void put(String keeperId, String token, String trial, long applied, String handle) {
+        keepers.put(keeperId, new Keeper(keeperId, token, trial, applied, handle));
         previous.remove(keeperId);
         write();
     }
@@ -119,7 +130,16 @@ public final class KeeperLinkFile {
     public synchronized void running(String keeperId, String trial) {
         Keeper keeper = keepers.get(keeperId);
         if (keeper != null && !java.util.Objects.equals(keeper.trial(), trial)) {
-            keepers.put(keeperId, new Keeper(keeperId, keeper.token(), trial, keeper.applied()));
+            keepers.put(keeperId, new Keeper(keeperId, keeper.token(), trial, keeper.applied(), keeper.handle()));
+            write();
+        }
+    }
+
+    /** The platform's handle on the keeper's environment is known (some platforms know it only once it runs). */
+    public synchronized void handle(String keeperId, String handle) {
+        Keeper keeper = keepers.get(keeperId);
+        if (keeper != null && handle != null && !handle.isEmpty() && !handle.equals(keeper.handle())) {
+            keepers.put(keeperId, new Keeper(keeperId, keeper.token(), keeper.trial(), keeper.applied(), handle));
             write();
         }
     }
@@ -128,7 +148,7 @@ public final class KeeperLinkFile {
     public synchronized void applied(String keeperId, long seq) {
         Keeper keeper = keepers.get(keeperId);
         if (keeper != null && seq > keeper.applied()) {
-            keepers.put(keeperId, new Keeper(keeperId, keeper.token(), keeper.trial(), seq));
+            keepers.put(keeperId, new Keeper(keeperId, keeper.token(), keeper.trial(), seq, keeper.handle()));
             dirty = true;
         }
     }
@@ -154,6 +174,7 @@ public final class KeeperLinkFile {
             one.put("token", keeper.token());
             one.put("trial", keeper.trial());
             one.put("applied", keeper.applied());
+            one.put("handle", keeper.handle());
         }
         try {
             Files.createDirectories(file.getParent());

@@ -3,7 +3,9 @@ package nni.manager.internal.report;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.osgi.framework.BundleContext;
@@ -78,6 +80,40 @@ public class KeeperLinks {
         }
         link.numberCommandsFromNow();
         return link;
+    }
+
+    /**
+     * Gives the link of a keeper that a detached session left running to a new owner.
+     *
+     * @return the link, or empty when no such keeper is registered
+     */
+    public Optional<KeeperLink> adopt(String experimentId, String keeperId, KeeperPeer peer) {
+        KeeperLink link = links.get(key(experimentId, keeperId));
+        if (link != null) {
+            link.adopt(peer);
+        }
+        return Optional.ofNullable(link);
+    }
+
+    /**
+     * Forgets every link of an experiment that has stopped, here and in its link file: its keepers
+     * are refused from now on, not told to wait for a resume.
+     */
+    public void unregisterExperiment(String experimentId, Path experimentDirectory) {
+        for (KeeperLink link : List.copyOf(links.values())) {
+            if (link.experimentId().equals(experimentId)) {
+                unregister(link);
+            }
+        }
+        KeeperLinkFile.delete(experimentDirectory);
+    }
+
+    /** Forgets the link of one keeper, if there is one: the keeper is refused from now on. */
+    public void unregister(String experimentId, String keeperId) {
+        KeeperLink link = links.get(key(experimentId, keeperId));
+        if (link != null) {
+            unregister(link);
+        }
     }
 
     public void unregister(KeeperLink link) {

@@ -129,7 +129,7 @@ public class TrialReportServlet extends JsonServlet {
         if (!KeeperLinks.ACCEPTED_PROTOCOLS.contains((int) protocol)) {
             String message = "manager " + links.managerVersion() + " accepts trial protocol " + KeeperLinks.ACCEPTED_PROTOCOLS
                     + ", but trial keeper " + keeperVersion + " speaks protocol " + protocol
-                    + "; run the nni-trialkeeper.jar this manager ships (KeeperSessions.keeperJar()) on the worker";
+                    + "; run the trial keeper this manager ships on the worker";
             LOG.error("keeper {} of experiment {} refused: {}", link.keeperId(), link.experimentId(), message);
             link.peer().handshakeRefused(message);
             throw new HttpError(409, message);

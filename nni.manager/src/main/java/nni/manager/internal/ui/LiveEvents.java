@@ -32,8 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.platform.TrainingPlatform;
-import nni.manager.internal.experiment.ExperimentEvent;
-import nni.manager.internal.experiment.ExperimentListener;
+import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 
 /**
@@ -57,16 +56,19 @@ public class LiveEvents {
     private static final int MAX_PENDING_BYTES = 1 << 20;
     private static final Logger LOG = LoggerFactory.getLogger(LiveEvents.class);
 
+    /** What changed in an experiment, as a message names it. */
+    enum Kind { OPENED, STATUS, CONFIG, TRIAL, METRICS, CLOSED }
+
     /** The changes of one experiment not yet sent. */
     private static final class Changes {
-        final Set<ExperimentEvent.Kind> kinds = EnumSet.noneOf(ExperimentEvent.Kind.class);
+        final Set<Kind> kinds = EnumSet.noneOf(Kind.class);
         final Set<String> trials = new LinkedHashSet<>();
         boolean manyTrials;
 
-        synchronized void add(ExperimentEvent event) {
-            kinds.add(event.kind());
-            if (event.trialId() != null && !manyTrials) {
-                trials.add(event.trialId());
+        synchronized void add(Kind kind, String trialId) {
+            kinds.add(kind);
+            if (trialId != null && !manyTrials) {
+                trials.add(trialId);
                 if (trials.size() > MAX_TRIALS_NAMED) {
                     manyTrials = true;
                     trials.clear();
@@ -89,10 +91,38 @@ public class LiveEvents {
     private final Map<String, Changes> changed = new ConcurrentHashMap<>();
     private final AtomicBoolean platformsChanged = new AtomicBoolean();
     private final List<Client> clients = new CopyOnWriteArrayList<>();
-    private final ExperimentListener listener = event -> {
-        changed.computeIfAbsent(event.experimentId(), id -> new Changes()).add(event);
-        if (event.kind() == ExperimentEvent.Kind.OPENED || event.kind() == ExperimentEvent.Kind.CLOSED) {
+    /** Records what changed (cheap: it runs on the experiments' threads); the sending is this component's. */
+    private final ExperimentManager.Listener listener = new ExperimentManager.Listener() {
+        @Override
+        public void opened(Experiment experiment) {
+            note(experiment, Kind.OPENED, null);
             platformsChanged.set(true); // sessions counted on the platforms page
+        }
+
+        @Override
+        public void changed(Experiment experiment) {
+            note(experiment, Kind.STATUS, null);
+        }
+
+        @Override
+        public void closed(Experiment experiment, boolean stopped) {
+            note(experiment, Kind.CLOSED, null);
+            platformsChanged.set(true);
+        }
+
+        @Override
+        public void trialChanged(Experiment experiment, String trialId) {
+            note(experiment, Kind.TRIAL, trialId);
+        }
+
+        @Override
+        public void metricsStored(Experiment experiment, String trialId) {
+            note(experiment, Kind.METRICS, trialId);
+        }
+
+        @Override
+        public void configChanged(Experiment experiment) {
+            note(experiment, Kind.CONFIG, null);
         }
     };
     private final ServiceListener platforms = event -> platformsChanged.set(true);
@@ -122,6 +152,10 @@ public class LiveEvents {
             client.end();
         }
         clients.clear();
+    }
+
+    private void note(Experiment experiment, Kind kind, String trialId) {
+        changed.computeIfAbsent(experiment.id(), id -> new Changes()).add(kind, trialId);
     }
 
     /** Takes a request's stream: the answer stays open and gets every message from now on. */

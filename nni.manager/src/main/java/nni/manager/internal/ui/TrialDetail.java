@@ -44,6 +44,7 @@ final class TrialDetail {
         detail.put("durationMillis", TrialTable.durationMillis(job, System.currentTimeMillis()));
         detail.put("platform", experiment.config().platform());
         detail.put("machine", TrialTable.machine(job));
+        detail.put("attributes", job.attributes());
         detail.put("workingDirectory", job.workingDirectory());
         detail.put("url", job.url());
         detail.put("cancellable", open && !experiment.readOnly() && !job.status().isTerminal());

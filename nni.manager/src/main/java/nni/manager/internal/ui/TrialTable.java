@@ -133,13 +133,14 @@ final class TrialTable {
         row.put("durationMillis", durationMillis(job, now));
         row.put("platform", experiment.config().platform());
         row.put("machine", machine(job));
+        row.put("attributes", job.attributes());
         row.put("message", message(experiment, job));
         return row;
     }
 
-    /** @return the machine a trial runs on, when its platform says (not yet part of the SPI: null) */
+    /** @return the machine (node, pod) a trial runs on, when its platform says; else null */
     static String machine(TrialJob job) {
-        return null;
+        return job.host().isEmpty() ? null : job.host();
     }
 
     /** @return why a trial waits or how it ended, or null; a trial waiting for its lost platform says so */

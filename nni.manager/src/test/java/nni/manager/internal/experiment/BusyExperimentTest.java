@@ -71,6 +71,10 @@ public class BusyExperimentTest {
         @Override
         public void close() {
         }
+
+        @Override
+        public void detach() {
+        }
     }
 
     private Experiment busyExperiment(AcceptingSession session) throws Exception {

@@ -19,12 +19,13 @@ public class KeeperLinkFileTest {
     public TemporaryFolder folder = new TemporaryFolder();
 
     @Test
-    public void aRestartedRuntimeFindsTheKeeperOfEachRunningTrialWithItsTokenAndSequence() throws Exception {
+    public void aRestartedRuntimeFindsTheKeeperOfEachRunningTrialWithItsTokenSequenceAndHandle() throws Exception {
         Path experiment = folder.newFolder("exp").toPath();
         KeeperLinkFile before = KeeperLinkFile.open(experiment, "http://127.0.0.1:4711/");
-        before.put("envA", "secret-a", null, 0);
-        before.put("envB", "secret-b", null, 0);
+        before.put("envA", "secret-a", null, 0, "");
+        before.put("envB", "secret-b", null, 0, "");
         before.running("envA", "Trial1");
+        before.handle("envA", "4242:1700000000000");
         before.applied("envA", 41);
         before.flush();
         before.remove("envB");
@@ -33,7 +34,7 @@ public class KeeperLinkFileTest {
 
         KeeperLinkFile after = KeeperLinkFile.open(experiment, "http://127.0.0.1:4711/");
         KeeperLinkFile.Keeper keeper = after.previousRunning("Trial1").orElseThrow();
-        assertEquals(new KeeperLinkFile.Keeper("envA", "secret-a", "Trial1", 41), keeper);
+        assertEquals(new KeeperLinkFile.Keeper("envA", "secret-a", "Trial1", 41, "4242:1700000000000"), keeper);
         assertEquals("http://127.0.0.1:4711/", after.previousManagerUrl());
         assertTrue(after.previousRunning("Trial2").isEmpty());
 
@@ -41,5 +42,8 @@ public class KeeperLinkFileTest {
         assertFalse(KeeperLinkFile.lists(experiment, "envA", "secret-b"));
         assertFalse("a removed keeper is not listed", KeeperLinkFile.lists(experiment, "envB", "secret-b"));
         assertFalse(KeeperLinkFile.lists(folder.newFolder("other").toPath(), "envA", "secret-a"));
+
+        KeeperLinkFile.delete(experiment);
+        assertFalse("a stopped experiment's keepers are not listed", KeeperLinkFile.lists(experiment, "envA", "secret-a"));
     }
 }

@@ -78,4 +78,9 @@ final class HeldSession implements TrainingSession {
     public void close() {
         // nothing runs
     }
+
+    @Override
+    public void detach() {
+        // nothing to let go of
+    }
 }

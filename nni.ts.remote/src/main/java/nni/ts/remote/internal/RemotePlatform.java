@@ -19,7 +19,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.config.ConfigReader;
 import nni.api.config.SectionCheck;
+import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
@@ -107,7 +109,7 @@ public class RemotePlatform implements TrainingPlatform {
         }
         Path sdk = shippedSdk(context.experimentDirectory().resolve("remote").resolve("sdk"));
         HostKeyPolicy hostKeys = new HostKeyPolicy(config.known_hosts().isBlank()
-                ? Path.of(System.getProperty("user.home"), ".ssh", "known_hosts") : Path.of(config.known_hosts()),
+                ? Path.of(ConfigReader.userHome(), ".ssh", "known_hosts") : Path.of(config.known_hosts()),
                 config.insecure_skip_host_key_check());
         Duration timeout = Duration.ofSeconds(config.connect_timeout_seconds());
         List<RemoteMachine> machines = new ArrayList<>();
@@ -122,27 +124,24 @@ public class RemotePlatform implements TrainingPlatform {
             return thread;
         });
         executor.setRemoveOnCancelPolicy(true);
-        return RemoteSession.open(context, settings.reuseMode(), new RemoteSession.KeeperSessionOpener() {
-            @Override
-            public RemoteLauncher launcher(java.util.function.BiConsumer<String, String> waitingListener) throws PlatformException {
-                RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, sdk, config.java_command(),
-                        Duration.ofSeconds(config.kill_grace_seconds()), Duration.ofSeconds(config.machine_lost_seconds()),
-                        Duration.ofSeconds(config.check_interval_seconds()), executor, waitingListener);
-                List<String> failures = launcher.connectAll();
-                if (failures.size() == machines.size()) {
-                    launcher.close();
-                    executor.shutdownNow();
-                    throw new PlatformException("no remote machine can be used: " + String.join("; ", failures));
-                }
-                return launcher;
-            }
-
-            @Override
-            public TrainingSession open(SessionContext wrapped, RemoteLauncher launcher) throws PlatformException {
-                return keeperSessions.open(wrapped, launcher, new KeeperOptions("remote", settings.reuseMode(),
-                        Math.max(1, config.max_keepers()), Duration.ofSeconds(config.reuse_idle_seconds()), settings.nniManagerIp()));
-            }
-        });
+        RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, sdk, config.java_command(),
+                Duration.ofSeconds(config.kill_grace_seconds()), Duration.ofSeconds(config.machine_lost_seconds()),
+                Duration.ofSeconds(config.check_interval_seconds()), executor);
+        List<String> failures = launcher.connectAll();
+        if (failures.size() == machines.size()) {
+            launcher.close();
+            executor.shutdownNow();
+            throw new PlatformException("no remote machine can be used: " + String.join("; ", failures));
+        }
+        try {
+            return new RemoteSession(keeperSessions.open(context, launcher, KeeperOptions.builder("remote")
+                    .reuse(settings.reuseMode()).maxEnvironments(Math.max(1, config.max_keepers()))
+                    .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost(settings.nniManagerIp())
+                    .keeper(KeeperChoice.JAVA).build()), launcher);
+        } catch (PlatformException | RuntimeException e) {
+            launcher.close();
+            throw e;
+        }
     }
 
     /** @return the SDK shipped in this bundle, written to {@code directory}/nni/__init__.py for upload */
