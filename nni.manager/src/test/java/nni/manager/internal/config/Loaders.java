@@ -41,7 +41,7 @@ public final class Loaders {
         Map<String, TrainingPlatform> platforms = new LinkedHashMap<>();
         platforms.put("local", new nni.ts.local.internal.LocalPlatform(defaults(nni.ts.local.internal.LocalPlatform.Config.class)));
         platforms.put("remote", new nni.ts.remote.internal.RemotePlatform(defaults(nni.ts.remote.internal.RemotePlatform.Config.class), null));
-        platforms.put("openpai", new nni.ts.openpai.internal.OpenpaiPlatform(defaults(nni.ts.openpai.internal.OpenpaiPlatform.Config.class)));
+        platforms.put("openpai", new nni.ts.openpai.internal.OpenpaiPlatform(defaults(nni.ts.openpai.internal.OpenpaiPlatform.Config.class), null));
         platforms.put("kubeflow", new nni.ts.kubeflow.internal.KubeflowPlatform(defaults(nni.ts.kubeflow.internal.KubeflowPlatform.Config.class)));
         platforms.put("frameworkcontroller", new nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform(
                 defaults(nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform.Config.class)));
