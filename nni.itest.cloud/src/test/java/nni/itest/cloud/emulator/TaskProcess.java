@@ -48,17 +48,20 @@ public final class TaskProcess {
         return process.isAlive();
     }
 
-    /** SIGTERM to the task and everything it started, SIGKILL to what is left after {@code graceMillis}. */
+    /**
+     * Ends the task as a container runtime ends a container: SIGTERM to its main process, then,
+     * once that one ended or after {@code graceMillis}, SIGKILL to everything it started.
+     */
     public void kill(long graceMillis) {
         List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
-        tree.add(process.toHandle());
-        tree.forEach(ProcessHandle::destroy);
+        process.toHandle().destroy();
         CompletableFuture.runAsync(() -> {
             try {
                 process.onExit().get(graceMillis, TimeUnit.MILLISECONDS);
             } catch (Exception stillThere) {
                 // forced below
             }
+            process.toHandle().destroyForcibly();
             tree.forEach(ProcessHandle::destroyForcibly);
         });
     }
