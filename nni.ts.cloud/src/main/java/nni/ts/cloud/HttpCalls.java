@@ -114,7 +114,7 @@ public final class HttpCalls implements AutoCloseable {
     }
 
     /** @return ": <the server's message>" from a JSON error body ({@code message}, {@code error}), or the body's start */
-    static String serverSays(String body) {
+    public static String serverSays(String body) {
         if (body == null || body.isBlank()) {
             return "";
         }
