@@ -75,7 +75,7 @@ public class IngestBenchmark extends RuntimeTestSupport {
 
     @Configuration
     public Option[] config() throws Exception {
-        Path root = Files.createTempDirectory("nni-ingest-bench");
+        Path root = scratch("ingest-bench");
         return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")),
                 frameworkProperty("nni.experiments.dir").value(root.resolve("experiments").toString()),
                 frameworkProperty("nni.it.root").value(root.toString()),

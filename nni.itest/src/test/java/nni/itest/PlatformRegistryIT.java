@@ -134,7 +134,7 @@ public class PlatformRegistryIT extends RuntimeTestSupport {
 
         @Override
         public Path experimentDirectory() {
-            return Path.of(System.getProperty("java.io.tmpdir"), "nni-itest", experimentId());
+            return Path.of(System.getProperty("nni.itest.scratch"), "registry-it", experimentId());
         }
 
         @Override

@@ -17,6 +17,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -52,6 +53,7 @@ public abstract class RuntimeTestSupport {
                 frameworkProperty("org.apache.felix.proxy.load.balancer.connection.enable").value("true"),
                 systemProperty("nni.bundles.dir").value(System.getProperty("nni.bundles.dir")),
                 systemProperty("nni.version").value(System.getProperty("nni.version")),
+                systemProperty("nni.itest.scratch").value(System.getProperty("nni.itest.scratch")),
                 when(System.getProperty("java.util.logging.config.file") != null).useOptions(
                         systemProperty("java.util.logging.config.file").value(System.getProperty("java.util.logging.config.file"))),
                 mavenBundle("org.slf4j", "slf4j-api").versionAsInProject().startLevel(2),
@@ -81,6 +83,15 @@ public abstract class RuntimeTestSupport {
                 mavenBundle("org.awaitility", "awaitility").versionAsInProject(),
                 mavenBundle("org.hamcrest", "hamcrest").versionAsInProject(),
                 additionalOptions());
+    }
+
+    /**
+     * @return a new empty folder below the build's {@code target/scratch} (failsafe's
+     *         {@code nni.itest.scratch}): what a test writes stays with the build, never in /tmp
+     */
+    public static Path scratch(String prefix) throws IOException {
+        Path root = Files.createDirectories(Path.of(System.getProperty("nni.itest.scratch")));
+        return Files.createTempDirectory(root, prefix);
     }
 
     /** @return the HTTP port the runtime listens on; "0" picks a free one */

@@ -30,7 +30,8 @@ public class ShellCommandsIT extends RuntimeTestSupport {
 
     /** The README's Gogo table. */
     private static final List<String> DOCUMENTED = List.of("platforms", "version", "validate", "create", "resume", "view",
-            "halt", "change", "experiments", "top", "trials", "trial", "cancel", "output");
+            "halt", "change", "experiments", "top", "trials", "trial", "cancel", "output", "export", "import", "importdata",
+            "delete");
 
     @Configuration
     public Option[] config() {

@@ -79,7 +79,7 @@ public class TrialReportIT extends RuntimeTestSupport {
     }
 
     private RecordingContext context(String experimentId, boolean reuse) throws IOException {
-        Path experiment = Files.createTempDirectory("nni-" + experimentId);
+        Path experiment = scratch("report-" + experimentId);
         Path code = experiment.resolve("code");
         TrialScripts.write(code);
         Map<String, Object> section = new HashMap<>();
@@ -433,7 +433,8 @@ public class TrialReportIT extends RuntimeTestSupport {
     @Test(timeout = 120_000)
     public void aCodeArchiveWithALinkLeavingItFailsTheTrial() throws Exception {
         RecordingContext context = context("unsafe", true);
-        Files.createSymbolicLink(Path.of(String.valueOf(context.section().get("trialCodeDirectory"))).resolve("escape"), Path.of("/tmp"));
+        Path link = Files.createSymbolicLink(Path.of(String.valueOf(context.section().get("trialCodeDirectory"))).resolve("escape"),
+                Path.of("/tmp"));
         try (TrainingSession session = openLocal(context)) {
             session.submit(trial("Bad01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
             awaitEnded(context, "Bad01");
@@ -441,6 +442,8 @@ public class TrialReportIT extends RuntimeTestSupport {
             String message = context.latest("Bad01").message();
             assertTrue(message, message.contains("'escape'") && message.contains("absolute"));
             assertEquals(0, context.calls("Bad01"));
+        } finally {
+            Files.delete(link); // the build walks target/: a link out of it would take it through /tmp
         }
     }
 

@@ -126,6 +126,12 @@ public final class RuntimeProcess implements AutoCloseable {
         return Files.readString(output);
     }
 
+    /** @return the runtime's log ({@code <home>/log/nni.log}): a command shows only its own output on the console */
+    public String log() throws IOException {
+        Path log = home.resolve("log").resolve("nni.log");
+        return Files.exists(log) ? Files.readString(log) : "";
+    }
+
     public int awaitExit(Duration patience) throws InterruptedException, IOException {
         if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError("the runtime did not exit within " + patience + "; output:\n" + console());
@@ -148,11 +154,6 @@ public final class RuntimeProcess implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        if (process.isAlive()) {
-            process.destroy();
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        }
+        JarProcess.end(process);
     }
 }

@@ -57,6 +57,14 @@ public class ExperimentConfigLoader {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * The platforms NNI knows (v2 names, and the v1-only ones the conversion keeps): a section naming
+     * one whose bundle is not installed is "not checked"; any other name is a mistake.
+     */
+    static final List<String> NNI_PLATFORMS = List.of("local", "remote", "openpai", "kubeflow", "frameworkcontroller",
+            "aml", "dlc", "adl", "dlts");
+    private static final String ANNOTATION = "expected false: annotation is not supported since NNI v3.0";
+
     private final Function<String, Optional<TrainingPlatform>> platforms;
     private final Function<String, Optional<TunerProvider>> tuners;
     private final Function<String, Optional<AssessorProvider>> assessors;
@@ -146,6 +154,8 @@ public class ExperimentConfigLoader {
         final List<ConfigError> errors = new ArrayList<>();
         final List<String> unchecked = new ArrayList<>();
         final Map<String, String> platformOf = new HashMap<>();
+        /** The file asks for NNI annotations: that is its one problem, whatever else it lacks for them. */
+        boolean annotation;
         /** The refusal of a hybrid trainingService list, or null: loaded, but not run here yet. */
         ConfigError hybrid;
         ExperimentConfig config;
@@ -183,6 +193,12 @@ public class ExperimentConfigLoader {
                 outcome.errors.add(source.error(path, problem.message()));
             }
         }
+        if (outcome.annotation) {
+            outcome.errors.clear();
+            outcome.unchecked.clear();
+            outcome.hybrid = null;
+            outcome.errors.add(source.error("useAnnotation", ANNOTATION));
+        }
         outcome.errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
         if (outcome.errors.isEmpty()) {
             outcome.config = config;
@@ -212,7 +228,7 @@ public class ExperimentConfigLoader {
         String nniManagerIp = reader.string("nniManagerIp");
         Boolean useAnnotation = reader.bool("useAnnotation", false);
         if (Boolean.TRUE.equals(useAnnotation)) {
-            reader.problem("useAnnotation", "expected false: annotation is not supported since NNI v3.0");
+            outcome.annotation = true;
         }
         Boolean debug = reader.bool("debug", false);
         String logLevel = reader.oneOf("logLevel", Boolean.TRUE.equals(debug) ? "debug" : "info", false,
@@ -390,7 +406,7 @@ public class ExperimentConfigLoader {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             reader.problem("searchSpaceFile", "cannot read the search space file \"" + file + "\": "
-                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : ErrorText.of(e)));
             return null;
         }
         try {
@@ -448,6 +464,13 @@ public class ExperimentConfigLoader {
             return filled;
         }
         Optional<TrainingPlatform> found = platforms.apply(name);
+        if (found.isEmpty() && !NNI_PLATFORMS.contains(name)) {
+            List<String> names = new ArrayList<>(installed.apply("platform"));
+            NNI_PLATFORMS.stream().filter(p -> !names.contains(p)).forEach(names::add);
+            reader.problem(at + ".platform", "expected a platform name (" + String.join(", ", names) + "), got \""
+                    + name + "\"");
+            return filled;
+        }
         if (found.isEmpty()) {
             String label = at + " (platform " + name + ")";
             outcome.unchecked.add(label);
@@ -458,7 +481,7 @@ public class ExperimentConfigLoader {
         try {
             check = found.get().checkSection(filled, base);
         } catch (RuntimeException e) {
-            reader.problem(at, "the " + name + " platform failed to check this section: " + e);
+            reader.problem(at, "the " + name + " platform failed to check this section: " + ErrorText.of(e));
             return filled;
         }
         check.problems().forEach(p -> reader.problem(p.path().isEmpty() ? at

@@ -147,6 +147,8 @@ public final class Experiment {
     private boolean durationReached;
     private ScheduledFuture<?> durationLimit;
     private CompletableFuture<Void> allEnded;
+    /** Told after each status change, on the thread that made it (the manager publishes it to NNI's tools). */
+    private volatile Runnable statusListener = () -> { };
 
     private Experiment(String id, Path directory, ExperimentConfig config, ExperimentStore store, boolean readOnly) {
         this.id = id;
@@ -300,6 +302,13 @@ public final class Experiment {
         this.opener = opener;
         session = opener.open(member);
         call(() -> {
+            for (String imported : importedData()) {
+                try {
+                    ImportedResults.parse(imported).forEach(result -> tuner.importResult(result.parameters(), result.value()));
+                } catch (RuntimeException e) {
+                    LOG.warn("experiment {}: imported data not given to the tuner again: {}", id, e.getMessage());
+                }
+            }
             for (Trial trial : orderedTrials()) {
                 if (trial.finalValue != null && trial.parameterId instanceof Number number) {
                     tuner.receiveTrialResult(number.longValue(), trial.parameters, trial.finalValue);
@@ -927,6 +936,35 @@ public final class Experiment {
         }
     }
 
+    /**
+     * Feeds results of trials run elsewhere to the tuner ({@code nnictl experiment import}) and
+     * keeps them (NNI's {@code IMPORT_DATA} event) for a resume to feed again.
+     *
+     * @param json NNI's import format, see {@link ImportedResults}
+     * @return how many results the tuner took
+     * @throws IllegalArgumentException when the data is not results, or the tuner does not use imported results
+     */
+    public int importData(String json) {
+        requireWritable("import data");
+        List<ImportedResults.Result> results = ImportedResults.parse(json);
+        return call(() -> {
+            if (tuner == null || (!results.isEmpty() && !tuner.importResult(results.get(0).parameters(), results.get(0).value()))) {
+                throw new IllegalArgumentException("the tuner " + (config.tuner() == null ? "" : config.tuner().name() + " ")
+                        + "does not learn from imported results; nothing was imported");
+            }
+            results.stream().skip(1).forEach(result -> tuner.importResult(result.parameters(), result.value()));
+            store.addEvent(new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
+            LOG.info("experiment {}: {} imported results given to the tuner", id, results.size());
+            fill();
+            return results.size();
+        });
+    }
+
+    /** @return the imported data, each as it was sent (NNI's {@code GET /experiment/imported-data}) */
+    public List<String> importedData() {
+        return store.events().stream().filter(event -> "IMPORT_DATA".equals(event.event())).map(TrialEvent::data).toList();
+    }
+
     /** What {@code nnictl update} can change while the experiment runs. */
     public enum Update { TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION, SEARCH_SPACE }
 
@@ -966,6 +1004,8 @@ public final class Experiment {
                 }
                 case MAX_EXEC_DURATION -> {
                     Duration duration = (Duration) checked;
+                    // the profile shows the value as it was written ("1h", 3600), as NNI's does
+                    Object written = value instanceof Duration ? duration.toSeconds() + "s" : value;
                     if (duration.isNegative() || duration.isZero()) {
                         throw new IllegalArgumentException("maxExperimentDuration: expected a positive duration, got " + value);
                     }
@@ -973,7 +1013,7 @@ public final class Experiment {
                             c.trialConcurrency(), c.trialGpuNumber(), duration, c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
                             c.tuner(), c.assessor(), c.trainingServices(),
-                            canonical(c, "maxExperimentDuration", duration.toSeconds() + "s"), c.secrets());
+                            canonical(c, "maxExperimentDuration", written), c.secrets());
                 }
                 case SEARCH_SPACE -> {
                     if (!(value instanceof Map<?, ?> space)) {
@@ -1037,7 +1077,20 @@ public final class Experiment {
             countingSince = System.currentTimeMillis();
             scheduleDurationLimit();
         }
+        setStatus(next);
+    }
+
+    private void setStatus(ExperimentStatus next) {
+        ExperimentStatus previous = status;
         status = next;
+        if (previous != next) {
+            statusListener.run();
+        }
+    }
+
+    /** Sets what hears status changes; the manager does this before the experiment starts. */
+    void onStatusChange(Runnable listener) {
+        statusListener = listener;
     }
 
     private void becomeStatic(ExperimentStatus next) {
@@ -1047,7 +1100,7 @@ public final class Experiment {
         if (durationLimit != null) {
             durationLimit.cancel(false);
         }
-        status = next;
+        setStatus(next);
     }
 
     private void scheduleDurationLimit() {

@@ -23,6 +23,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.config.ConfigReader;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
 import nni.api.searchspace.SearchSpace;
@@ -60,6 +61,7 @@ public class ExperimentManager {
     private final KeeperLinks keeperLinks;
     private final Path root;
     private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
+    private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Experiments whose platform went away take it back as soon as it is registered again. */
     private final Consumer<String> platformArrival = name -> experiments.values().forEach(e -> e.platformArrived(name));
 
@@ -74,6 +76,33 @@ public class ExperimentManager {
     }
 
     /**
+     * Hears experiments open, change status and close, to publish them (NNI's experiment registry).
+     * Called on the manager's callers' and the experiments' threads: return at once.
+     */
+    public interface Listener {
+        /** Created, resumed or opened for viewing, and started. */
+        void opened(Experiment experiment);
+
+        /** Its status changed. */
+        void changed(Experiment experiment);
+
+        /** No longer open: stopped ({@code stopped}), or detached because the runtime stops. */
+        void closed(Experiment experiment, boolean stopped);
+    }
+
+    public void addListener(Listener listener) {
+        listeners.add(listener);
+    }
+
+    public void removeListener(Listener listener) {
+        listeners.remove(listener);
+    }
+
+    private void watch(Experiment experiment) {
+        experiment.onStatusChange(() -> listeners.forEach(listener -> listener.changed(experiment)));
+    }
+
+    /**
      * Experiments still running when the runtime stops (or this component is deactivated or
      * updated) are detached, not stopped: their sessions are detached, their trials keep running and
      * {@code resume} takes them back (NNI's stop cancels trials; {@code nni:halt} does).
@@ -83,6 +112,7 @@ public class ExperimentManager {
         platforms.removeArrivalListener(platformArrival);
         for (Experiment experiment : experiments.values()) {
             experiment.detach();
+            listeners.forEach(listener -> listener.closed(experiment, false));
         }
         experiments.clear();
     }
@@ -90,8 +120,7 @@ public class ExperimentManager {
     /** @return the root directory of experiments the framework property {@value #ROOT} names, or NNI's default */
     public static Path rootOf(BundleContext context) {
         String configured = context.getProperty(ROOT);
-        return configured == null || configured.isBlank()
-                ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
+        return configured == null || configured.isBlank() ? nniDefaultRoot() : Path.of(configured).toAbsolutePath();
     }
 
     /** @return the root directory of experiments */
@@ -126,6 +155,7 @@ public class ExperimentManager {
         String id = newId(config.experimentWorkingDirectory());
         announce.accept(id, config.experimentWorkingDirectory().resolve(id));
         Experiment experiment = Experiment.create(id, config);
+        watch(experiment);
         experiments.put(id, experiment);
         try {
             experiment.start(tuner, assessor, this::open);
@@ -134,6 +164,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
+        listeners.forEach(listener -> listener.opened(experiment));
         LOG.info("experiment {} created in {}", id, experiment.directory());
         return experiment;
     }
@@ -146,9 +177,12 @@ public class ExperimentManager {
         }
         Path directory = existing(id);
         if (running != null) {
-            experiments.remove(id).stop(Duration.ZERO);
+            Experiment viewed = experiments.remove(id);
+            viewed.stop(Duration.ZERO);
+            listeners.forEach(listener -> listener.closed(viewed, true));
         }
         Experiment experiment = Experiment.reopen(id, directory);
+        watch(experiment);
         try {
             Optional<String> hybrid = experiment.config().hybridProblem();
             if (hybrid.isPresent()) {
@@ -163,6 +197,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
+        listeners.forEach(listener -> listener.opened(experiment));
         LOG.info("experiment {} resumed", id);
         return experiment;
     }
@@ -175,6 +210,7 @@ public class ExperimentManager {
         }
         Experiment experiment = Experiment.view(id, existing(id));
         experiments.put(id, experiment);
+        listeners.forEach(listener -> listener.opened(experiment));
         return experiment;
     }
 
@@ -199,6 +235,7 @@ public class ExperimentManager {
             return false;
         }
         experiment.stop(patience);
+        listeners.forEach(listener -> listener.closed(experiment, true));
         keeperLinks.unregisterExperiment(id, experiment.directory());
         return true;
     }
@@ -247,6 +284,14 @@ public class ExperimentManager {
         }
     }
 
+    /**
+     * @return the directory of a stored experiment under the root
+     * @throws IOException naming the root when there is none
+     */
+    public Path directoryOf(String id) throws IOException {
+        return existing(id);
+    }
+
     private Path existing(String id) throws IOException {
         if (id == null || !id.matches("[A-Za-z0-9_-]+")) {
             throw new IllegalArgumentException("not an experiment id: " + id);
@@ -267,14 +312,21 @@ public class ExperimentManager {
      * so that what {@code run} creates, {@code resume} finds; a directory the file names is kept.
      */
     private ExperimentConfig underRoot(ExperimentConfig c) {
-        Path nniDefault = Path.of(System.getProperty("user.home"), "nni-experiments");
-        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(nniDefault)) {
+        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(nniDefaultRoot())) {
             return c;
         }
+        // the profile shows the directory the experiment really is in
+        Map<String, Object> canonical = new java.util.LinkedHashMap<>(c.canonical() == null ? Map.of() : c.canonical());
+        canonical.computeIfPresent("experimentWorkingDirectory", (key, old) -> root.toString());
         return new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                 c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                 c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), root, c.tuner(), c.assessor(),
-                c.trainingServices(), c.canonical(), c.secrets());
+                c.trainingServices(), canonical, c.secrets());
+    }
+
+    /** @return NNI's default experiments directory, {@code ~/nni-experiments}, as a config file's path resolves it */
+    private static Path nniDefaultRoot() {
+        return ConfigReader.of(Map.of(), Path.of("").toAbsolutePath()).resolve("~/nni-experiments");
     }
 
     private TrainingSession open(MemberContext member) throws PlatformException {

@@ -92,6 +92,11 @@ public class PlatformRegistry {
                 platforms.shadowed().stream().map(e -> info(e, "shadowed"))).toList();
     }
 
+    /** @return whether this registry has bound the platform service behind {@code reference} */
+    public boolean binds(ServiceReference<?> reference) {
+        return platforms.contains(reference);
+    }
+
     /** @return the names experiments can use now */
     public List<String> names() {
         return platforms.names();

@@ -115,8 +115,7 @@ public class LocalPlatform implements TrainingPlatform {
      *         SDK shipped in this bundle, or null when the trials use an installed NNI
      */
     private Path shippedSdk(SessionContext context) throws PlatformException {
-        String mode = config.python_sdk();
-        if ("never".equals(mode) || ("auto".equals(mode) && nniImportable())) {
+        if (!needsShippedSdk(context)) {
             return null;
         }
         Path directory = context.experimentDirectory().resolve("sdk");
@@ -132,9 +131,24 @@ public class LocalPlatform implements TrainingPlatform {
         }
     }
 
-    private static boolean nniImportable() {
+    /** @return whether trials get the shipped SDK: always, never, or ("auto") when they cannot import nni themselves */
+    boolean needsShippedSdk(SessionContext context) {
+        String mode = config.python_sdk();
+        Object code = context.section().get("trialCodeDirectory");
+        return !"never".equals(mode) && !("auto".equals(mode)
+                && nniImportable(code == null ? Path.of("").toAbsolutePath() : Path.of(code.toString())));
+    }
+
+    /**
+     * Whether {@code import nni} works where and as a trial runs: {@code python3} in the trial's code
+     * directory (the first place Python looks), with the environment trials inherit. The runtime's
+     * own working directory has nothing to do with it: an unrelated {@code nni/} folder there once
+     * made this say yes while every trial then failed with {@code ModuleNotFoundError}.
+     */
+    static boolean nniImportable(Path codeDirectory) {
         try {
-            Process probe = new ProcessBuilder("python3", "-c", "import nni")
+            Process probe = new ProcessBuilder("python3", "-c", "import nni").directory(codeDirectory.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             return probe.waitFor(30, TimeUnit.SECONDS) && probe.exitValue() == 0;
         } catch (IOException e) {

@@ -19,6 +19,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.config.ConfigReader;
 import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperOptions;
@@ -108,7 +109,7 @@ public class RemotePlatform implements TrainingPlatform {
         }
         Path sdk = shippedSdk(context.experimentDirectory().resolve("remote").resolve("sdk"));
         HostKeyPolicy hostKeys = new HostKeyPolicy(config.known_hosts().isBlank()
-                ? Path.of(System.getProperty("user.home"), ".ssh", "known_hosts") : Path.of(config.known_hosts()),
+                ? Path.of(ConfigReader.userHome(), ".ssh", "known_hosts") : Path.of(config.known_hosts()),
                 config.insecure_skip_host_key_check());
         Duration timeout = Duration.ofSeconds(config.connect_timeout_seconds());
         List<RemoteMachine> machines = new ArrayList<>();
