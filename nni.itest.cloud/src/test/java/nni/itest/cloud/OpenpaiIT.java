@@ -128,7 +128,7 @@ public class OpenpaiIT {
                 String job = "nni_exp_" + id + "_trial_" + trial.id();
                 PaiJob submitted = pai.job(job);
                 assertTrue("no OpenPAI job " + job + " in " + pai.jobs().stream().map(PaiJob::name).toList(), submitted != null);
-                assertEquals(trial.status().equals("EARLY_STOPPED"), stopped(job));
+                assertEquals(runtime.log(), trial.status().equals("EARLY_STOPPED"), stopped(job));
                 // the trial's files are on the storage, where the job saw them at /mnt/confignfs-data
                 assertTrue(Files.isRegularFile(storage.resolve(id).resolve("trials").resolve(trial.id()).resolve("parameter.cfg")));
             }
@@ -268,7 +268,7 @@ public class OpenpaiIT {
         String wrong = "wrong-token-0d9e8f7a6b";
         run(config(wrong, "x: {_type: choice, _value: [1]}", "trialConcurrency: 1\nmaxTrialNumber: 1\ntuner: {name: Random}\n"));
         int exit = runtime.awaitExit(Duration.ofSeconds(90));
-        String console = runtime.console();
+        String console = runtime.console() + runtime.log();
         assertEquals(console, 1, exit);
         assertTrue(console, console.contains("OpenPAI at " + pai.host() + " (user alice) answered HTTP 401"));
         assertTrue(console, console.contains("the token is wrong, expired or not user alice's"));

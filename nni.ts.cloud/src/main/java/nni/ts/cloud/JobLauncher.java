@@ -217,11 +217,20 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
     }
 
     /**
-     * Stops the job of {@code environmentId} after {@code grace}, unless it ended by then: a job
-     * whose trial is over but whose other tasks keep it alive.
+     * The job of {@code environmentId} should end by itself (its trial is over): it is left
+     * {@code grace} to do so, and stopped then if the cluster still runs it (other task roles keep
+     * it up). A {@link LaunchedEnvironment#stop()} meanwhile waits for the same check.
      */
     public void stopJobLater(String environmentId, Duration grace) {
-        schedule(() -> stopJobOf(environmentId), grace);
+        Job job;
+        synchronized (lock) {
+            job = jobs.get(environmentId);
+            if (job == null || job.finishing) {
+                return;
+            }
+            job.finishing = true;
+        }
+        schedule(job::stopIfAlive, grace);
     }
 
     // ------------------------------------------------------------------ refresh
@@ -300,7 +309,8 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
         onRefusal.run();
     }
 
-    private void schedule(Runnable task, Duration delay) {
+    /** @return false when the launcher's threads are ending and the task was not taken */
+    private boolean schedule(Runnable task, Duration delay) {
         try {
             executor.schedule(() -> {
                 try {
@@ -309,8 +319,9 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
                     LOG.error("{} task failed", title, e);
                 }
             }, delay.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
         } catch (RejectedExecutionException closing) {
-            // the session is closing or detached
+            return false; // the session is closing or detached
         }
     }
 
@@ -367,6 +378,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
         Instant missingSince;
         String lastMessage;
         boolean stopRequested;
+        boolean finishing;
         volatile boolean detached;
 
         Job(String id, String handle, EnvironmentListener listener) {
@@ -448,12 +460,42 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
         @Override
         public void stop() {
             synchronized (lock) {
+                if (finishing) {
+                    return; // ending by itself: stopped after the grace if it did not
+                }
+            }
+            requestStop();
+        }
+
+        private void requestStop() {
+            synchronized (lock) {
                 if (stopRequested || detached || ended.isDone()) {
                     return;
                 }
                 stopRequested = true;
             }
-            schedule(() -> sendStop(1, Instant.now()), Duration.ZERO);
+            if (!schedule(() -> sendStop(1, Instant.now()), Duration.ZERO)) {
+                sendStop(1, Instant.now()); // closing: on this thread, the last chance
+            }
+        }
+
+        /** Asks the cluster whether the job still runs, and stops it if it does (or cannot tell). */
+        void stopIfAlive() {
+            if (ended.isDone() || detached) {
+                return;
+            }
+            try {
+                JobStatus status = api.status(handle);
+                if (!status.alive()) {
+                    seen(status.phase() == JobStatus.Phase.MISSING ? JobStatus.of(JobStatus.Phase.ENDED, title + " job " + handle
+                            + " is gone", "") : status);
+                    return;
+                }
+            } catch (CloudException e) {
+                // cannot tell: stop it
+            }
+            LOG.info("environment {}: {} job {} still runs after its trial ended; stopping it", id, title, handle);
+            requestStop();
         }
 
         /** One try to stop the job; a cluster that does not answer is asked again with backoff, for a while. */

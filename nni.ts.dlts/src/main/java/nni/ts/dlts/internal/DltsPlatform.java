@@ -64,7 +64,7 @@ public class DltsPlatform implements TrainingPlatform {
         int missing_job_seconds() default 60;
 
         @AttributeDefinition(description = "Seconds a job may outlive its trial before it is killed")
-        int stop_grace_seconds() default 10;
+        int stop_grace_seconds() default 5;
 
         @AttributeDefinition(description = "Most jobs alive at once")
         int max_jobs() default 64;

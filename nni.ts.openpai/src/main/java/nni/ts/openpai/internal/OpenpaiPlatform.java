@@ -70,7 +70,7 @@ public class OpenpaiPlatform implements TrainingPlatform {
         int missing_job_seconds() default 60;
 
         @AttributeDefinition(description = "One job per trial: seconds a job may outlive its trial before it is stopped")
-        int stop_grace_seconds() default 10;
+        int stop_grace_seconds() default 5;
 
         @AttributeDefinition(description = "reuseMode: seconds an environment may stay idle before its job is stopped")
         int reuse_idle_seconds() default 600;
