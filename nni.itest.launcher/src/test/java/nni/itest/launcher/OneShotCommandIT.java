@@ -68,7 +68,7 @@ public class OneShotCommandIT {
 
         JarProcess.Result verbose = JarProcess.run(folder.getRoot().toPath(), environment, outputs, "-v", "--port", "0", "version");
         assertEquals(0, verbose.code());
-        assertTrue(verbose.out(), verbose.out().contains("platforms: aml, dlc, frameworkcontroller, kubeflow, local, openpai, remote"));
+        assertTrue(verbose.out(), verbose.out().contains("platforms: aml, dlc, dlts, frameworkcontroller, kubeflow, local, openpai, remote"));
         assertTrue(verbose.err(), verbose.err().contains("platform 'local' bound"));
         // $NNI_OSGI_HOME names the home when --home does not
         assertTrue(Files.exists(home.resolve("runtime").resolve("log").resolve("nni.log")));

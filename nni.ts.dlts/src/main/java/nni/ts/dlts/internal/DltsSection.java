@@ -76,7 +76,7 @@ final class DltsSection {
             missing.append("; team (or the environment variable ").append(TEAM_VARIABLE).append(')');
         }
         if (missing.length() > 0) {
-            throw new PlatformException("dlts: not set" + missing.substring(1));
+            throw new PlatformException("dlts: not set:" + missing.substring(1));
         }
         Object gpus = section.get("trialGpuNumber");
         return new Settings(String.valueOf(section.get("dashboard")), String.valueOf(section.get("cluster")), team, email, password,
