@@ -78,10 +78,20 @@ public final class SharedStorage {
     }
 
     /**
-     * @return the last lines of a keeper's {@code keeper.stderr} below {@code relative}, joined, or
-     *         empty: why a job ended before its keeper reached the manager
+     * @param jobName NNI's name of the job: {@code nni_exp_<exp>_trial_<trial>} (the keeper worked in
+     *                {@code trials/<trial>}) or {@code nni_exp_<exp>_env_<env>} ({@code envs/<env>})
+     * @return {@code " (keeper: <its last lines of keeper.stderr>)"}, or empty: why a job ended before
+     *         its keeper reached the manager
      */
-    public String keeperErrors(String relative) {
+    public String keeperSaid(String experimentId, String jobName) {
+        String prefix = "nni_exp_" + experimentId + "_";
+        String relative = jobName.startsWith(prefix + "trial_") ? "trials/" + jobName.substring((prefix + "trial_").length())
+                : jobName.startsWith(prefix + "env_") ? "envs/" + jobName.substring((prefix + "env_").length()) : null;
+        String said = relative == null ? "" : keeperErrors(relative);
+        return said.isEmpty() ? "" : " (keeper: " + said + ")";
+    }
+
+    private String keeperErrors(String relative) {
         Path file = local(relative).resolve("keeper.stderr");
         try {
             if (!Files.isRegularFile(file) || Files.size(file) > 1 << 20) {

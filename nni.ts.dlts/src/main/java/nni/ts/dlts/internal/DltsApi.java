@@ -176,7 +176,7 @@ final class DltsApi implements JobLauncher.Api {
             case "killing" -> JobStatus.of(JobStatus.Phase.STOPPING, "", url);
             case "finished" -> JobStatus.of(JobStatus.Phase.ENDED, "DLTS job " + jobId + " finished", url);
             case "failed" -> JobStatus.of(JobStatus.Phase.ENDED, "DLTS job " + jobId + " failed"
-                    + (error.isBlank() ? "" : ": " + error.strip()) + keeperSaid(jobId, job), url);
+                    + (error.isBlank() ? "" : ": " + error.strip()) + storage.keeperSaid(experimentId, job.path("jobName").asText("")), url);
             case "killed" -> JobStatus.of(JobStatus.Phase.ENDED, "DLTS job " + jobId + " was killed", url);
             case "pausing", "paused" -> {
                 // NNI cancels a job someone paused: its trial cannot go on
@@ -185,14 +185,6 @@ final class DltsApi implements JobLauncher.Api {
             }
             default -> JobStatus.of(JobStatus.Phase.UNKNOWN, "", url);
         };
-    }
-
-    /** @return what the job's keeper wrote to its stderr, when it wrote anything */
-    private String keeperSaid(String jobId, JsonNode job) {
-        String name = job.path("jobName").asText("");
-        String prefix = "nni_exp_" + experimentId + "_trial_";
-        String said = name.startsWith(prefix) ? storage.keeperErrors("trials/" + name.substring(prefix.length())) : "";
-        return said.isEmpty() ? "" : " (keeper: " + said + ")";
     }
 
     @Override

@@ -187,7 +187,7 @@ final class OpenpaiApi implements JobLauncher.Api {
             case "STOPPED" -> JobStatus.of(JobStatus.Phase.ENDED, "OpenPAI job " + name + " was STOPPED"
                     + exit(details), url);
             case "FAILED" -> JobStatus.of(JobStatus.Phase.ENDED, "OpenPAI job " + name + " FAILED" + exit(details)
-                    + keeperSaid(name), url);
+                    + storage.keeperSaid(experimentId, name), url);
             default -> JobStatus.of(JobStatus.Phase.UNKNOWN, "", url);
         };
     }
@@ -207,15 +207,6 @@ final class OpenpaiApi implements JobLauncher.Api {
             text.append(": ").append(oneLine.length() > 300 ? oneLine.substring(0, 300) + "..." : oneLine);
         }
         return text.toString();
-    }
-
-    /** @return what the job's keeper wrote to its stderr on the storage, when it wrote anything */
-    private String keeperSaid(String name) {
-        String prefix = "nni_exp_" + experimentId + "_";
-        String relative = name.startsWith(prefix + "trial_") ? "trials/" + name.substring((prefix + "trial_").length())
-                : name.startsWith(prefix + "env_") ? "envs/" + name.substring((prefix + "env_").length()) : null;
-        String said = relative == null ? "" : storage.keeperErrors(relative);
-        return said.isEmpty() ? "" : " (keeper: " + said + ")";
     }
 
     @Override
