@@ -29,18 +29,23 @@ final class CloudRuns {
     /**
      * NNI trial code: reports {@link #STEPS} intermediate results ({@code x + step}) and a final one
      * ({@code 2x}); with {@code mode} other than {@code ok} it first sleeps, to be cancelled,
-     * failed by its job or made to vanish. {@code ps.py} is the second task role of multi-role jobs.
+     * failed by its job or made to vanish; with a {@code release} file it waits for that file after
+     * its first three results. {@code ps.py} is the second task role of multi-role jobs.
      */
     static Path trialCode(Path folder) throws IOException {
         Files.createDirectories(folder);
         Files.writeString(folder.resolve("trial.py"), """
-                import time
+                import os, time
                 import nni
                 params = nni.get_next_parameter()
                 if params.get('mode', 'ok') != 'ok':
                     time.sleep(120)
                 x = params.get('x', 1)
                 for step in range(%d):
+                    if step == 3 and 'release' in params:
+                        deadline = time.time() + 120
+                        while not os.path.exists(params['release']) and time.time() < deadline:
+                            time.sleep(0.1)
                     nni.report_intermediate_result(x + step)
                     time.sleep(0.4)
                 nni.report_final_result(x * 2)

@@ -88,10 +88,13 @@ public class OpenpaiIT {
         return config;
     }
 
-    private RuntimeProcess run(Path config) throws Exception {
-        Path home = CloudRuns.home(folder.newFolder().toPath(), "nni.ts.openpai", Map.of("keeper", "java",
+    private Path home() throws Exception {
+        return CloudRuns.home(folder.newFolder().toPath(), "nni.ts.openpai", Map.of("keeper", "java",
                 "status.refresh.seconds", "1", "list.refresh.seconds", "1", "missing.job.seconds", "3", "stop.grace.seconds", "3"));
-        runtime = RuntimeProcess.start(home, experiments, "run", config.toString());
+    }
+
+    private RuntimeProcess run(Path config) throws Exception {
+        runtime = RuntimeProcess.start(home(), experiments, "run", config.toString());
         return runtime;
     }
 
@@ -300,6 +303,48 @@ public class OpenpaiIT {
             assertTrue(logs.findAny().isPresent());
         }
         CloudRuns.assertNowhere(TOKEN, runtime.console(), runtime.home, experiments);
+    }
+
+    @Test(timeout = 240_000)
+    public void afterAKillMinus9ResumeFindsTheJobsAgainByNameAndLosesNoMetric() throws Exception {
+        Path release = folder.getRoot().toPath().resolve("release");
+        Path config = config(TOKEN, """
+                x: {_type: choice, _value: [10, 20]}
+                release: {_type: choice, _value: ['%s']}
+                """.formatted(release), """
+                trialConcurrency: 2
+                maxTrialNumber: 2
+                tuner: {name: GridSearch}
+                """);
+        Path home = home();
+        int port;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            port = socket.getLocalPort();
+        }
+        runtime = RuntimeProcess.start(Map.of(), port, home, experiments, "run", config.toString());
+        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 2
+                && runtime.get("metric-data").size() == 6);
+        String id = runtime.get("experiment").get("id").asText();
+        runtime.kill9();
+
+        // the jobs and their keepers go on while no runtime listens; the keepers keep what they cannot send
+        Files.writeString(release, "go");
+        runtime = RuntimeProcess.start(Map.of(), port, home, experiments, "resume", id);
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(180)));
+        String log = runtime.log();
+        assertTrue(log, log.contains("found again"));
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
+            assertEquals(2, store.trials().size());
+            assertTrue(store.trials().stream().allMatch(t -> t.status().equals("SUCCEEDED")));
+            CloudRuns.assertEveryMetricOnce(store);
+        }
+        List<PaiJob> jobs = pai.jobs();
+        assertEquals("the environments ran through the restart: none was submitted again", 2, jobs.size());
+        for (PaiJob job : jobs) {
+            assertTrue(job.name(), calls("GET", "/jobs/alice~" + job.name()).size() >= 1); // looked up by name on resume
+            await().atMost(Duration.ofSeconds(10)).until(() -> job.state().equals("STOPPED"));
+        }
+        assertTrue(pai.refused().toString(), pai.refused().isEmpty());
     }
 
     private static <T> List<T> iterable(java.util.Iterator<T> iterator) {

@@ -63,8 +63,8 @@ public class OneShotCommandIT {
         JarProcess.Result quiet = JarProcess.run(folder.getRoot().toPath(), environment, outputs, "--port", "0", "validate", config.toString());
         assertEquals(1, quiet.code());
         assertEquals("", quiet.out());
-        assertEquals(config + ":5:29: trainingService.platform: expected a platform name (aml, dlc, frameworkcontroller, "
-                + "kubeflow, local, openpai, remote, adl, dlts), got \"lokal\"\n", quiet.err());
+        assertEquals(config + ":5:29: trainingService.platform: expected a platform name (aml, dlc, dlts, frameworkcontroller, "
+                + "kubeflow, local, openpai, remote, adl), got \"lokal\"\n", quiet.err());
 
         JarProcess.Result verbose = JarProcess.run(folder.getRoot().toPath(), environment, outputs, "-v", "--port", "0", "version");
         assertEquals(0, verbose.code());
