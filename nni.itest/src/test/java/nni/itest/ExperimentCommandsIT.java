@@ -8,6 +8,7 @@ import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,9 @@ import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 /**
  * The experiment console in the real runtime: {@code nni:create} of an NNI config with a built-in
  * tuner, then every other {@code nni:} experiment command on it, with real trial processes.
@@ -29,6 +33,7 @@ import org.ops4j.pax.exam.spi.reactors.PerClass;
 public class ExperimentCommandsIT extends RuntimeTestSupport {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Configuration
     public Option[] config() throws Exception {
@@ -68,46 +73,140 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
         assertTrue(created, created.matches("experiment \\w{8} RUNNING in .*"));
         String id = created.split(" ")[1];
 
-        await().atMost(WAIT).until(() -> ((List<String>) command("nni:trials --status RUNNING")).size() == 1
-                && ((List<String>) command("nni:trials --status SUCCEEDED")).size() == 2);
-        List<String> succeeded = (List<String>) command("nni:trials --status SUCCEEDED");
-        String first = succeeded.get(0).split("\\s+")[0];
+        await().atMost(WAIT).until(() -> trialIds("--status RUNNING").size() == 1
+                && trialIds("--status SUCCEEDED").size() == 2);
+        String first = trialIds("--status SUCCEEDED").get(0);
         Map<String, Object> trial = (Map<String, Object>) command("nni:trial " + first);
         assertEquals("SUCCEEDED", trial.get("status").toString());
         assertEquals(id, trial.get("experiment"));
         assertTrue(command("nni:output " + first).toString().contains("trial " + first + " says hello"));
         assertEquals("", command("nni:output " + first + " stderr"));
 
+        // issue 17: a header, a parameters column, the best first with --head, the worst with --tail
+        List<String> table = command("nni:trials").toString().lines().toList();
+        assertTrue(table.toString(), table.get(0).matches("experiment " + id + " \\(\\w+\\), 3 of 3 trials"));
+        assertTrue(table.get(1), table.get(1).matches("TRIAL +SEQ +STATUS +RESULT +DURATION +PARAMETERS +MESSAGE"));
+        assertTrue(table.get(2), table.get(2).matches(first + " +0 +SUCCEEDED +0 +\\d\\d:\\d\\d +x=1 +-"));
+        // the running trial has reported its final result (2) before it sleeps: the best
+        List<String> bySequence = trialIds("");
+        assertEquals(List.of(bySequence.get(2)), trialIds("--head 1"));
+        assertEquals(List.of(first), trialIds("--tail 1"));
+        assertEquals(List.of(bySequence.get(2), bySequence.get(1), first), trialIds("--sort result"));
+        String both = failure("nni:trials --head 1 --tail 1");
+        assertTrue(both, both.startsWith("--head and --tail"));
+
         String top = command("nni:top --once").toString();
         assertTrue(top, top.contains(id) && top.contains("done 2/3") && top.contains("running 1"));
-        assertTrue(command("nni:experiments").toString(), command("nni:experiments").toString().contains(id));
+        String experimentsTable = command("nni:experiments").toString();
+        assertTrue(experimentsTable, experimentsTable.lines().findFirst().orElseThrow()
+                .matches("ID +NAME +STATUS +PLATFORM +TRIALS +BEST +START +END"));
+        assertTrue(experimentsTable, experimentsTable.lines().anyMatch(line -> line.matches(id + " +- +[A-Z_]+ +local +2/3 of 3 +2 +\\d{4}-.*")));
 
         // raise the limit: one more trial; then cancel the two sleepers
         command("nni:change " + id + " maxtrialnumber 4");
         command("nni:change concurrency 2");
-        await().atMost(WAIT).until(() -> ((List<String>) command("nni:trials --status RUNNING")).size() == 2);
-        for (String line : (List<String>) command("nni:trials --status RUNNING")) {
-            command("nni:cancel " + line.split("\\s+")[0]);
+        await().atMost(WAIT).until(() -> trialIds("--status RUNNING").size() == 2);
+        for (String running : trialIds("--status RUNNING")) {
+            command("nni:cancel " + running);
         }
-        await().atMost(WAIT).until(() -> ((List<String>) command("nni:trials --status USER_CANCELED")).size() == 2);
+        // the experiment ends once both are cancelled: from here on it is named
+        await().atMost(WAIT).until(() -> trialIds("--experiment " + id + " --status USER_CANCELED").size() == 2);
         await().atMost(WAIT).until(() -> command("nni:top --once").toString().contains("DONE"));
+        // an ended trial is not cancelled again, and the user is told
+        String again = command("nni:cancel " + first).toString();
+        assertTrue(again, again.startsWith("trial " + first + " had already ended (SUCCEEDED at "));
 
-        try {
-            command("nni:trials --status SLEEPING");
-            throw new AssertionError("a bad status was accepted");
-        } catch (IllegalArgumentException e) {
-            assertTrue(e.getMessage(), e.getMessage().startsWith("--status"));
-        }
+        String badStatus = failure("nni:trials --experiment " + id + " --status SLEEPING");
+        assertTrue(badStatus, badStatus.startsWith("--status"));
+        // a finished experiment is no longer the one commands default to
+        String noDefault = failure("nni:trials");
+        assertTrue(noDefault, noDefault.contains("no experiment is running; ended: [" + id + " (DONE)]"));
 
         assertEquals("experiment " + id + " stopped", command("nni:halt " + id));
         String viewed = command("nni:view " + id).toString();
         assertEquals("experiment " + id + " VIEWED, 4 trials", viewed);
-        assertEquals(4, ((List<String>) command("nni:trials")).size());
+        assertEquals(4, trialIds("--experiment " + id).size());
+        String readOnly = failure("nni:cancel " + trialIds("--experiment " + id + " --status USER_CANCELED").get(0));
+        assertTrue(readOnly, readOnly.contains("had already ended"));
+        command("nni:halt " + id);
+        experimentsTable = command("nni:experiments").toString();
+        assertTrue(experimentsTable, experimentsTable.lines().anyMatch(line -> line.matches(id + " +- +[A-Z_]+ +local +4/4 of 4 +1 +.*")));
+    }
+
+    /**
+     * Issue 17: a trial that exits non-zero says why (its exit code and the end of its stderr) in
+     * nni:trial, the REST API and its files route; the REST extras NNI's web UI and clients call.
+     */
+    @Test(timeout = 120_000)
+    @SuppressWarnings("unchecked")
+    public void failedTrialsSayWhyAndNnisRoutesAnswer() throws Exception {
+        Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("failing"));
+        Files.writeString(code.resolve("trial.sh"), """
+                echo "loading data" >&2
+                echo "Traceback (most recent call last):" >&2
+                echo "ValueError: learning rate $NNI_TRIAL_SEQ_ID is out of range" >&2
+                exit 3
+                """);
+        Path config = Files.writeString(code.resolve("config.yml"), """
+                experimentName: failing
+                searchSpace:
+                  lr: {_type: choice, _value: [0.1]}
+                trialCommand: bash trial.sh
+                trialCodeDirectory: .
+                trialConcurrency: 1
+                maxTrialNumber: 1
+                tuner:
+                  name: Random
+                trainingService:
+                  platform: local
+                """);
+        String id = ((String) command("nni:create " + config)).split(" ")[1];
+        await().atMost(WAIT).until(() -> JSON.readTree(get("api/v1/nni/check-status?experiment_id=" + id).body())
+                .get("status").asText().equals("DONE"));
+        String trialId = trialIds("--experiment " + id).get(0);
+        String why = "exit code 3: loading data | Traceback (most recent call last): | ValueError: learning rate 0 is out of range";
+        Map<String, Object> trial = (Map<String, Object>) command("nni:trial " + trialId);
+        assertEquals(why, trial.get("message"));
+        JsonNode rest = JSON.readTree(get("api/v1/nni/trial-jobs/" + trialId).body());
+        assertEquals(why, rest.get("message").asText());
+        assertTrue(command("nni:trials --experiment " + id).toString().contains(why));
+
+        HttpResponse<String> stderr = get("api/v1/nni/trial-file/" + trialId + "/stderr");
+        assertEquals(200, stderr.statusCode());
+        assertTrue(stderr.body(), stderr.body().endsWith("ValueError: learning rate 0 is out of range\n"));
+        assertEquals(404, get("api/v1/nni/trial-file/" + trialId + "/model.onnx").statusCode());
+        assertEquals(404, get("api/v1/nni/trial-file/nosuch/stderr?experiment_id=" + id).statusCode());
+        HttpResponse<String> unknown = get("api/v1/nni/check-status?experiment_id=nosuchid");
+        assertEquals(unknown.body(), 404, unknown.statusCode());
+        assertEquals("DONE", JSON.readTree(get("api/v1/nni/check-status?experiment_id=" + id).body()).get("status").asText());
+        HttpResponse<String> version = get("api/v1/nni/version");
+        assertEquals(200, version.statusCode());
+        assertTrue(version.body(), JSON.readTree(version.body()).asText().matches("\\d+\\.\\d+\\.\\d+.*"));
+        JsonNode metadata = JSON.readTree(get("api/v1/nni/experiment-metadata?experiment_id=" + id).body());
+        assertEquals("failing", metadata.get("experimentName").asText());
+        assertEquals(200, get("api/v1/nni/experiment/imported-data?experiment_id=" + id).statusCode());
+
+        String algorithms = command("nni:algorithms").toString();
+        assertTrue(algorithms, algorithms.lines().anyMatch(line -> line.matches("tuner +TPE +nni.tuners +\\S+")));
+        assertTrue(algorithms, algorithms.lines().anyMatch(line -> line.matches("assessor +Medianstop +nni.tuners +\\S+")));
+        assertTrue(algorithms, algorithms.contains("advisors: none installed"));
+        String platforms = command("nni:platforms").toString();
+        assertTrue(platforms, platforms.startsWith("PLATFORM") && platforms.contains("RUNS TRIALS"));
+        assertTrue(platforms, platforms.lines().anyMatch(line -> line.matches("local +nni.ts.local .* active +\\d+ +yes")));
+        command("nni:halt " + id);
+    }
+
+    /** @return the trial ids {@code nni:trials ARGS} lists, in its order */
+    private List<String> trialIds(String arguments) throws Exception {
+        return command("nni:trials " + arguments).toString().lines().skip(2).map(line -> line.split("\\s+")[0]).toList();
+    }
+
+    /** @return the message of what the command line threw, or what it answered */
+    private String failure(String line) {
         try {
-            command("nni:cancel " + first);
-            throw new AssertionError("a read-only experiment accepted a cancel");
-        } catch (IllegalStateException e) {
-            assertTrue(e.getMessage(), e.getMessage().contains("read-only"));
+            return String.valueOf(command(line));
+        } catch (Exception e) {
+            return String.valueOf(e.getMessage());
         }
     }
 

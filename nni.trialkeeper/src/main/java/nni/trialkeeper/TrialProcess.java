@@ -123,8 +123,12 @@ final class TrialProcess {
                 following.cancel(false);
                 forwardFileMetrics(metricsFile);
                 int exitCode = process.exitValue();
-                host.report(ordered("kind", "ended", "trial", trialId, "code", (long) exitCode,
-                        "time", System.currentTimeMillis(), "killed", killed));
+                Map<String, Object> report = ordered("kind", "ended", "trial", trialId, "code", (long) exitCode,
+                        "time", System.currentTimeMillis(), "killed", killed);
+                if (exitCode != 0 && !killed) {
+                    report.put("error", StderrTail.failure(exitCode, directory.resolve("stderr")));
+                }
+                host.report(report);
                 ended.complete(exitCode);
             } catch (Exception e) {
                 ended.completeExceptionally(e);

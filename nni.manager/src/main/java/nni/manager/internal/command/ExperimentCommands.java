@@ -6,8 +6,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +26,7 @@ import org.osgi.service.component.annotations.Reference;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.config.ConfigException;
@@ -31,7 +36,10 @@ import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialFiles;
+import nni.manager.internal.experiment.TrialSummary;
 import nni.manager.internal.experiment.TrialView;
+import nni.manager.internal.nnictl.NnictlBridge;
+import nni.manager.internal.ui.ExperimentList;
 
 /**
  * The experiment console: {@code nni:create}, {@code nni:resume}, {@code nni:view},
@@ -55,19 +63,36 @@ public class ExperimentCommands {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long TOP_MAX_REFRESHES = 86_400;
 
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+
     private final ExperimentManager experiments;
     private final ExperimentConfigLoader loader;
+    private final NnictlBridge nnictl;
+    private final ExperimentList experimentList;
 
     @Activate
-    public ExperimentCommands(@Reference ExperimentManager experiments, @Reference ExperimentConfigLoader loader) {
+    public ExperimentCommands(@Reference ExperimentManager experiments, @Reference ExperimentConfigLoader loader,
+                              @Reference NnictlBridge nnictl) {
         this.experiments = experiments;
         this.loader = loader;
+        this.nnictl = nnictl;
+        this.experimentList = new ExperimentList(experiments);
     }
 
     @Descriptor("creates and starts an experiment from an NNI config file (v2 or v1 YAML)")
     public String create(@Descriptor("the experiment config file") String file)
             throws ConfigException, PlatformException, IOException {
-        Experiment experiment = experiments.create(loader.loadRunnable(Path.of(file).toAbsolutePath()));
+        String[] created = new String[1];
+        Experiment experiment;
+        try {
+            experiment = experiments.create(loader.loadRunnable(Path.of(file).toAbsolutePath()), (id, directory) -> created[0] = id);
+        } catch (PlatformException e) {
+            if (created[0] == null) {
+                throw e;
+            }
+            throw new PlatformException("experiment " + created[0] + " could not start: " + e.getMessage()
+                    + " (it stays listed by nni:experiments; nni:delete " + created[0] + " removes it)", e);
+        }
         return "experiment " + experiment.id() + " " + experiment.status() + " in " + experiment.directory();
     }
 
@@ -116,41 +141,79 @@ public class ExperimentCommands {
         return change(null, what, value);
     }
 
-    @Descriptor("lists experiments: open ones with their progress, and the others stored under the root")
-    public List<String> experiments() {
-        List<String> lines = new ArrayList<>();
-        for (Experiment experiment : experiments.open()) {
-            lines.add(Progress.of(experiment).line());
+    @Descriptor("lists every experiment stored under the root: id, name, status, platform, trials finished/total, "
+            + "best final result, start and end")
+    public String experiments() throws IOException, InterruptedException {
+        Map<String, String> registered = new LinkedHashMap<>();
+        for (Map<String, Object> entry : nnictl.entries()) {
+            registered.put(String.valueOf(entry.get("id")), String.valueOf(entry.get("status")));
         }
-        for (String id : experiments.stored()) {
-            if (experiments.get(id).isEmpty()) {
-                lines.add(id + " (not open: nni:resume " + id + " or nni:view " + id + ")");
-            }
+        TextTable table = new TextTable(List.of("ID", "NAME", "STATUS", "PLATFORM", "TRIALS", "BEST", "START", "END"));
+        for (Map<String, Object> row : experimentList.rows()) {
+            String id = String.valueOf(row.get("id"));
+            // a stored experiment's last status is NNI's registry's (DONE, ERROR, STOPPED)
+            Object status = Boolean.TRUE.equals(row.get("open")) ? row.get("status") : registered.getOrDefault(id, "STOPPED");
+            Object trials = row.get("finished") + "/" + row.get("total")
+                    + (row.get("maxTrials") == null ? "" : " of " + row.get("maxTrials"));
+            table.add(Arrays.asList(id, row.get("name"), status, row.get("platform"), trials,
+                    row.get("best") instanceof Double best ? Progress.format(best) : null,
+                    time(row.get("startTime")), time(row.get("endTime"))));
         }
-        return lines;
+        return table.size() == 0 ? "no experiment under " + experiments.root() : table.toString();
     }
 
-    @Descriptor("lists the trials of the open experiment (or of --experiment)")
-    public List<String> trials(
+    @Descriptor("lists the trials of the running experiment (or of --experiment), as nnictl trial ls: id, sequence, status, "
+            + "final result, duration, parameters, why it ended")
+    public String trials(
             @Parameter(names = "--status", absentValue = "") @Descriptor("only trials with this status") String status,
-            @Parameter(names = "--experiment", absentValue = "") @Descriptor("experiment id") String id) {
+            @Parameter(names = "--experiment", absentValue = "") @Descriptor("experiment id (default: the running one)") String id,
+            @Parameter(names = "--sort", absentValue = "sequence")
+            @Descriptor("sequence (default), id, status, result or duration") String sort,
+            @Parameter(names = "--head", absentValue = "0") @Descriptor("only the N best trials by final result") int head,
+            @Parameter(names = "--tail", absentValue = "0") @Descriptor("only the N worst trials by final result") int tail) {
+        if (head < 0 || tail < 0 || (head > 0 && tail > 0)) {
+            throw new IllegalArgumentException("--head and --tail: give one of them, a number above 0");
+        }
         Experiment experiment = experiments.require(id.isEmpty() ? null : id);
         if (!status.isEmpty()) {
             try {
-                TrialStatus.valueOf(status.toUpperCase());
+                TrialStatus.valueOf(status.toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--status: expected one of " + List.of(TrialStatus.values()) + ", got '" + status + "'");
             }
         }
-        List<String> lines = new ArrayList<>();
-        for (TrialView trial : experiment.trials()) {
-            if (status.isEmpty() || trial.job().status().name().equalsIgnoreCase(status)) {
-                lines.add(String.format("%-6s %4d %-13s %12s  %s", trial.job().id(), trial.sequenceId(),
-                        trial.job().status(), trial.finalValue() == null ? "-" : String.format("%.6g", trial.finalValue()),
-                        trial.job().message()));
-            }
+        Comparator<TrialSummary> byResult = Comparator.comparing(TrialSummary::finalValue,
+                Comparator.nullsLast(experiment.maximizing() ? Comparator.<Double>reverseOrder() : Comparator.<Double>naturalOrder()));
+        Comparator<TrialSummary> order = switch (sort.toLowerCase(Locale.ROOT)) {
+            case "sequence", "seq" -> Comparator.comparingLong(TrialSummary::sequenceId);
+            case "id" -> Comparator.comparing(t -> t.job().id());
+            case "status" -> Comparator.comparing((TrialSummary t) -> t.job().status().name())
+                    .thenComparingLong(TrialSummary::sequenceId);
+            case "result", "default" -> byResult;
+            case "duration" -> Comparator.comparing(t -> duration(t.job()), Comparator.nullsLast(Comparator.<Duration>reverseOrder()));
+            default -> throw new IllegalArgumentException("--sort: expected sequence, id, status, result or duration, got '"
+                    + sort + "'");
+        };
+        List<TrialSummary> shown = experiment.summaries().stream()
+                .filter(t -> status.isEmpty() || t.job().status().name().equalsIgnoreCase(status)).toList();
+        if (head > 0 || tail > 0) {
+            List<TrialSummary> withResult = shown.stream().filter(t -> t.finalValue() != null).sorted(byResult).toList();
+            shown = head > 0 ? withResult.subList(0, Math.min(head, withResult.size()))
+                    : withResult.subList(Math.max(0, withResult.size() - tail), withResult.size());
         }
-        return lines;
+        if (head == 0 && tail == 0) {
+            shown = shown.stream().sorted(order).toList();
+        }
+        TextTable table = new TextTable(List.of("TRIAL", "SEQ", "STATUS", "RESULT", "DURATION", "PARAMETERS", "MESSAGE"));
+        for (TrialSummary trial : shown) {
+            Duration took = duration(trial.job());
+            table.add(Arrays.asList(trial.job().id(), trial.sequenceId(), trial.job().status(),
+                    trial.finalValue() == null ? null : Progress.format(trial.finalValue()),
+                    took == null ? null : Progress.clock(took), parameters(trial.parameters()),
+                    trial.job().message().isEmpty() ? null : trial.job().message()));
+        }
+        return "experiment " + experiment.id() + " (" + experiment.status() + "), " + table.size() + " of "
+                + experiment.trials().size() + " trials\n" + table;
     }
 
     @Descriptor("shows one trial: status, why it waits or ended, where it runs, times, parameters, metrics, directory")
@@ -187,7 +250,13 @@ public class ExperimentCommands {
 
     @Descriptor("cancels a trial (USER_CANCELED); its whole process tree is killed")
     public String cancel(@Descriptor("trial id") String trialId) {
-        owner(trialId).cancelTrial(trialId);
+        Experiment experiment = owner(trialId);
+        TrialJob before = experiment.trial(trialId).orElseThrow().job();
+        if (before.status().isTerminal()) {
+            return "trial " + trialId + " had already ended (" + before.status()
+                    + (before.endTime() == null ? "" : " at " + time(before.endTime().toEpochMilli())) + "); nothing to cancel";
+        }
+        experiment.cancelTrial(trialId);
         return "trial " + trialId + " cancelled";
     }
 
@@ -227,6 +296,28 @@ public class ExperimentCommands {
             }
             TimeUnit.SECONDS.sleep(Math.max(1, interval));
         }
+    }
+
+    private static String time(Object epochMillis) {
+        return epochMillis instanceof Number millis
+                ? TIME.format(Instant.ofEpochMilli(millis.longValue()).atZone(ZoneId.systemDefault())) : null;
+    }
+
+    /** @return how long a trial ran, or ran so far; null when it never started */
+    private static Duration duration(TrialJob job) {
+        if (job.startTime() == null) {
+            return null;
+        }
+        Instant end = job.endTime() != null ? job.endTime() : job.status().isTerminal() ? job.startTime() : Instant.now();
+        return Duration.between(job.startTime(), end);
+    }
+
+    /** @return {@code name=value} pairs, the way a user reads a trial's parameters */
+    static String parameters(Map<String, Object> parameters) {
+        StringBuilder text = new StringBuilder();
+        parameters.forEach((name, value) -> text.append(text.length() == 0 ? "" : " ").append(name).append('=')
+                .append(value instanceof Double d ? Progress.format(d) : value));
+        return text.toString();
     }
 
     private Experiment owner(String trialId) {

@@ -13,28 +13,49 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import nni.api.platform.TrainingPlatform;
+import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformInfo;
 import nni.manager.internal.registry.PlatformRegistry;
 
-/** Gogo commands about the runtime itself: {@code nni:platforms}, {@code nni:version}. */
+/** Gogo commands about the runtime itself: {@code nni:platforms}, {@code nni:algorithms}, {@code nni:version}. */
 @Component(service = PlatformCommands.class, property = {
         "osgi.command.scope=nni",
         "osgi.command.function=platforms",
+        "osgi.command.function=algorithms",
         "osgi.command.function=version"})
 public class PlatformCommands {
 
     private final PlatformRegistry registry;
+    private final AlgorithmRegistry algorithms;
     private final BundleContext context;
 
     @Activate
-    public PlatformCommands(@Reference PlatformRegistry registry, BundleContext context) {
+    public PlatformCommands(@Reference PlatformRegistry registry, @Reference AlgorithmRegistry algorithms,
+                            BundleContext context) {
         this.registry = registry;
+        this.algorithms = algorithms;
         this.context = context;
     }
 
-    @Descriptor("lists the installed training platforms: name, bundle, version, state, open sessions")
-    public List<PlatformInfo> platforms() {
-        return registry.platforms();
+    @Descriptor("lists the installed training platforms: name, bundle, version, state (active, or shadowed by another "
+            + "bundle with the name), open sessions, and whether trials can run there")
+    public String platforms() {
+        List<PlatformInfo> platforms = registry.platforms();
+        if (platforms.isEmpty()) {
+            return "no platform is installed; drop a platform bundle into deploy/";
+        }
+        StringBuilder text = new StringBuilder(PlatformInfo.header()).append('\n');
+        platforms.forEach(platform -> text.append(platform).append('\n'));
+        return text.toString();
+    }
+
+    @Descriptor("lists the installed tuners, assessors and advisors (nnictl algo list): what tuner.name and "
+            + "assessor.name of an experiment file may name, matched ignoring case")
+    public String algorithms() {
+        TextTable table = new TextTable(List.of("TYPE", "NAME", "BUNDLE", "VERSION"));
+        algorithms.tunerEntries().forEach(e -> table.add(List.of("tuner", e.name(), e.bundleName(), e.bundleVersion())));
+        algorithms.assessorEntries().forEach(e -> table.add(List.of("assessor", e.name(), e.bundleName(), e.bundleVersion())));
+        return table + "advisors: none installed (NNI's Hyperband and BOHB are not available here)\n";
     }
 
     @Descriptor("shows the versions of the manager, the platform SPI, the framework and Java")

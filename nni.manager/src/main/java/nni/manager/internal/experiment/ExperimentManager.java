@@ -278,8 +278,13 @@ public class ExperimentManager {
     }
 
     /**
-     * @return the only open experiment, or the one named
-     * @throws IllegalArgumentException when none or several are open and no id is given
+     * The experiment a console command means: the one named, else the only one still running. An
+     * experiment that has ended (DONE, ERROR, ...) stays open for reading but is no longer the one
+     * a command without an id defaults to.
+     *
+     * @return the open experiment named, or the only running one
+     * @throws IllegalArgumentException when the one named is not open, or none is named and not
+     *                                  exactly one runs (the message names the candidates)
      */
     public Experiment require(String id) {
         if (id != null) {
@@ -287,11 +292,16 @@ public class ExperimentManager {
                     + "; open: " + experiments.keySet()));
         }
         List<Experiment> all = open();
-        if (all.size() != 1) {
-            throw new IllegalArgumentException(all.isEmpty() ? "no experiment is open"
-                    : "several experiments are open, name one: " + experiments.keySet());
+        List<Experiment> running = all.stream().filter(e -> !e.status().settled()).toList();
+        if (running.size() == 1) {
+            return running.get(0);
         }
-        return all.get(0);
+        if (running.size() > 1) {
+            throw new IllegalArgumentException("several experiments are running, name one: "
+                    + running.stream().map(Experiment::id).toList());
+        }
+        throw new IllegalArgumentException(all.isEmpty() ? "no experiment is open" : "no experiment is running; ended: "
+                + all.stream().map(e -> e.id() + " (" + e.status() + ")").toList() + ", name one");
     }
 
     /** @return ids of every experiment directory under the root, with a database */

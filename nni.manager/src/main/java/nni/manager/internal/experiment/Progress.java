@@ -56,12 +56,12 @@ public record Progress(String id, ExperimentStatus status, int done, int running
                 estimatedLeft == null ? "?" : clock(estimatedLeft));
     }
 
-    static String format(double value) {
+    public static String format(double value) {
         return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value)
                 : String.format("%.6g", value);
     }
 
-    static String clock(Duration duration) {
+    public static String clock(Duration duration) {
         long seconds = Math.max(0, duration.toSeconds());
         return seconds >= 3600 ? String.format("%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
                 : String.format("%02d:%02d", seconds / 60, seconds % 60);

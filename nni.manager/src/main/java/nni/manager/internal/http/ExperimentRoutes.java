@@ -13,6 +13,9 @@ import java.util.function.Supplier;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import org.osgi.framework.Bundle;
+import org.osgi.framework.FrameworkUtil;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,6 +25,7 @@ import nni.api.model.TrialJob;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.ExperimentStatus;
+import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.TrialView;
 import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.nnictl.TrialExport;
@@ -53,9 +57,28 @@ final class ExperimentRoutes {
     }
 
     void addTo(Router router) {
-        router.get("/check-status", (request, path) -> selected(request)
-                .<Object>map(e -> Map.of("status", e.status().name(), "errors", e.errors()))
-                .orElse(Map.of("status", ExperimentStatus.INITIALIZED.name(), "errors", List.of())));
+        router.get("/check-status", (request, path) -> {
+            if (request.getParameter("experiment_id") != null) {
+                Experiment named = require(request); // an experiment that is not open is not found (404)
+                return Map.of("status", named.status().name(), "errors", named.errors());
+            }
+            return selected(request).<Object>map(e -> Map.of("status", e.status().name(), "errors", e.errors()))
+                    .orElse(Map.of("status", ExperimentStatus.INITIALIZED.name(), "errors", List.of()));
+        });
+        // NNI answers its version as a JSON string; this runtime answers the manager's
+        router.get("/version", (request, path) -> version());
+        router.get("/trial-file/{id}/{name}", (request, path) -> {
+            Experiment experiment = requireFor(request, path.get("id"));
+            if (experiment.trial(path.get("id")).isEmpty()) {
+                throw HttpError.notFound("experiment " + experiment.id() + " has no trial " + path.get("id"));
+            }
+            if (!TrialFiles.NAMES.contains(path.get("name"))) {
+                throw HttpError.notFound("a trial's files here are " + String.join(", ", TrialFiles.NAMES) + "; no "
+                        + path.get("name"));
+            }
+            return new JsonServlet.PlainText(TrialFiles.open(experiment, path.get("id"), path.get("name"))
+                    .orElseThrow(() -> HttpError.notFound("trial " + path.get("id") + " has no " + path.get("name") + " yet")));
+        });
         router.get("/experiment", (request, path) -> profile(require(request)));
         // the body is read only for an open experiment and a known update type; with several open and
         // none named in the request, the profile in the body names it
@@ -166,12 +189,14 @@ final class ExperimentRoutes {
                 });
             }
         }
-        for (String file : List.of("/trial-file/{id}/{name}", "/trial-log/{id}/{type}")) {
-            router.get(file, (request, path) -> {
-                throw HttpError.notFound("trial files are not served over HTTP yet; the trial's logPath names its folder "
-                        + "(nni:log TRIAL shows its output)");
-            });
-        }
+        router.get("/trial-log/{id}/{type}", (request, path) -> {
+            throw HttpError.notFound("NNI's old trial-log route is not served: use /trial-file/{id}/stdout, stderr or trial.log");
+        });
+    }
+
+    private static String version() {
+        Bundle manager = FrameworkUtil.getBundle(ExperimentRoutes.class);
+        return manager == null ? "unknown" : manager.getVersion().toString();
     }
 
     @FunctionalInterface

@@ -1,6 +1,7 @@
 package nni.manager.internal.http;
 
 import java.io.IOException;
+import java.io.InputStream;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -91,8 +92,20 @@ public abstract class JsonServlet extends HttpServlet {
             return;
         }
         response.setStatus(200);
-        if (result != null) {
+        if (result instanceof PlainText text) {
+            response.setContentType("text/plain");
+            try (InputStream in = text.content()) {
+                in.transferTo(response.getOutputStream());
+            }
+        } else if (result != null) {
             JSON.writeValue(response.getOutputStream(), result);
         }
+    }
+
+    /**
+     * What a handler returns to send a file as it is ({@code text/plain}) rather than JSON; the
+     * servlet closes the stream.
+     */
+    public record PlainText(InputStream content) {
     }
 }

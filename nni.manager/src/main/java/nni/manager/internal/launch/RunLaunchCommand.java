@@ -12,6 +12,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import nni.api.model.TrialStatus;
 import nni.manager.internal.config.ConfigException;
 import nni.manager.internal.config.ExperimentConfigLoader;
 import nni.manager.internal.experiment.Experiment;
@@ -23,14 +24,16 @@ import nni.manager.internal.ui.WebUiAddress;
 
 /**
  * {@code java -jar nni-osgi.jar run <config.yml>}: runs one experiment to its end with a live
- * progress line, prints the best trials, and exits 0 when it is DONE (1 on ERROR, 2 on a bad
- * configuration, 3 when it was stopped before its end). Its id is printed first, before anything of
+ * progress line, prints the best trials and the failed ones with why, and exits 0 when it is DONE
+ * with a trial that succeeded (5 when none did, 1 on ERROR, 2 on a bad configuration, 3 when it was
+ * stopped before its end). Its id is printed first, before anything of
  * it is created. The experiment's data stays in its directory; {@code nni:view <id>} shows it.
  */
 @Component(property = LaunchCommand.NAME + "=run")
 public class RunLaunchCommand implements LaunchCommand {
 
     private static final int BEST_SHOWN = 5;
+    private static final int FAILED_SHOWN = 3;
 
     private final ExperimentConfigLoader loader;
     private final ExperimentManager experiments;
@@ -113,22 +116,46 @@ public class RunLaunchCommand implements LaunchCommand {
             out.print(terminal ? "\r" : "");
             out.println(Progress.of(experiment).line() + (terminal ? "\033[K" : ""));
             printBest(experiment, out);
+            printFailed(experiment, err);
             experiment.errors().forEach(error -> err.println("error: " + error));
         } finally {
             // stopped from outside already (REST DELETE /experiment, nni:halt): nothing left to stop
             experiments.stopIfOpen(experiment.id(), Duration.ofSeconds(30));
         }
+        boolean anySucceeded = experiment.trials().stream().anyMatch(t -> t.job().status() == TrialStatus.SUCCEEDED);
         out.println("experiment " + experiment.id() + " " + end + "; data in " + experiment.directory());
-        return exitCode(end);
+        if (end == ExperimentStatus.DONE && !anySucceeded) {
+            err.println("no trial succeeded (exit code " + NO_TRIAL_SUCCEEDED + ")");
+        }
+        return exitCode(end, anySucceeded);
     }
 
-    /** @return 0 when the experiment ended DONE, 3 when it was stopped before its end, 1 on ERROR */
-    static int exitCode(ExperimentStatus end) {
+    /** The exit code of an experiment that ended DONE without one successful trial. */
+    static final int NO_TRIAL_SUCCEEDED = 5;
+
+    /**
+     * @return 0 when the experiment ended DONE with a trial that succeeded, 5 when it ended DONE with
+     *         none, 3 when it was stopped before its end, 1 on ERROR
+     */
+    static int exitCode(ExperimentStatus end, boolean anySucceeded) {
         return switch (end) {
-            case DONE -> 0;
+            case DONE -> anySucceeded ? 0 : NO_TRIAL_SUCCEEDED;
             case STOPPED -> 3;
             default -> 1;
         };
+    }
+
+    /** The last failed trials with why (their exit code and the end of their stderr). */
+    private static void printFailed(Experiment experiment, PrintStream err) {
+        List<TrialView> failed = experiment.trials().stream().filter(t -> t.job().status() == TrialStatus.FAILED).toList();
+        if (failed.isEmpty()) {
+            return;
+        }
+        err.println(failed.size() + " trial" + (failed.size() == 1 ? "" : "s") + " failed"
+                + (failed.size() > FAILED_SHOWN ? "; the last " + FAILED_SHOWN + ":" : ":"));
+        for (TrialView trial : failed.subList(Math.max(0, failed.size() - FAILED_SHOWN), failed.size())) {
+            err.println(String.format("  %-6s %4d  %s", trial.job().id(), trial.sequenceId(), trial.job().message()));
+        }
     }
 
     private static String stripClock(String line) {

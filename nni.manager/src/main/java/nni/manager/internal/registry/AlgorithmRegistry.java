@@ -71,4 +71,14 @@ public class AlgorithmRegistry {
     public List<String> assessorNames() {
         return assessors.names();
     }
+
+    /** @return the answering tuner of every name, with its bundle */
+    public List<NamedServices.Entry<TunerProvider>> tunerEntries() {
+        return tuners.active();
+    }
+
+    /** @return the answering assessor of every name, with its bundle */
+    public List<NamedServices.Entry<AssessorProvider>> assessorEntries() {
+        return assessors.active();
+    }
 }

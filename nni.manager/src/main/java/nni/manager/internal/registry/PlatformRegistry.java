@@ -148,7 +148,8 @@ public class PlatformRegistry {
 
     private PlatformInfo info(NamedServices.Entry<TrainingPlatform> entry, String state) {
         int count = (int) sessions.stream().filter(s -> s.reference.equals(entry.reference())).count();
-        return new PlatformInfo(entry.name(), entry.bundleName(), entry.bundleVersion(), state, count);
+        boolean checksOnly = Boolean.parseBoolean(String.valueOf(entry.reference().getProperty(PlatformInfo.CHECKS_ONLY)));
+        return new PlatformInfo(entry.name(), entry.bundleName(), entry.bundleVersion(), state, count, !checksOnly);
     }
 
     /**

@@ -2,7 +2,6 @@ package nni.manager.internal.ui;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +63,7 @@ public class UiApiServlet extends JsonServlet {
     private final transient ExperimentManager manager;
     private final transient PlatformRegistry platforms;
     private final transient ExperimentLookup lookup;
-    private final transient StoredExperiments stored = new StoredExperiments();
+    private final transient ExperimentList experiments;
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
@@ -78,6 +77,7 @@ public class UiApiServlet extends JsonServlet {
         this.manager = manager;
         this.platforms = platforms;
         this.lookup = new ExperimentLookup(manager);
+        this.experiments = new ExperimentList(manager);
     }
 
     @Deactivate
@@ -93,7 +93,7 @@ public class UiApiServlet extends JsonServlet {
     @Override
     protected void routes(Router router) {
         // routes are added by the super constructor, before the fields are set: they read them late
-        router.get("/experiments", (request, path) -> experiments());
+        router.get("/experiments", (request, path) -> experiments.rows());
         router.get("/experiments/{id}", (request, path) -> {
             Experiment experiment = experiment(path);
             return ExperimentOverview.of(experiment, isOpen(experiment));
@@ -119,21 +119,6 @@ public class UiApiServlet extends JsonServlet {
 
     private boolean isOpen(Experiment experiment) {
         return manager.get(experiment.id()).filter(open -> open == experiment).isPresent();
-    }
-
-    private List<Map<String, Object>> experiments() {
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (Experiment experiment : manager.open()) {
-            rows.add(ExperimentOverview.listRow(experiment, true));
-        }
-        for (String id : manager.stored()) {
-            if (manager.get(id).isEmpty()) {
-                stored.row(id, manager.root().resolve(id)).ifPresent(rows::add);
-            }
-        }
-        rows.sort(Comparator.comparing((Map<String, Object> row) -> row.get("startTime") instanceof Number n ? n.longValue() : 0L)
-                .reversed());
-        return rows;
     }
 
     private Map<String, Object> platforms() {

@@ -23,6 +23,8 @@ import nni.api.platform.TrainingSession;
  * Configured through PID {@code nni.ts.frameworkcontroller}.
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.ts.frameworkcontroller",
+        // lists it as a platform that validates its section only (nni:platforms, the web UI)
+        property = "nni.platform.checks.only=true",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Platform("frameworkcontroller")
 @Designate(ocd = FrameworkControllerPlatform.Config.class)

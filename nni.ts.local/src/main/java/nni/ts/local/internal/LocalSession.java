@@ -292,7 +292,7 @@ final class LocalSession implements TrainingSession {
             TrialStatus status = trial.cancelledAs != null ? TrialStatus.cancelled(trial.cancelledAs)
                     : exitCode == 0 ? TrialStatus.SUCCEEDED : TrialStatus.FAILED;
             String why = trial.cancelledAs != null ? (trial.cancelledAs ? "stopped early" : "cancelled")
-                    : exitCode == 0 ? "" : "exit code " + exitCode;
+                    : exitCode == 0 ? "" : StderrTail.failure(exitCode, trial.directory.resolve("stderr"));
             ended = trial.job.ended(status, Instant.now(), why);
             trial.job = ended;
         }
