@@ -82,6 +82,13 @@ public final class Main {
             System.out.println(LaunchOptions.USAGE);
             return;
         }
+        if (!options.command().isEmpty() && options.command().get(0).equals("client")) {
+            // a console to a runtime that runs already: no framework of its own
+            List<String> line = options.command().subList(1, options.command().size());
+            System.exit(line.isEmpty() ? Console.interactive(options.home(), false) : Console.runOnce(options.home(), line,
+                    System.out, System.err));
+            return;
+        }
         try {
             prepare(options);
         } catch (Refused e) {
@@ -89,12 +96,42 @@ public final class Main {
             System.exit(e.exitCode());
             return;
         }
+        if (options.command().isEmpty() && System.console() != null) {
+            startOwnConsole(options.home());
+        }
         try {
             Class.forName(EMBEDDED_LAUNCHER).getMethod("main", String[].class).invoke(null, (Object) new String[0]);
         } catch (InvocationTargetException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
     }
+
+    /**
+     * The runtime's own terminal gets the console ({@link Console}) once the runtime answers: its
+     * port is in {@code log/endpoint} and its console token in {@code console.token} (both removed
+     * at start, so that only this runtime's count). Leaving it stops the runtime.
+     */
+    private static void startOwnConsole(Path home) {
+        Thread console = new Thread(() -> {
+            Path endpoint = home.resolve("log").resolve("endpoint");
+            Path token = home.resolve("console.token");
+            // bounded: a runtime that never answers leaves its terminal without a console
+            for (int waited = 0; waited < CONSOLE_WAIT_MILLIS && !(Files.exists(endpoint) && Files.exists(token)); waited += 100) {
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            if (Console.interactive(home, true) == 0) {
+                System.exit(0); // the framework stops in the launcher's shutdown hook; trials are detached
+            }
+        }, "nni-console");
+        console.setDaemon(true);
+        console.start();
+    }
+
+    private static final int CONSOLE_WAIT_MILLIS = 300_000;
 
     static void prepare(LaunchOptions options) throws Refused, IOException {
         Path home = options.home();
@@ -111,6 +148,9 @@ public final class Main {
         }
         Path temporary = home.resolve("tmp");
         clear(temporary);
+        // what a killed runtime left: the console finds this runtime by these once it answers
+        Files.deleteIfExists(home.resolve("log").resolve("endpoint"));
+        Files.deleteIfExists(home.resolve("console.token"));
         // the JVM always sets java.io.tmpdir (to /tmp): only a -D on the command line is the user's choice
         if (ManagementFactory.getRuntimeMXBean().getInputArguments().stream().noneMatch(a -> a.startsWith("-Djava.io.tmpdir="))) {
             System.setProperty("java.io.tmpdir", temporary.toString());
@@ -131,8 +171,8 @@ public final class Main {
         if (!options.command().isEmpty()) {
             System.setProperty(COMMAND, String.join("\n", options.command()));
         }
-        boolean console = options.command().isEmpty() && System.console() != null;
-        setDefault("gosh.args", console ? "" : "--nointeractive");
+        // Gogo's own shell runs lines given with -Dgosh.args only: the console is nni.launcher.Console
+        setDefault("gosh.args", "--nointeractive");
         requireFreePort(home);
         boolean showLog = options.command().isEmpty() || options.verbose();
         configureLogging(home, options.logLevel(), showLog);

@@ -18,22 +18,30 @@ import java.util.Set;
  * token the first time one is needed, read back afterwards. A file that others may read, or that
  * holds no token, is refused: the token could be known, or the file was damaged.
  */
-final class TokenFile {
+public final class TokenFile {
 
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
     /** The token and whether it was made now (then it is shown once). */
-    record Token(String value, boolean created) {
+    public record Token(String value, boolean created) {
     }
 
     private final Path file;
+    private final String what;
 
+    /** A login token file. */
     TokenFile(Path file) {
-        this.file = file;
+        this(file, "login token");
     }
 
-    Path path() {
+    /** @param what what the token is for, as messages name it ("console token") */
+    public TokenFile(Path file, String what) {
+        this.file = file;
+        this.what = what;
+    }
+
+    public Path path() {
         return file;
     }
 
@@ -41,7 +49,7 @@ final class TokenFile {
      * @return the token in the file, or a new one written there when there is no file
      * @throws IOException with a message for the user when the file cannot be used
      */
-    Token readOrCreate() throws IOException {
+    public Token readOrCreate() throws IOException {
         if (Files.exists(file)) {
             return new Token(read(), false);
         }
@@ -69,14 +77,14 @@ final class TokenFile {
         if (posix(file)) {
             Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
             if (!OWNER_ONLY.containsAll(permissions)) {
-                throw new IOException("the login token file " + file + " may be read by others (mode "
+                throw new IOException("the " + what + " file " + file + " may be read by others (mode "
                         + PosixFilePermissions.toString(permissions) + "): make it readable by its owner only"
                         + " (chmod 600), or delete it to get a new token");
             }
         }
         String token = Files.readString(file, StandardCharsets.US_ASCII).strip();
         if (token.isEmpty()) {
-            throw new IOException("the login token file " + file + " holds no token: delete it to get a new one");
+            throw new IOException("the " + what + " file " + file + " holds no token: delete it to get a new one");
         }
         return token;
     }

@@ -1,0 +1,86 @@
+package nni.manager.internal.console;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import nni.api.model.TrialStatus;
+import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.experiment.TrialFiles;
+
+/**
+ * What Tab offers for the word being typed: command names first, then by command experiment ids
+ * (open and stored), trial ids of the open experiments, and the few words some options take. File
+ * names are the client's to complete (they are in its folder, not the runtime's).
+ */
+final class Completions {
+
+    private static final Set<String> TRIAL_COMMANDS = Set.of("trial", "cancel", "output");
+    private static final Set<String> EXPERIMENT_COMMANDS = Set.of("resume", "view", "halt", "change", "export", "import",
+            "importdata", "delete");
+
+    private final CommandHelp help;
+    private final ExperimentManager experiments;
+
+    Completions(CommandHelp help, ExperimentManager experiments) {
+        this.help = help;
+        this.experiments = experiments;
+    }
+
+    /**
+     * @param words the words before the cursor; the last is the one being completed (empty after a space)
+     * @return the candidates that start with it
+     */
+    List<String> candidates(List<String> words) {
+        String typed = words.isEmpty() ? "" : words.get(words.size() - 1);
+        Set<String> offered = new LinkedHashSet<>();
+        if (words.size() <= 1) {
+            for (String name : help.commands().keySet()) {
+                if (name.equals("nni:_import")) {
+                    continue;
+                }
+                offered.add(name);
+                if (name.startsWith("nni:")) {
+                    offered.add(name.substring(4)); // NNI's commands answer unqualified too
+                }
+            }
+            offered.add("help");
+        } else {
+            String command = words.get(0).startsWith("nni:") ? words.get(0).substring(4) : words.get(0);
+            String previous = words.get(words.size() - 2);
+            if (previous.equals("--experiment")) {
+                offered.addAll(experimentIds());
+            } else if (previous.equals("--status")) {
+                for (TrialStatus status : TrialStatus.values()) {
+                    offered.add(status.name());
+                }
+            } else if (previous.equals("--sort")) {
+                offered.addAll(List.of("sequence", "id", "status", "result", "duration"));
+            } else if (command.equals("output") && words.size() == 3) {
+                offered.addAll(TrialFiles.NAMES);
+            } else if (TRIAL_COMMANDS.contains(command)) {
+                experiments.open().forEach(e -> e.trials().forEach(t -> offered.add(t.job().id())));
+            } else if (EXPERIMENT_COMMANDS.contains(command)) {
+                offered.addAll(experimentIds());
+            } else if (command.equals("trials")) {
+                offered.addAll(List.of("--status", "--experiment", "--sort", "--head", "--tail"));
+            }
+        }
+        List<String> matching = new ArrayList<>();
+        for (String candidate : offered) {
+            if (candidate.startsWith(typed)) {
+                matching.add(candidate);
+            }
+        }
+        return matching;
+    }
+
+    private Set<String> experimentIds() {
+        Set<String> ids = new LinkedHashSet<>();
+        experiments.open().stream().map(Experiment::id).forEach(ids::add);
+        ids.addAll(experiments.stored());
+        return ids;
+    }
+}
