@@ -146,7 +146,7 @@ public class ConsoleIT {
         terminal.await("interrupted");
         terminal.await("nni> ");
         assertTrue(terminal.alive());
-        assertEquals("RUNNING", rest(endpoint, "check-status").get("status").asText());
+        assertEquals("RUNNING", rest(endpoint, "trial-jobs/" + trial).get("status").asText());
 
         // only warnings and errors of the log while the prompt is up; the log file has everything
         String sincePrompt = terminal.shown().substring(promptUp);
@@ -218,7 +218,7 @@ public class ConsoleIT {
         terminal.await(trial);
         terminal.type("exit" + PtySession.ENTER);
         assertEquals(0, terminal.awaitExit(Duration.ofSeconds(30)));
-        assertEquals("RUNNING", rest(endpoint, "check-status").get("status").asText());
+        assertEquals("RUNNING", rest(endpoint, "trial-jobs/" + trial).get("status").asText());
 
         JarProcess.Result halted = JarProcess.run(code, environment, outputs, "--home", home.toString(), "client", "nni:halt", id);
         assertEquals("experiment " + id + " stopped\n", halted.out());

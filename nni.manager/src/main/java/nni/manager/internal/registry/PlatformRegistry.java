@@ -67,11 +67,18 @@ public class PlatformRegistry {
             LOG.info("platform '{}' unbound ({} {})", entry.name(), entry.bundleName(), entry.bundleVersion());
             for (TrackedSession session : sessions) {
                 if (session.reference.equals(reference)) {
-                    session.lose("platform '" + entry.name() + "' is away: bundle " + entry.bundleName() + " "
-                            + entry.bundleVersion() + " stopped");
+                    session.lose("platform '" + entry.name() + "' is away: " + why(entry));
                 }
             }
         });
+    }
+
+    /** @return why a platform service left: its bundle stopped, or (bundle still active) its component is reconfigured */
+    private static String why(NamedServices.Entry<TrainingPlatform> entry) {
+        org.osgi.framework.Bundle bundle = entry.reference().getBundle();
+        boolean active = bundle != null && bundle.getState() == org.osgi.framework.Bundle.ACTIVE;
+        return active ? "its component (bundle " + entry.bundleName() + ") is restarting with a new configuration"
+                : "bundle " + entry.bundleName() + " " + entry.bundleVersion() + " stopped";
     }
 
     /** The runtime stops (or the manager is updated): every session still open is detached, none closed. */

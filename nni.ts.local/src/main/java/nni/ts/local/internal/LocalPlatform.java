@@ -18,6 +18,7 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Option;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
@@ -54,7 +55,8 @@ public class LocalPlatform implements TrainingPlatform {
         String shell() default "/bin/bash";
 
         @AttributeDefinition(description = "Whether trials get the pure-Python nni SDK shipped with nni-osgi on their "
-                + "PYTHONPATH: 'auto' = only when python3 cannot import nni itself, 'always', 'never'")
+                + "PYTHONPATH: 'auto' = only when python3 cannot import nni itself, 'always', 'never'",
+                options = {@Option(value = "auto"), @Option(value = "always"), @Option(value = "never")})
         String python_sdk() default "auto";
 
         @AttributeDefinition(description = "The nvidia-smi command GPU placement queries (a name looked up on PATH, or a path)")
