@@ -31,7 +31,7 @@ public class ShellCommandsIT extends RuntimeTestSupport {
     /** The README's Gogo table. */
     private static final List<String> DOCUMENTED = List.of("platforms", "version", "validate", "create", "resume", "view",
             "halt", "change", "experiments", "top", "trials", "trial", "cancel", "output", "export", "import", "importdata",
-            "delete");
+            "delete", "algorithms", "explog");
 
     @Configuration
     public Option[] config() {

@@ -177,12 +177,24 @@ public class ConsoleIT {
         JarProcess.Result missing = JarProcess.run(code, environment, outputs, "--home", home.toString(), "client", "nni:trial", "nosuch");
         assertEquals(1, missing.code());
         assertEquals("no open experiment has a trial nosuch\n", missing.err());
+        // Felix's log reader is there: log shows the OSGi log (the framework's events at least)
+        JarProcess.Result log = JarProcess.run(code, environment, outputs, "--home", home.toString(), "client", "log", "5", "info");
+        assertEquals(log.err(), 0, log.code());
+        assertTrue(log.out(), log.out().contains("BundleEvent") || log.out().contains("ServiceEvent"));
         // a file name is the client's: made absolute before the runtime sees it
         JarProcess.Result created = JarProcess.run(code, environment, outputs, "--home", home.toString(), "client",
                 "nni:create", "config.yml");
         assertEquals(created.err(), 0, created.code());
         String id = created.out().split(" ")[1];
         String trial = runningTrial(endpoint);
+        // the experiment's own log, as NNI keeps it, and nni:explog shows its end
+        Path managerLog = experiments.resolve(id).resolve("log").resolve("nnimanager.log");
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(managerLog).contains("experiment " + id + " created in"));
+        JarProcess.Result explog = JarProcess.run(code, environment, outputs, "--home", home.toString(), "client", "nni:explog",
+                "--tail", "1", id);
+        assertEquals(explog.err(), 0, explog.code());
+        assertEquals(explog.out(), 1, explog.out().strip().lines().count());
+        assertFalse(Files.readString(managerLog), Files.readString(managerLog).contains("platform 'local' bound"));
 
         // no runtime, a wrong token, no token: refused, and the runtime's console asks for its token
         Path other = folder.newFolder("other").toPath();

@@ -3,6 +3,7 @@ package nni.manager.internal.command;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,6 +39,7 @@ import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.TrialSummary;
 import nni.manager.internal.experiment.TrialView;
+import nni.manager.internal.logs.ExperimentLogFiles;
 import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.ui.ExperimentList;
 
@@ -57,7 +59,7 @@ import nni.manager.internal.ui.ExperimentList;
         "osgi.command.function=create", "osgi.command.function=resume", "osgi.command.function=view",
         "osgi.command.function=halt", "osgi.command.function=change", "osgi.command.function=experiments",
         "osgi.command.function=trials", "osgi.command.function=trial", "osgi.command.function=cancel",
-        "osgi.command.function=output", "osgi.command.function=top"})
+        "osgi.command.function=output", "osgi.command.function=top", "osgi.command.function=explog"})
 public class ExperimentCommands {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -276,6 +278,30 @@ public class ExperimentCommands {
     @Descriptor("prints a trial's stdout")
     public String output(@Descriptor("trial id") String trialId) throws IOException {
         return output(trialId, "stdout");
+    }
+
+    @Descriptor("prints the end of an experiment's own log, log/nnimanager.log (what the runtime logged about it)")
+    public String explog(
+            @Parameter(names = "--tail", absentValue = "100") @Descriptor("how many of its last lines (default 100)") int tail,
+            @Descriptor("experiment id, open or stored") String id) throws IOException {
+        if (tail < 1) {
+            throw new IllegalArgumentException("--tail: expected a number of lines above 0, got " + tail);
+        }
+        Optional<Experiment> open = experiments.get(id);
+        Path file = (open.isPresent() ? open.get().directory() : experiments.directoryOf(id)).resolve("log")
+                .resolve(ExperimentLogFiles.MANAGER_LOG);
+        if (!Files.isRegularFile(file)) {
+            return "(experiment " + id + " has no " + file + " yet)";
+        }
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - tail), lines.size()));
+    }
+
+    @Descriptor("prints the end of the running experiment's own log, log/nnimanager.log")
+    public String explog(
+            @Parameter(names = "--tail", absentValue = "100") @Descriptor("how many of its last lines (default 100)") int tail)
+            throws IOException {
+        return explog(tail, experiments.require(null).id());
     }
 
     @Descriptor("live view of the open experiments: done/running/waiting/failed, best metric, elapsed, time left; "

@@ -4,7 +4,6 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Dictionary;
 import java.util.Hashtable;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * the file, the key and what it accepts, and the component gets the last configuration of that PID
  * that was valid (the defaults when there was none) rather than failing with a stack trace.
  */
-@Component(property = {ConfigurationPlugin.CM_RANKING + ":Integer=100", "config.plugin.id=nni.configuration.check"})
+// immediate: what was valid is remembered across calls (a delayed component would be disposed after each)
+@Component(immediate = true, property = {ConfigurationPlugin.CM_RANKING + ":Integer=100", "config.plugin.id=nni.configuration.check"})
 public class ConfigurationCheck implements ConfigurationPlugin {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConfigurationCheck.class);
@@ -98,42 +98,13 @@ public class ConfigurationCheck implements ConfigurationPlugin {
             if (value == null || value.getClass().isArray() || value instanceof java.util.Collection) {
                 continue;
             }
-            String problem = problem(attribute, value);
+            String problem = SettingCheck.problem(attribute, String.valueOf(value).strip());
             if (problem != null) {
                 problems.append(problems.length() == 0 ? "" : "; ").append(attribute.getID()).append(": ").append(problem)
                         .append(", got \"").append(value).append('"');
             }
         }
         return problems.toString();
-    }
-
-    private static String problem(AttributeDefinition attribute, Object value) {
-        String text = String.valueOf(value).strip();
-        String[] options = attribute.getOptionValues();
-        if (options != null && options.length > 0 && !Arrays.asList(options).contains(text)) {
-            return "expected one of " + String.join(", ", options);
-        }
-        try {
-            switch (attribute.getType()) {
-                case AttributeDefinition.INTEGER -> Integer.parseInt(text);
-                case AttributeDefinition.LONG -> Long.parseLong(text);
-                case AttributeDefinition.SHORT -> Short.parseShort(text);
-                case AttributeDefinition.BYTE -> Byte.parseByte(text);
-                case AttributeDefinition.DOUBLE, AttributeDefinition.FLOAT -> Double.parseDouble(text);
-                case AttributeDefinition.BOOLEAN -> {
-                    if (!List.of("true", "false").contains(text.toLowerCase(java.util.Locale.ROOT))) {
-                        return "expected true or false";
-                    }
-                }
-                default -> {
-                    return null;
-                }
-            }
-        } catch (NumberFormatException e) {
-            return attribute.getType() == AttributeDefinition.DOUBLE || attribute.getType() == AttributeDefinition.FLOAT
-                    ? "expected a number" : "expected a whole number";
-        }
-        return null;
     }
 
     /** @return the Metatype of a PID, from whichever bundle declares it; null when none does */

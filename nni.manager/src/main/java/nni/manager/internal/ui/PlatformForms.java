@@ -35,6 +35,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.platform.TrainingPlatform;
+import nni.manager.internal.config.SettingCheck;
 import nni.manager.internal.http.HttpError;
 
 /**
@@ -158,52 +159,10 @@ public class PlatformForms {
         if (attribute.getCardinality() != 0) {
             throw HttpError.badRequest(attribute.getID() + ": lists of values are not editable here");
         }
-        try {
-            switch (attribute.getType()) {
-                case AttributeDefinition.INTEGER -> Integer.parseInt(text);
-                case AttributeDefinition.LONG -> Long.parseLong(text);
-                case AttributeDefinition.SHORT -> Short.parseShort(text);
-                case AttributeDefinition.BYTE -> Byte.parseByte(text);
-                case AttributeDefinition.DOUBLE, AttributeDefinition.FLOAT -> finite(Double.valueOf(text));
-                case AttributeDefinition.BOOLEAN -> {
-                    if (!text.equals("true") && !text.equals("false")) {
-                        throw new NumberFormatException();
-                    }
-                }
-                default -> {
-                    // text
-                }
-            }
-        } catch (NumberFormatException e) {
-            throw HttpError.badRequest(attribute.getID() + ": expected " + typeName(attribute.getType()) + ", got '" + text + "'");
+        String problem = SettingCheck.problem(attribute, text);
+        if (problem != null) {
+            throw HttpError.badRequest(attribute.getID() + ": " + problem + ", got '" + text + "'");
         }
-        String[] options = attribute.getOptionValues();
-        if (options != null && options.length > 0 && !List.of(options).contains(text)) {
-            throw HttpError.badRequest(attribute.getID() + ": expected one of " + List.of(options) + ", got '" + text + "'");
-        }
-        String problem = attribute.validate(text);
-        if (problem != null && !problem.isEmpty()) {
-            throw HttpError.badRequest(attribute.getID() + ": " + problem);
-        }
-    }
-
-    private static Double finite(Double value) {
-        if (!Double.isFinite(value)) {
-            throw new NumberFormatException();
-        }
-        return value;
-    }
-
-    private static String typeName(int type) {
-        return switch (type) {
-            case AttributeDefinition.INTEGER -> "an integer " + Integer.MIN_VALUE + "-" + Integer.MAX_VALUE;
-            case AttributeDefinition.LONG -> "an integer " + Long.MIN_VALUE + "-" + Long.MAX_VALUE;
-            case AttributeDefinition.SHORT -> "an integer " + Short.MIN_VALUE + "-" + Short.MAX_VALUE;
-            case AttributeDefinition.BYTE -> "an integer " + Byte.MIN_VALUE + "-" + Byte.MAX_VALUE;
-            case AttributeDefinition.DOUBLE, AttributeDefinition.FLOAT -> "a finite number";
-            case AttributeDefinition.BOOLEAN -> "true or false";
-            default -> "text";
-        };
     }
 
     private Map<String, Object> form(Target target) {

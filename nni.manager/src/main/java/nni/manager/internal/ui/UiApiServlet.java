@@ -131,6 +131,7 @@ public class UiApiServlet extends JsonServlet {
             platform.put("version", info.version());
             platform.put("state", info.state());
             platform.put("sessions", info.sessions());
+            platform.put("runsTrials", info.runsTrials());
             platform.put("configuration", current == null ? null : current.form(info.name(), info.bundle()).orElse(null));
             list.add(platform);
         }
