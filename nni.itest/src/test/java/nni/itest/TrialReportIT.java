@@ -2,11 +2,9 @@ package nni.itest;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -14,10 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.Test;
@@ -27,7 +22,6 @@ import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
-import org.osgi.framework.Bundle;
 
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.KeeperOptions;
@@ -35,20 +29,16 @@ import nni.api.environment.KeeperSessions;
 import nni.api.model.HyperParameters;
 import nni.api.model.Placement;
 import nni.api.model.TrialApplication;
-import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
-import nni.api.platform.PlatformException;
-import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
 import nni.itest.keeper.CapturingLauncher;
-import nni.itest.keeper.ProcessKeeperLauncher;
 import nni.itest.keeper.RecordingContext;
 import nni.itest.keeper.TrialScripts;
 
 /**
- * Trials through real keeper processes against the runtime's one endpoint: local reuse mode end
- * to end, one keeper per trial, an endpoint outage in the middle of a trial, a refused protocol
- * version, refused tokens and bodies, and an unsafe code archive.
+ * The manager's side of the trial routes, spoken by the test itself over HTTP: refused tokens and
+ * bodies, a batch sent twice applied once, log tails, an environment that dies. What the keepers
+ * do is the keeper conformance suite's ({@link KeeperConformance}).
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -62,16 +52,6 @@ public class TrialReportIT extends RuntimeTestSupport {
         return new Option[] {baseOptions()};
     }
 
-    /** A fixed port, so that the endpoint comes back on the same one after the outage. */
-    @Override
-    protected String httpPort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return Integer.toString(socket.getLocalPort());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     private RecordingContext context(String experimentId, boolean reuse) throws IOException {
         Path experiment = Files.createTempDirectory("nni-" + experimentId);
         Path code = experiment.resolve("code");
@@ -82,290 +62,6 @@ public class TrialReportIT extends RuntimeTestSupport {
         section.put("trialCodeDirectory", code.toString());
         section.put("reuseMode", reuse);
         return new RecordingContext(experimentId, experiment, section);
-    }
-
-    private static TrialApplication trial(String id, long sequence, String parameters) {
-        return new TrialApplication(id, sequence, new HyperParameters(parameters, 0), Placement.NONE);
-    }
-
-    private TrainingSession openLocal(RecordingContext context) throws Exception {
-        await().atMost(WAIT).until(() -> service(TrainingPlatform.class, "(nni.platform=local)") != null
-                && service(KeeperSessions.class, null) != null);
-        return service(TrainingPlatform.class, "(nni.platform=local)").open(context);
-    }
-
-    private void awaitEnded(RecordingContext context, String trialId) {
-        await().atMost(WAIT).until(() -> context.status(trialId) != null && context.status(trialId).isTerminal());
-    }
-
-    /** Every PERIODICAL 0..n-1 and the FINAL, each delivered exactly once. */
-    private static void assertAllOnce(RecordingContext context, String trialId, int periodical) {
-        Set<String> expected = new TreeSet<>();
-        for (int i = 0; i < periodical; i++) {
-            expected.add(trialId + "|PERIODICAL|" + i);
-        }
-        expected.add(trialId + "|FINAL|0");
-        assertEquals(expected, context.stored(trialId));
-        assertEquals("metric calls for " + trialId + " (duplicates?)", periodical + 1, context.calls(trialId));
-        assertEquals(1, context.terminalChanges(trialId));
-    }
-
-    @Test(timeout = 120_000)
-    public void localReuseRunsTrialsOneAfterAnotherOnOneEnvironmentAndSurvivesAFailingOne() throws Exception {
-        RecordingContext context = context("reuse1", true);
-        try (TrainingSession session = openLocal(context)) {
-            String[] ids = {"Ra001", "Ra002", "Ra003"};
-            int[] exits = {0, 3, 0};
-            for (int i = 0; i < ids.length; i++) {
-                TrialJob submitted = session.submit(trial(ids[i], i, TrialScripts.parameters(100 + i, 20, 20, null, exits[i])));
-                assertEquals(TrialStatus.WAITING, submitted.status());
-                awaitEnded(context, ids[i]);
-            }
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Ra001"));
-            assertEquals(TrialStatus.FAILED, context.status("Ra002"));
-            assertEquals("exit code 3", context.latest("Ra002").message());
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Ra003"));
-            for (String id : ids) {
-                assertAllOnce(context, id, 40);
-                assertTrue(context.changes.stream().anyMatch(j -> j.id().equals(id) && j.status() == TrialStatus.RUNNING));
-            }
-            assertTrue(context.lines("Ra002").stream().anyMatch(l -> l.contains("\"FINAL\"") && l.contains("\"101\"")));
-            // one environment ran all three: the trial directories share it
-            Path environment = Path.of(context.latest("Ra001").workingDirectory()).getParent().getParent();
-            for (String id : ids) {
-                assertEquals(environment.resolve("trials").resolve(id).toString(), context.latest(id).workingDirectory());
-            }
-            assertEquals(1, Files.list(context.experimentDirectory().resolve("environments")).filter(Files::isDirectory).count());
-            try (var stdout = session.openTrialFile("Ra001", "stdout").orElseThrow()) {
-                assertTrue(new String(stdout.readAllBytes()).contains("phase2-done"));
-            }
-        }
-    }
-
-    @Test(timeout = 120_000)
-    public void aTrialKeeperRunsOneTrialReportsEverythingAndExitsWithItsCode() throws Exception {
-        RecordingContext context = context("pertrial", false);
-        ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
-        KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", false, 4, Duration.ofMinutes(1), null))) {
-            session.submit(trial("Pt001", 0, TrialScripts.parameters(7, 30, 30, null, 5)));
-            awaitEnded(context, "Pt001");
-            assertEquals(TrialStatus.FAILED, context.status("Pt001"));
-            assertAllOnce(context, "Pt001", 60);
-            Process keeper = launcher.processes.get("Pt001");
-            assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
-            assertEquals("the keeper exits with the trial's code", 5, keeper.exitValue());
-            Path trialDirectory = launcher.directory("Pt001");
-            assertEquals(TrialScripts.parameters(7, 30, 30, null, 5), Files.readString(trialDirectory.resolve("parameter.cfg")));
-            assertTrue(Files.readString(trialDirectory.resolve("stdout")).contains("phase2-done"));
-        }
-    }
-
-    @Test(timeout = 120_000)
-    public void anIdleEnvironmentEndsAfterItsTimeoutAndANewOneTakesTheNextTrial() throws Exception {
-        RecordingContext context = context("idle", true);
-        ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
-        KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 2, Duration.ofSeconds(1), null))) {
-            session.submit(trial("Id001", 0, TrialScripts.parameters(1, 3, 0, null, 0)));
-            awaitEnded(context, "Id001");
-            assertEquals(1, launcher.processes.size());
-            Process first = launcher.processes.values().iterator().next();
-            assertTrue("the idle environment ends by itself", first.waitFor(30, TimeUnit.SECONDS));
-            assertEquals("it was asked to stop, not killed", 0, first.exitValue());
-            session.submit(trial("Id002", 1, TrialScripts.parameters(2, 3, 0, null, 0)));
-            awaitEnded(context, "Id002");
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Id001"));
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Id002"));
-            assertEquals("a new environment took the second trial", 2, launcher.processes.size());
-            assertAllOnce(context, "Id002", 3);
-        }
-    }
-
-    @Test(timeout = 120_000)
-    public void cancelKillsTheTrialsWholeProcessGroupAndKeepsWhatItReported() throws Exception {
-        RecordingContext context = context("cancel", true);
-        Path never = context.experimentDirectory().resolve("never");
-        try (TrainingSession session = openLocal(context)) {
-            session.submit(trial("Can01", 0, TrialScripts.parameters(1, 5, 5, never.toString(), 0, true)));
-            await().atMost(WAIT).until(() -> context.calls("Can01") == 5);
-            Path pidFile = Path.of(context.latest("Can01").workingDirectory(), "child.pid");
-            await().atMost(WAIT).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
-            long child = Long.parseLong(Files.readString(pidFile).trim());
-            assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
-            session.cancel("Can01", true);
-            awaitEnded(context, "Can01");
-            assertEquals(TrialStatus.EARLY_STOPPED, context.status("Can01"));
-            await().atMost(WAIT).until(() -> !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
-            assertEquals(5, context.calls("Can01"));
-            assertEquals(1, context.terminalChanges("Can01"));
-        }
-    }
-
-    @Test(timeout = 180_000)
-    public void theEndpointStoppedAndRestartedMidTrialLosesNothingAndStoresNothingTwice() throws Exception {
-        RecordingContext context = context("outage", true);
-        Path go = context.experimentDirectory().resolve("go");
-        Bundle jetty = bundle("org.apache.felix.http.jetty12");
-        try (TrainingSession session = openLocal(context)) {
-            session.submit(trial("Out01", 0, TrialScripts.parameters(1, 150, 150, go.toString(), 0)));
-            await().atMost(WAIT).until(() -> context.calls("Out01") == 150);
-            jetty.stop();
-            Files.writeString(go, "go");
-            Path stdout = Path.of(context.latest("Out01").workingDirectory(), "stdout");
-            await().atMost(WAIT).until(() -> Files.readString(stdout).contains("phase2-done"));
-            // the trial has written everything while the endpoint is down: nothing arrived meanwhile
-            assertEquals(150, context.calls("Out01"));
-            assertEquals(TrialStatus.RUNNING, context.status("Out01"));
-            jetty.start();
-            awaitEnded(context, "Out01");
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Out01"));
-            assertAllOnce(context, "Out01", 300);
-        } finally {
-            if (jetty.getState() != Bundle.ACTIVE) {
-                jetty.start();
-            }
-        }
-    }
-
-    @Test(timeout = 120_000)
-    public void aKeeperOfAnotherProtocolIsRefusedOnBothSidesNamingBothVersions() throws Exception {
-        RecordingContext context = context("version", false);
-        ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"),
-                List.of("-Dnni.keeper.protocol=2"));
-        KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", false, 4, Duration.ofMinutes(1), null))) {
-            session.submit(trial("Ver01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
-            awaitEnded(context, "Ver01");
-            assertEquals(TrialStatus.FAILED, context.status("Ver01"));
-            String managerSide = context.latest("Ver01").message();
-            String managerVersion = bundle("nni.manager").getVersion().toString();
-            assertTrue(managerSide, managerSide.contains("manager " + managerVersion) && managerSide.contains("trial keeper 1.0.0")
-                    && managerSide.contains("protocol 2") && managerSide.contains("[1]") && managerSide.contains("nni-trialkeeper.jar"));
-            Process keeper = launcher.processes.get("Ver01");
-            assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
-            assertEquals(3, keeper.exitValue());
-            String keeperSide = Files.readString(launcher.directory("Ver01").resolve("keeper.stderr"));
-            assertTrue(keeperSide, keeperSide.contains("refused trial keeper 1.0.0 (protocol 2)") && keeperSide.contains("manager " + managerVersion));
-            assertEquals(0, context.callsTotal());
-            PlatformException later = assertThrows(PlatformException.class,
-                    () -> session.submit(trial("Ver02", 1, TrialScripts.parameters(1, 1, 0, null, 0))));
-            assertTrue(later.getMessage(), later.getMessage().contains("protocol 2"));
-        }
-    }
-
-    @Test(timeout = 120_000)
-    public void reportsWithoutTheRightTokenAreRefusedAndNothingIsStoredTwice() throws Exception {
-        RecordingContext context = context("token", true);
-        CapturingLauncher launcher = new CapturingLauncher();
-        KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 1, Duration.ofMinutes(1), null))) {
-            session.submit(trial("Tok01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
-            await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
-            EnvironmentSpec spec = launcher.specs.get(0);
-            assertTrue(spec.managerUrl(), spec.managerUrl().startsWith("http://127.0.0.1:"));
-            String base = "api/v1/nni-trial/token/" + spec.environmentId() + "/";
-            String hello = "{\"keeperVersion\":\"1.0.0\",\"protocol\":1}";
-            String wrong = spec.token().substring(1) + "x";
-            assertEquals(401, post(base + "handshake", hello, null).statusCode());
-            assertEquals(401, post(base + "handshake", hello, wrong).statusCode());
-            assertEquals(401, post("api/v1/nni-trial/token/nosuch/handshake", hello, spec.token()).statusCode());
-            HttpResponse<String> accepted = post(base + "handshake", hello, spec.token());
-            assertEquals(accepted.body(), 200, accepted.statusCode());
-            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":1,\"kind\":\"ready\"}]}", spec.token()).statusCode());
-            HttpResponse<String> commands = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=0&waitMillis=5000"))
-                    .header("Authorization", "Bearer " + spec.token()).GET());
-            assertTrue(commands.body(), commands.body().contains("\"new-trial\"") && commands.body().contains("\"Tok01\""));
-            String metric = "{\\\"parameter_id\\\": 1, \\\"trial_job_id\\\": \\\"Tok01\\\", \\\"type\\\": \\\"PERIODICAL\\\", \\\"sequence\\\": 0, \\\"value\\\": \\\"0.5\\\"}";
-            String batch = "{\"reports\":[{\"seq\":2,\"kind\":\"started\",\"trial\":\"Tok01\",\"time\":1},"
-                    + "{\"seq\":3,\"kind\":\"metric\",\"trial\":\"Tok01\",\"line\":\"" + metric + "\"}]}";
-            assertEquals(401, post(base + "reports", batch, wrong).statusCode());
-            assertEquals(401, post(base + "reports", batch, null).statusCode());
-            assertEquals("nothing stored from refused reports", 0, context.callsTotal());
-            assertEquals(TrialStatus.WAITING, context.status("Tok01") == null ? TrialStatus.WAITING : context.status("Tok01"));
-            HttpResponse<String> first = post(base + "reports", batch, spec.token());
-            assertEquals(first.body(), "{\"acked\":3}", first.body());
-            HttpResponse<String> again = post(base + "reports", batch, spec.token());
-            assertEquals("{\"acked\":3}", again.body());
-            assertEquals("a batch sent twice is applied once", 1, context.calls("Tok01"));
-            assertEquals(TrialStatus.RUNNING, context.status("Tok01"));
-            assertEquals(400, post(base + "reports", "{not json", spec.token()).statusCode());
-            assertEquals(400, post(base + "reports", "{\"reports\":[{\"kind\":\"metric\"}]}", spec.token()).statusCode());
-            // 413 comes from the declared length before any of the body is read, and closes the connection. Sent by hand
-            // as headers only: a client writing all 5 MiB races that close.
-            try (java.net.Socket socket = socketTo(endpoint())) {
-                String refused = exchange(socket, requestHead("POST", base + "reports", spec.token(), 5 << 20), new byte[0]);
-                assertTrue(refused, refused.startsWith("HTTP/1.1 413") && refused.contains("over the limit"));
-                assertTrue(refused, refused.toLowerCase(java.util.Locale.ROOT).contains("connection: close"));
-            }
-            assertEquals(200, get("api/v1/nni/check-status").statusCode());
-            // a log the manager cannot read itself is asked from the keeper
-            java.util.concurrent.CompletableFuture<String> log = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try (var in = session.openTrialFile("Tok01", "stdout").orElseThrow()) {
-                    return new String(in.readAllBytes());
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-            HttpResponse<String> tail = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=1&waitMillis=10000"))
-                    .header("Authorization", "Bearer " + spec.token()).GET());
-            java.util.regex.Matcher request = java.util.regex.Pattern.compile("\"request\":\"(\\d+)\"").matcher(tail.body());
-            assertTrue(tail.body(), tail.body().contains("\"log-tail\"") && request.find());
-            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":4,\"kind\":\"log\",\"trial\":\"Tok01\",\"file\":\"stdout\","
-                    + "\"request\":\"" + request.group(1) + "\",\"text\":\"epoch 1\\n\"}]}", spec.token()).statusCode());
-            assertEquals("epoch 1\n", log.get(30, TimeUnit.SECONDS));
-            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":5,\"kind\":\"ended\",\"trial\":\"Tok01\",\"code\":0,\"time\":2}]}",
-                    spec.token()).statusCode());
-            awaitEnded(context, "Tok01");
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Tok01"));
-            // an environment that dies while running a trial fails that trial
-            session.submit(trial("Tok02", 1, TrialScripts.parameters(1, 1, 0, null, 0)));
-            HttpResponse<String> next = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=2&waitMillis=5000"))
-                    .header("Authorization", "Bearer " + spec.token()).GET());
-            assertTrue(next.body(), next.body().contains("\"Tok02\""));
-            launcher.ends.get(0).complete("machine lost");
-            awaitEnded(context, "Tok02");
-            assertEquals(TrialStatus.FAILED, context.status("Tok02"));
-            assertTrue(context.latest("Tok02").message(), context.latest("Tok02").message().contains("machine lost"));
-            assertEquals("the gone environment's token no longer works", 401, post(base + "reports", "{\"reports\":[]}", spec.token()).statusCode());
-        }
-    }
-
-    @Test(timeout = 60_000)
-    public void aReportRefusedBeforeItsBodyIsReadLeavesTheConnectionUsable() throws Exception {
-        // the token is checked before the body is read; the body still arriving is read and dropped, so the client
-        // gets its 401 rather than a broken pipe, and its connection stays open for the next request
-        byte[] body = ("{\"reports\":[],\"pad\":\"" + "x".repeat(256 << 10) + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        try (java.net.Socket socket = socketTo(endpoint())) {
-            for (int round = 1; round <= 3; round++) {
-                String answer = exchange(socket, requestHead("POST", "api/v1/nni-trial/nosuch/keeper/reports", "wrong", body.length), body);
-                assertTrue("round " + round + ": " + answer, answer.startsWith("HTTP/1.1 401") && answer.contains("wrong token"));
-                assertTrue(answer, !answer.toLowerCase(java.util.Locale.ROOT).contains("connection: close"));
-            }
-        }
-    }
-
-    @Test(timeout = 120_000)
-    public void aCodeArchiveWithALinkLeavingItFailsTheTrial() throws Exception {
-        RecordingContext context = context("unsafe", true);
-        Files.createSymbolicLink(Path.of(String.valueOf(context.section().get("trialCodeDirectory"))).resolve("escape"), Path.of("/tmp"));
-        try (TrainingSession session = openLocal(context)) {
-            session.submit(trial("Bad01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
-            awaitEnded(context, "Bad01");
-            assertEquals(TrialStatus.FAILED, context.status("Bad01"));
-            String message = context.latest("Bad01").message();
-            assertTrue(message, message.contains("'escape'") && message.contains("absolute"));
-            assertEquals(0, context.calls("Bad01"));
-        }
-    }
-
-    private Bundle bundle(String symbolicName) {
-        for (Bundle bundle : context.getBundles()) {
-            if (bundle.getSymbolicName().equals(symbolicName)) {
-                return bundle;
-            }
-        }
-        throw new AssertionError("no bundle " + symbolicName);
     }
 
     private HttpResponse<String> post(String path, String body, String token) throws Exception {
