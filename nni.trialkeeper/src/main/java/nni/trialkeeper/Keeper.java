@@ -149,7 +149,7 @@ final class Keeper implements TrialProcess.Host {
                 if (((Long) protocol).intValue() != PROTOCOL) {
                     fail(EXIT_REFUSED, "manager " + answer.get("managerVersion") + " speaks trial protocol " + protocol
                             + ", but trial keeper " + VERSION + " speaks protocol " + PROTOCOL
-                            + "; run the keeper jar this manager ships (nni.manager's nni-trialkeeper.jar)");
+                            + "; run the keeper this manager ships (nni.manager's nni-trialkeeper.jar)");
                     return null;
                 }
                 System.err.println("trial keeper " + VERSION + " (protocol " + PROTOCOL + ") connected to manager "

@@ -114,7 +114,7 @@ public class TrialReportServlet extends JsonServlet {
         if (!(protocol instanceof Number n) || !KeeperLinks.ACCEPTED_PROTOCOLS.contains(n.intValue())) {
             String message = "manager " + links.managerVersion() + " accepts trial protocol " + KeeperLinks.ACCEPTED_PROTOCOLS
                     + ", but trial keeper " + keeperVersion + " speaks protocol " + protocol
-                    + "; run the nni-trialkeeper.jar this manager ships (KeeperSessions.keeperJar()) on the worker";
+                    + "; run the trial keeper this manager ships (nni-trialkeeper.jar or nni-trialkeeper.py) on the worker";
             LOG.error("keeper {} of experiment {} refused: {}", link.keeperId(), link.experimentId(), message);
             link.peer().handshakeRefused(message);
             throw new HttpError(409, message);

@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import nni.api.environment.EnvironmentLauncher;
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.LaunchedEnvironment;
+import nni.ts.remote.internal.keeper.KeeperProbe;
 import nni.ts.remote.internal.schedule.Scheduler;
 import nni.ts.remote.internal.ssh.Shell;
 import nni.ts.remote.internal.ssh.SshException;
@@ -43,7 +44,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
     private final int gpuNumber;
     private final Path codeArchive;
     private final Path sdk;
-    private final String javaCommand;
+    private final Keepers keepers;
     private final Duration killGrace;
     private final Duration machineLostAfter;
     private final ScheduledExecutorService executor;
@@ -59,14 +60,14 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
      * @param sdk             the nni SDK shipped with nni-osgi ({@code nni/__init__.py}), for machines without nni; or null
      * @param waitingListener told (environment id, why) whenever an environment has to wait for a machine
      */
-    RemoteLauncher(List<RemoteMachine> machines, int gpuNumber, Path codeArchive, Path sdk, String javaCommand, Duration killGrace,
+    RemoteLauncher(List<RemoteMachine> machines, int gpuNumber, Path codeArchive, Path sdk, Keepers keepers, Duration killGrace,
                    Duration machineLostAfter, Duration checkInterval, ScheduledExecutorService executor,
                    BiConsumer<String, String> waitingListener) {
         this.machines = machines;
         this.gpuNumber = gpuNumber;
         this.codeArchive = codeArchive;
         this.sdk = sdk;
-        this.javaCommand = javaCommand;
+        this.keepers = keepers;
         this.killGrace = killGrace;
         this.machineLostAfter = machineLostAfter;
         this.executor = executor;
@@ -74,7 +75,10 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         executor.scheduleWithFixedDelay(this::check, checkInterval.toMillis(), checkInterval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Connects to every machine once; a machine that fails is reported and tried again later. */
+    /**
+     * Connects to every machine once and decides which keeper each runs; a machine that cannot be
+     * reached is reported and tried again later, one that can run no keeper is not used.
+     */
     List<String> connectAll() {
         List<String> failures = new ArrayList<>();
         for (RemoteMachine machine : machines) {
@@ -83,6 +87,11 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 synchronized (lock) {
                     machine.reachable(null);
                 }
+                KeeperProbe.Runtime runtime = machine.keeper(keepers);
+                LOG.info("remote machine {} runs the {} trial keeper", machine.name(), runtime == KeeperProbe.Runtime.JAVA ? "Java" : "Python");
+            } catch (KeeperProbe.NoKeeperException e) {
+                failures.add(e.getMessage());
+                LOG.warn("{}", e.getMessage());
             } catch (SshException e) {
                 failures.add(e.getMessage());
                 synchronized (lock) {
@@ -204,7 +213,8 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         String workDirectory = machine.directory + "/envs/" + spec.environmentId();
         environment.url = "file://" + machine.config.target().host() + workDirectory;
         try {
-            machine.prepare(spec.keeperJar(), codeArchive, sdk);
+            machine.prepare(keepers, codeArchive, sdk);
+            KeeperProbe.Runtime runtime = machine.keeperRuntime();
             StringBuilder command = new StringBuilder();
             command.append("mkdir -p ").append(Shell.quote(workDirectory)).append(" && cd ").append(Shell.quote(workDirectory))
                     .append(" && IFS= read -r ").append(EnvironmentSpec.TOKEN_VARIABLE)
@@ -216,7 +226,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 command.append(" && export CUDA_VISIBLE_DEVICES=")
                         .append(environment.placement.gpus().stream().map(String::valueOf).collect(Collectors.joining(",")));
             }
-            command.append(" && { setsid nohup ").append(javaCommand).append(" -jar ").append(Shell.quote(machine.directory + "/nni-trialkeeper.jar"));
+            command.append(" && { setsid nohup ").append(keepers.command(runtime, machine.keeperFile(runtime)));
             for (String argument : spec.arguments(machine.directory + "/nni-code.tar.gz", workDirectory)) {
                 command.append(' ').append(Shell.quote(argument));
             }
@@ -228,11 +238,14 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 environment.pid = pid;
                 stopNow = environment.stopRequested;
             }
-            LOG.info("environment {} started on {} (keeper pid {}, GPUs {})", spec.environmentId(), machine.name(), pid,
-                    environment.placement.gpus());
+            LOG.info("environment {} started on {} ({} keeper, pid {}, GPUs {})", spec.environmentId(), machine.name(),
+                    runtime == KeeperProbe.Runtime.JAVA ? "Java" : "Python", pid, environment.placement.gpus());
             if (stopNow) {
                 kill(environment);
             }
+        } catch (KeeperProbe.NoKeeperException e) {
+            LOG.warn("environment {}: {}", spec.environmentId(), e.getMessage());
+            finish(environment, e.getMessage());
         } catch (SshException | NumberFormatException e) {
             LOG.warn("environment {} could not start on {}: {}", spec.environmentId(), machine.name(), e.getMessage());
             finish(environment, "the keeper could not be started on " + machine.name() + ": " + e.getMessage());

@@ -16,6 +16,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +28,7 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
+import nni.ts.remote.internal.keeper.KeeperProbe;
 import nni.ts.remote.internal.pack.CodeArchiver;
 import nni.ts.remote.internal.ssh.HostKeyPolicy;
 import nni.ts.remote.internal.ssh.SshConnection;
@@ -55,9 +57,18 @@ public class RemotePlatform implements TrainingPlatform {
         @AttributeDefinition(description = "Directory on the machines that holds experiments (NNI: /tmp/nni-experiments)")
         String remote_directory() default "/tmp/nni-experiments";
 
-        @AttributeDefinition(description = "The Java 17+ command that runs the trial keeper on the machines"
+        @AttributeDefinition(description = "Which trial keeper the machines run: auto (each machine is probed once: Java 17+"
+                + " if it has it, else Python 3.7+), java or python", options = {
+                    @Option(label = "auto", value = "auto"), @Option(label = "java", value = "java"), @Option(label = "python", value = "python")})
+        String keeper() default "auto";
+
+        @AttributeDefinition(description = "The Java 17+ command that runs the Java trial keeper on the machines"
                 + " (looked up on PATH after pythonPath)")
         String java_command() default "java";
+
+        @AttributeDefinition(description = "The Python 3.7+ command that runs the Python trial keeper on the machines"
+                + " (looked up on PATH after pythonPath)")
+        String python_command() default "python3";
 
         @AttributeDefinition(description = "Seconds to connect or to wait for an answer")
         int connect_timeout_seconds() default 15;
@@ -80,11 +91,13 @@ public class RemotePlatform implements TrainingPlatform {
 
     private final Config config;
     private final KeeperSessions keeperSessions;
+    private final KeeperProbe.Choice keeperChoice;
 
     @Activate
     public RemotePlatform(Config config, @Reference KeeperSessions keeperSessions) {
         this.config = config;
         this.keeperSessions = keeperSessions;
+        this.keeperChoice = KeeperProbe.Choice.parse(config.keeper()); // a bad value fails the activation, naming the key
         if (config.insecure_skip_host_key_check()) {
             LOG.warn("remote platform: host keys are NOT checked (insecure_skip_host_key_check=true)");
         }
@@ -105,7 +118,9 @@ public class RemotePlatform implements TrainingPlatform {
             throw new PlatformException(e instanceof CodeArchiver.TooLargeException ? e.getMessage()
                     : "cannot pack trialCodeDirectory " + settings.codeDirectory() + ": " + e.getMessage(), e);
         }
-        Path sdk = shippedSdk(context.experimentDirectory().resolve("remote").resolve("sdk"));
+        Path sdk = shipped("/sdk/nni/__init__.py", context.experimentDirectory().resolve("remote").resolve("sdk").resolve("nni"));
+        Keepers keepers = new Keepers(keeperChoice, config.java_command(), config.python_command(), keeperSessions.keeperJar(),
+                shipped("/keeper/nni-trialkeeper.py", context.experimentDirectory().resolve("remote")));
         HostKeyPolicy hostKeys = new HostKeyPolicy(config.known_hosts().isBlank()
                 ? Path.of(System.getProperty("user.home"), ".ssh", "known_hosts") : Path.of(config.known_hosts()),
                 config.insecure_skip_host_key_check());
@@ -125,7 +140,7 @@ public class RemotePlatform implements TrainingPlatform {
         return RemoteSession.open(context, settings.reuseMode(), new RemoteSession.KeeperSessionOpener() {
             @Override
             public RemoteLauncher launcher(java.util.function.BiConsumer<String, String> waitingListener) throws PlatformException {
-                RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, sdk, config.java_command(),
+                RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, sdk, keepers,
                         Duration.ofSeconds(config.kill_grace_seconds()), Duration.ofSeconds(config.machine_lost_seconds()),
                         Duration.ofSeconds(config.check_interval_seconds()), executor, waitingListener);
                 List<String> failures = launcher.connectAll();
@@ -145,18 +160,21 @@ public class RemotePlatform implements TrainingPlatform {
         });
     }
 
-    /** @return the SDK shipped in this bundle, written to {@code directory}/nni/__init__.py for upload */
-    private static Path shippedSdk(Path directory) throws PlatformException {
-        Path file = directory.resolve("nni").resolve("__init__.py");
-        try (java.io.InputStream sdk = RemotePlatform.class.getResourceAsStream("/sdk/nni/__init__.py")) {
-            if (sdk == null) {
-                throw new PlatformException("the nni SDK is missing from bundle nni.ts.remote");
+    /**
+     * @return a file shipped in this bundle ({@code resource}: the nni SDK, the Python keeper), written into
+     *         {@code directory} under its own name for upload
+     */
+    private static Path shipped(String resource, Path directory) throws PlatformException {
+        Path file = directory.resolve(resource.substring(resource.lastIndexOf('/') + 1));
+        try (java.io.InputStream in = RemotePlatform.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new PlatformException(resource.substring(1) + " is missing from bundle nni.ts.remote");
             }
-            java.nio.file.Files.createDirectories(file.getParent());
-            java.nio.file.Files.copy(sdk, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            java.nio.file.Files.createDirectories(directory);
+            java.nio.file.Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             return file;
         } catch (IOException e) {
-            throw new PlatformException("cannot provide the nni SDK in " + directory + ": " + e.getMessage(), e);
+            throw new PlatformException("cannot provide " + resource.substring(1) + " in " + directory + ": " + e.getMessage(), e);
         }
     }
 }
