@@ -925,6 +925,7 @@ class Keeper(object):
         self.finished = threading.Event()
         self.exit_code = 0
         self.stopping = False
+        self.abandoned = False  # refused for good or given up: nothing more will be delivered (a trial may exit 3 or 4 itself)
 
     def report(self, report):
         self.spool.append(report)
@@ -958,7 +959,7 @@ class Keeper(object):
         self.stopping = True
         with self.trials_lock:
             running = list(self.trials.values())
-        if self.exit_code in (EXIT_REFUSED, EXIT_UNREACHABLE):
+        if self.abandoned:
             # the manager will take nothing more from this keeper: its trials must not run on unseen
             for trial in running:
                 trial.kill_and_wait()
@@ -1003,7 +1004,7 @@ class Keeper(object):
     def send_loop(self):
         backoff = Backoff(self.options.give_up_seconds)
         batch_bytes = BATCH_BYTES
-        while not (self.stopping and self.spool.pending_count() == 0) and not self.finished_badly():
+        while not (self.stopping and self.spool.pending_count() == 0) and not self.abandoned:
             batch, last_seq = self.spool.peek(BATCH_REPORTS, batch_bytes, 0.5)
             if not batch:
                 if self.spool.closed:
@@ -1101,13 +1102,11 @@ class Keeper(object):
         return "manager %s unreachable or not answering usably for %d s; giving up%s" % (
             self.options.manager_url, self.options.give_up_seconds, more)
 
-    def finished_badly(self):
-        return self.finished.is_set() and self.exit_code in (EXIT_REFUSED, EXIT_UNREACHABLE)
-
     def fail(self, code, message):
         log(message)
         self.exit_code = code
         if code in (EXIT_REFUSED, EXIT_UNREACHABLE):
+            self.abandoned = True
             self.stopping = True
         self.finished.set()
         return code

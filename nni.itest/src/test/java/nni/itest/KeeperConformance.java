@@ -138,15 +138,16 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
         RecordingContext context = context("pertrial", false, "./trial.sh");
         ProcessKeeperLauncher launcher = launcher();
         try (TrainingSession session = open(context, launcher, false, 4, Duration.ofMinutes(1))) {
-            session.submit(trial("Pt001", 0, TrialScripts.parameters(7, 30, 30, null, 5)));
+            // 3 is also the keeper's own code for "refused": the trial's 3 must still be delivered in full
+            session.submit(trial("Pt001", 0, TrialScripts.parameters(7, 30, 30, null, 3)));
             awaitEnded(context, "Pt001");
             assertEquals(TrialStatus.FAILED, context.status("Pt001"));
             assertAllOnce(context, "Pt001", 60);
             Process keeper = launcher.processes.get("Pt001");
             assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
-            assertEquals("the keeper exits with the trial's code", 5, keeper.exitValue());
+            assertEquals("the keeper exits with the trial's code", 3, keeper.exitValue());
             Path trialDirectory = launcher.directory("Pt001");
-            assertEquals(TrialScripts.parameters(7, 30, 30, null, 5), Files.readString(trialDirectory.resolve("parameter.cfg")));
+            assertEquals(TrialScripts.parameters(7, 30, 30, null, 3), Files.readString(trialDirectory.resolve("parameter.cfg")));
             assertFalse("parameter.cfg is written to a temporary file and renamed", Files.exists(trialDirectory.resolve("parameter.cfg.tmp")));
             assertTrue(Files.readString(trialDirectory.resolve("stdout")).contains("phase2-done"));
         }

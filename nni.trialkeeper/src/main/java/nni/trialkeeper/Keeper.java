@@ -54,6 +54,8 @@ final class Keeper implements TrialProcess.Host {
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile int exitCode;
     private volatile boolean stopping;
+    /** Refused for good or given up: nothing more will be delivered (a trial may exit with 3 or 4 itself). */
+    private volatile boolean abandoned;
 
     Keeper(KeeperOptions options) throws IOException {
         this.options = options;
@@ -117,7 +119,7 @@ final class Keeper implements TrialProcess.Host {
         }
         finished.await();
         stopping = true;
-        if (exitCode == EXIT_REFUSED || exitCode == EXIT_UNREACHABLE) {
+        if (abandoned) {
             // the manager will take nothing more from this keeper: its trials must not run on unseen
             for (TrialProcess trial : trials.values()) {
                 trial.killAndWait();
@@ -305,6 +307,7 @@ final class Keeper implements TrialProcess.Host {
         exitCode = code;
         finished.countDown();
         if (code == EXIT_REFUSED || code == EXIT_UNREACHABLE) {
+            abandoned = true;
             stopping = true;
         }
         return code;
