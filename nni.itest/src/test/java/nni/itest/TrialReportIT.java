@@ -64,6 +64,105 @@ public class TrialReportIT extends RuntimeTestSupport {
         return new RecordingContext(experimentId, experiment, section);
     }
 
+    private static TrialApplication trial(String id, long sequence, String parameters) {
+        return new TrialApplication(id, sequence, new HyperParameters(parameters, 0), Placement.NONE);
+    }
+
+    private void awaitEnded(RecordingContext context, String trialId) {
+        await().atMost(WAIT).until(() -> context.status(trialId) != null && context.status(trialId).isTerminal());
+    }
+
+    @Test(timeout = 120_000)
+    public void reportsWithoutTheRightTokenAreRefusedAndNothingIsStoredTwice() throws Exception {
+        RecordingContext context = context("token", true);
+        CapturingLauncher launcher = new CapturingLauncher();
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 1, Duration.ofMinutes(1), null))) {
+            session.submit(trial("Tok01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
+            await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
+            EnvironmentSpec spec = launcher.specs.get(0);
+            assertTrue(spec.managerUrl(), spec.managerUrl().startsWith("http://127.0.0.1:"));
+            String base = "api/v1/nni-trial/token/" + spec.environmentId() + "/";
+            String hello = "{\"keeperVersion\":\"1.0.0\",\"protocol\":1}";
+            String wrong = spec.token().substring(1) + "x";
+            assertEquals(401, post(base + "handshake", hello, null).statusCode());
+            assertEquals(401, post(base + "handshake", hello, wrong).statusCode());
+            assertEquals(401, post("api/v1/nni-trial/token/nosuch/handshake", hello, spec.token()).statusCode());
+            HttpResponse<String> accepted = post(base + "handshake", hello, spec.token());
+            assertEquals(accepted.body(), 200, accepted.statusCode());
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":1,\"kind\":\"ready\"}]}", spec.token()).statusCode());
+            HttpResponse<String> commands = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=0&waitMillis=5000"))
+                    .header("Authorization", "Bearer " + spec.token()).GET());
+            assertTrue(commands.body(), commands.body().contains("\"new-trial\"") && commands.body().contains("\"Tok01\""));
+            String metric = "{\\\"parameter_id\\\": 1, \\\"trial_job_id\\\": \\\"Tok01\\\", \\\"type\\\": \\\"PERIODICAL\\\", \\\"sequence\\\": 0, \\\"value\\\": \\\"0.5\\\"}";
+            String batch = "{\"reports\":[{\"seq\":2,\"kind\":\"started\",\"trial\":\"Tok01\",\"time\":1},"
+                    + "{\"seq\":3,\"kind\":\"metric\",\"trial\":\"Tok01\",\"line\":\"" + metric + "\"}]}";
+            assertEquals(401, post(base + "reports", batch, wrong).statusCode());
+            assertEquals(401, post(base + "reports", batch, null).statusCode());
+            assertEquals("nothing stored from refused reports", 0, context.callsTotal());
+            assertEquals(TrialStatus.WAITING, context.status("Tok01") == null ? TrialStatus.WAITING : context.status("Tok01"));
+            HttpResponse<String> first = post(base + "reports", batch, spec.token());
+            assertEquals(first.body(), "{\"acked\":3}", first.body());
+            HttpResponse<String> again = post(base + "reports", batch, spec.token());
+            assertEquals("{\"acked\":3}", again.body());
+            assertEquals("a batch sent twice is applied once", 1, context.calls("Tok01"));
+            assertEquals(TrialStatus.RUNNING, context.status("Tok01"));
+            assertEquals(400, post(base + "reports", "{not json", spec.token()).statusCode());
+            assertEquals(400, post(base + "reports", "{\"reports\":[{\"kind\":\"metric\"}]}", spec.token()).statusCode());
+            // 413 comes from the declared length before any of the body is read, and closes the connection. Sent by hand
+            // as headers only: a client writing all 5 MiB races that close.
+            try (java.net.Socket socket = socketTo(endpoint())) {
+                String refused = exchange(socket, requestHead("POST", base + "reports", spec.token(), 5 << 20), new byte[0]);
+                assertTrue(refused, refused.startsWith("HTTP/1.1 413") && refused.contains("over the limit"));
+                assertTrue(refused, refused.toLowerCase(java.util.Locale.ROOT).contains("connection: close"));
+            }
+            assertEquals(200, get("api/v1/nni/check-status").statusCode());
+            // a log the manager cannot read itself is asked from the keeper
+            java.util.concurrent.CompletableFuture<String> log = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try (var in = session.openTrialFile("Tok01", "stdout").orElseThrow()) {
+                    return new String(in.readAllBytes());
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            HttpResponse<String> tail = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=1&waitMillis=10000"))
+                    .header("Authorization", "Bearer " + spec.token()).GET());
+            java.util.regex.Matcher request = java.util.regex.Pattern.compile("\"request\":\"(\\d+)\"").matcher(tail.body());
+            assertTrue(tail.body(), tail.body().contains("\"log-tail\"") && request.find());
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":4,\"kind\":\"log\",\"trial\":\"Tok01\",\"file\":\"stdout\","
+                    + "\"request\":\"" + request.group(1) + "\",\"text\":\"epoch 1\\n\"}]}", spec.token()).statusCode());
+            assertEquals("epoch 1\n", log.get(30, TimeUnit.SECONDS));
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":5,\"kind\":\"ended\",\"trial\":\"Tok01\",\"code\":0,\"time\":2}]}",
+                    spec.token()).statusCode());
+            awaitEnded(context, "Tok01");
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Tok01"));
+            // an environment that dies while running a trial fails that trial
+            session.submit(trial("Tok02", 1, TrialScripts.parameters(1, 1, 0, null, 0)));
+            HttpResponse<String> next = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=2&waitMillis=5000"))
+                    .header("Authorization", "Bearer " + spec.token()).GET());
+            assertTrue(next.body(), next.body().contains("\"Tok02\""));
+            launcher.ends.get(0).complete("machine lost");
+            awaitEnded(context, "Tok02");
+            assertEquals(TrialStatus.FAILED, context.status("Tok02"));
+            assertTrue(context.latest("Tok02").message(), context.latest("Tok02").message().contains("machine lost"));
+            assertEquals("the gone environment's token no longer works", 401, post(base + "reports", "{\"reports\":[]}", spec.token()).statusCode());
+        }
+    }
+
+    @Test(timeout = 60_000)
+    public void aReportRefusedBeforeItsBodyIsReadLeavesTheConnectionUsable() throws Exception {
+        // the token is checked before the body is read; the body still arriving is read and dropped, so the client
+        // gets its 401 rather than a broken pipe, and its connection stays open for the next request
+        byte[] body = ("{\"reports\":[],\"pad\":\"" + "x".repeat(256 << 10) + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (java.net.Socket socket = socketTo(endpoint())) {
+            for (int round = 1; round <= 3; round++) {
+                String answer = exchange(socket, requestHead("POST", "api/v1/nni-trial/nosuch/keeper/reports", "wrong", body.length), body);
+                assertTrue("round " + round + ": " + answer, answer.startsWith("HTTP/1.1 401") && answer.contains("wrong token"));
+                assertTrue(answer, !answer.toLowerCase(java.util.Locale.ROOT).contains("connection: close"));
+            }
+        }
+    }
+
     private HttpResponse<String> post(String path, String body, String token) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(endpoint().resolve(path)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
