@@ -52,8 +52,20 @@ public class TrialReportIT extends RuntimeTestSupport {
         return new Option[] {baseOptions()};
     }
 
+    private final java.util.List<Path> temporary = new java.util.ArrayList<>();
+
+    @org.junit.After
+    public void removeTemporaryDirectories() throws IOException {
+        for (Path directory : temporary) {
+            try (var walk = Files.walk(directory)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
+    }
+
     private RecordingContext context(String experimentId, boolean reuse) throws IOException {
         Path experiment = Files.createTempDirectory("nni-" + experimentId);
+        temporary.add(experiment);
         Path code = experiment.resolve("code");
         TrialScripts.write(code);
         Map<String, Object> section = new HashMap<>();
