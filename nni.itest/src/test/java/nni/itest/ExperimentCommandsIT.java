@@ -32,7 +32,7 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
 
     @Configuration
     public Option[] config() throws Exception {
-        Path root = Files.createTempDirectory("nni-commands-it");
+        Path root = scratch("commands-it");
         return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")),
                 frameworkProperty("nni.experiments.dir").value(root.resolve("experiments").toString()),
                 frameworkProperty("nni.it.root").value(root.toString())};
@@ -75,16 +75,16 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
         Map<String, Object> trial = (Map<String, Object>) command("nni:trial " + first);
         assertEquals("SUCCEEDED", trial.get("status").toString());
         assertEquals(id, trial.get("experiment"));
-        assertTrue(command("nni:log " + first).toString().contains("trial " + first + " says hello"));
-        assertEquals("", command("nni:log " + first + " stderr"));
+        assertTrue(command("nni:output " + first).toString().contains("trial " + first + " says hello"));
+        assertEquals("", command("nni:output " + first + " stderr"));
 
         String top = command("nni:top --once").toString();
         assertTrue(top, top.contains(id) && top.contains("done 2/3") && top.contains("running 1"));
         assertTrue(command("nni:experiments").toString(), command("nni:experiments").toString().contains(id));
 
         // raise the limit: one more trial; then cancel the two sleepers
-        command("nni:update " + id + " maxtrialnumber 4");
-        command("nni:update concurrency 2");
+        command("nni:change " + id + " maxtrialnumber 4");
+        command("nni:change concurrency 2");
         await().atMost(WAIT).until(() -> ((List<String>) command("nni:trials --status RUNNING")).size() == 2);
         for (String line : (List<String>) command("nni:trials --status RUNNING")) {
             command("nni:cancel " + line.split("\\s+")[0]);
@@ -99,7 +99,7 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
             assertTrue(e.getMessage(), e.getMessage().startsWith("--status"));
         }
 
-        assertEquals("experiment " + id + " stopped", command("nni:stop " + id));
+        assertEquals("experiment " + id + " stopped", command("nni:halt " + id));
         String viewed = command("nni:view " + id).toString();
         assertEquals("experiment " + id + " VIEWED, 4 trials", viewed);
         assertEquals(4, ((List<String>) command("nni:trials")).size());
@@ -109,5 +109,32 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
         } catch (IllegalStateException e) {
             assertTrue(e.getMessage(), e.getMessage().contains("read-only"));
         }
+    }
+
+    /** Issue 10: a hybrid list used to run every trial on its first platform; create refuses it, naming the place. */
+    @Test(timeout = 60_000)
+    public void createRefusesHybridExperiments() throws Exception {
+        Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("hybrid"));
+        Path config = code.resolve("config.yml");
+        Files.writeString(config, """
+                searchSpace:
+                  x: {_type: choice, _value: [1, 2]}
+                trialCommand: "true"
+                trialCodeDirectory: .
+                trialConcurrency: 1
+                tuner:
+                  name: GridSearch
+                trainingService:
+                  - platform: local
+                  - platform: local
+                """);
+        try {
+            Object created = command("nni:create " + config);
+            throw new AssertionError("a hybrid experiment was created: " + created);
+        } catch (Exception e) {
+            assertEquals(config + ":8:1: trainingService: hybrid experiments (trainingService with 2 members: local, local)"
+                    + " are not supported yet", e.getMessage());
+        }
+        assertTrue(String.valueOf(command("nni:validate " + config)).contains("hybrid experiments (trainingService with 2 members"));
     }
 }

@@ -75,7 +75,7 @@ public class IngestBenchmark extends RuntimeTestSupport {
 
     @Configuration
     public Option[] config() throws Exception {
-        Path root = Files.createTempDirectory("nni-ingest-bench");
+        Path root = scratch("ingest-bench");
         return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")),
                 frameworkProperty("nni.experiments.dir").value(root.resolve("experiments").toString()),
                 frameworkProperty("nni.it.root").value(root.toString()),
@@ -102,7 +102,8 @@ public class IngestBenchmark extends RuntimeTestSupport {
 
             @Override
             public TrainingSession open(SessionContext experiment) throws PlatformException {
-                return sessions.open(experiment, launcher[0], new KeeperOptions("ingestbench", true, keepers, Duration.ofMinutes(5), null));
+                return sessions.open(experiment, launcher[0], KeeperOptions.builder("ingestbench").reuse(true).maxEnvironments(keepers)
+                        .idleTimeout(Duration.ofMinutes(5)).build());
             }
         }, properties);
         try {
@@ -163,7 +164,7 @@ public class IngestBenchmark extends RuntimeTestSupport {
         String loadAfter = loadAverage();
         pool.shutdown();
         await().atMost(Duration.ofSeconds(60)).until(() -> command("nni:top --once").toString().contains("DONE"));
-        command("nni:stop " + experiment);
+        command("nni:halt " + experiment);
 
         long expected = (long) keepers * batches * batchSize;
         long[] stored = countStored(database, batches * batchSize);

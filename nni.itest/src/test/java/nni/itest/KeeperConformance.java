@@ -84,8 +84,9 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
 
     @Before
     public void keeper() throws Exception {
-        root = Files.createTempDirectory("nni-keeper-" + kind().name().toLowerCase(java.util.Locale.ROOT));
-        keeperFile = kind().extract(bundle("nni.manager"), root.resolve("keeper"));
+        root = scratch("keeper-" + kind().name().toLowerCase(java.util.Locale.ROOT));
+        await().atMost(WAIT).until(() -> service(KeeperSessions.class, null) != null);
+        keeperFile = service(KeeperSessions.class, null).keeperFile(kind().runtime());
     }
 
     @After
@@ -279,7 +280,8 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
             String managerSide = context.latest("Ver01").message();
             String managerVersion = bundle("nni.manager").getVersion().toString();
             assertTrue(managerSide, managerSide.contains("manager " + managerVersion) && managerSide.contains("trial keeper 1.0.0")
-                    && managerSide.contains("protocol 2") && managerSide.contains("[1]") && managerSide.contains("nni-trialkeeper"));
+                    && managerSide.contains("protocol 2") && managerSide.contains("[1]")
+                    && managerSide.contains("run the trial keeper this manager ships"));
             Process keeper = launcher.processes.get("Ver01");
             assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
             assertEquals(3, keeper.exitValue());
@@ -484,13 +486,13 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
     }
 
     private ProcessKeeperLauncher launcher() {
-        return new ProcessKeeperLauncher(root.resolve("keepers"), kind(), keeperFile);
+        return new ProcessKeeperLauncher(root.resolve("keepers"), kind());
     }
 
     private TrainingSession open(RecordingContext context, ProcessKeeperLauncher launcher, boolean reuse, int environments,
                                  Duration idle) throws Exception {
-        await().atMost(WAIT).until(() -> service(KeeperSessions.class, null) != null);
-        return service(KeeperSessions.class, null).open(context, launcher, new KeeperOptions("remote", reuse, environments, idle, null));
+        return service(KeeperSessions.class, null).open(context, launcher, KeeperOptions.builder("remote").reuse(reuse)
+                .maxEnvironments(environments).idleTimeout(idle).keeper(kind().choice()).build());
     }
 
     private RecordingContext context(String experimentId, boolean reuse, String command) throws IOException {
@@ -506,7 +508,8 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
     }
 
     private static TrialApplication trial(String id, long sequence, String parameters) {
-        return new TrialApplication(id, sequence, new HyperParameters(parameters, 0), Placement.NONE);
+        return TrialApplication.builder(id).sequenceId(sequence).hyperParameters(HyperParameters.of(parameters, 0))
+                .placement(Placement.none()).build();
     }
 
     private static void awaitEnded(RecordingContext context, String trialId) {

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.After;
 import org.junit.Test;
@@ -22,9 +23,13 @@ import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 
 /**
- * A platform can be updated while experiments run: when its bundle stops, the experiment's running
- * trials end SYS_CANCELED and the experiment waits (it does not fail); when the bundle starts again,
- * the experiment continues on it with new trials.
+ * A platform can be updated while experiments run (issue 10): when its bundle stops, the
+ * experiment's session is detached and its running trials are left as they are, RUNNING with the
+ * reason as their message; the experiment waits (it does not fail, and submits nothing); when the
+ * bundle starts again, the experiment re-attaches the same trials through their stored handles and
+ * continues. Stopping the experiment while its platform is away ends the trials SYS_CANCELED,
+ * saying their processes may still run. Where a trial runs (host, attributes) is kept in the store
+ * and shown by {@code nni:trial}, also read-only after the experiment stopped.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -35,7 +40,7 @@ public class PlatformComesBackIT extends RuntimeTestSupport {
 
     @Configuration
     public Option[] config() throws Exception {
-        Path root = Files.createTempDirectory("nni-comes-back-it");
+        Path root = scratch("comes-back-it");
         return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")),
                 frameworkProperty("nni.experiments.dir").value(root.resolve("experiments").toString()),
                 frameworkProperty("nni.it.root").value(root.toString())};
@@ -53,8 +58,13 @@ public class PlatformComesBackIT extends RuntimeTestSupport {
         return (List<String>) command(status.isEmpty() ? "nni:trials" : "nni:trials --status " + status);
     }
 
+    private static List<String> ids(List<String> lines) {
+        return lines.stream().map(line -> line.split("\\s+")[0]).sorted().toList();
+    }
+
     @Test(timeout = 180_000)
-    public void anExperimentWaitsForItsPlatformAndContinuesWhenItIsBack() throws Exception {
+    @SuppressWarnings("unchecked")
+    public void anExperimentKeepsItsTrialsWhileItsPlatformIsAwayAndReattachesThemWhenItIsBack() throws Exception {
         echo = context.installBundle(reactorBundle("nni.itest.platform"));
         echo.start();
         Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code"));
@@ -78,21 +88,36 @@ public class PlatformComesBackIT extends RuntimeTestSupport {
         assertTrue(created, created.matches("experiment \\w{8} RUNNING in .*"));
         String id = created.split(" ")[1];
         await().atMost(WAIT).until(() -> trials("RUNNING").size() == 2);
+        List<String> running = ids(trials("RUNNING"));
 
         echo.stop();
-        await().atMost(WAIT).until(() -> trials("SYS_CANCELED").size() == 2);
-        List<String> cancelled = trials("SYS_CANCELED");
-        assertTrue(cancelled.toString(), cancelled.get(0).contains("platform 'echo' went away"));
-        assertEquals("nothing is submitted while the platform is away", 2, trials("").size());
+        await().atMost(WAIT).until(() -> trials("RUNNING").stream().allMatch(t -> t.contains("platform 'echo' is away")));
+        assertEquals("the trials are left running", running, ids(trials("RUNNING")));
+        assertEquals("nothing is submitted or cancelled while the platform is away", 2, trials("").size());
         String top = command("nni:top --once").toString();
         assertTrue(top, top.contains(id) && !top.contains("ERROR"));
 
         echo.start();
-        await().atMost(WAIT).until(() -> trials("RUNNING").size() == 2);
-        assertEquals(4, trials("").size());
-        assertEquals(2, trials("SYS_CANCELED").size());
-        assertTrue("no trial failed", trials("FAILED").isEmpty());
+        await().atMost(WAIT).until(() -> trials("RUNNING").stream().noneMatch(t -> t.contains("is away")));
+        assertEquals("the same trials are re-attached; concurrency is full", running, ids(trials("RUNNING")));
+        assertEquals(2, trials("").size());
+        assertTrue("no trial failed or was cancelled", trials("FAILED").isEmpty() && trials("SYS_CANCELED").isEmpty());
+        Map<String, Object> trial = (Map<String, Object>) command("nni:trial " + running.get(0));
+        assertEquals("echo-host", trial.get("host"));
+        assertEquals(Map.of("runs", "nothing"), trial.get("attributes"));
+        assertEquals("echo:" + running.get(0), trial.get("handle"));
 
-        assertEquals("experiment " + id + " stopped", command("nni:stop " + id));
+        // stopped while its platform is away: nothing can cancel the trials, so they end SYS_CANCELED
+        echo.stop();
+        await().atMost(WAIT).until(() -> trials("RUNNING").stream().allMatch(t -> t.contains("is away")));
+        assertEquals("experiment " + id + " stopped", command("nni:halt " + id));
+        assertEquals("experiment " + id + " VIEWED, 2 trials", command("nni:view " + id));
+        List<String> cancelled = trials("SYS_CANCELED");
+        assertEquals(running, ids(cancelled));
+        assertTrue(cancelled.toString(), cancelled.get(0).contains("the experiment stopped while platform 'echo' is away")
+                && cancelled.get(0).contains("may still run"));
+        Map<String, Object> viewed = (Map<String, Object>) command("nni:trial " + running.get(1));
+        assertEquals("host and attributes come back from the store", "echo-host", viewed.get("host"));
+        assertEquals(Map.of("runs", "nothing"), viewed.get("attributes"));
     }
 }

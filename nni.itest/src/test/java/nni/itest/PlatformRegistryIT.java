@@ -90,8 +90,8 @@ public class PlatformRegistryIT extends RuntimeTestSupport {
         TrainingPlatform platform = service(TrainingPlatform.class, "(nni.platform=echo)");
         RecordingContext recorder = new RecordingContext();
         try (TrainingSession session = platform.open(recorder)) {
-            TrialJob trial = session.submit(new TrialApplication("abcde", 0,
-                    new HyperParameters("{\"parameter_id\": 0, \"parameters\": {}}", 0), Placement.NONE));
+            TrialJob trial = session.submit(TrialApplication.builder("abcde")
+                    .hyperParameters(HyperParameters.of("{\"parameter_id\": 0, \"parameters\": {}}", 0)).placement(Placement.none()).build());
             assertEquals("abcde", trial.id());
             assertEquals(TrialStatus.SUCCEEDED, session.trial("abcde").orElseThrow().status());
             assertEquals(List.of(TrialStatus.RUNNING, TrialStatus.SUCCEEDED),
@@ -134,12 +134,21 @@ public class PlatformRegistryIT extends RuntimeTestSupport {
 
         @Override
         public Path experimentDirectory() {
-            return Path.of(System.getProperty("java.io.tmpdir"), "nni-itest", experimentId());
+            return Path.of(System.getProperty("nni.itest.scratch"), "registry-it", experimentId());
+        }
+
+        @Override
+        public String platform() {
+            return "echo";
         }
 
         @Override
         public Map<String, Object> section() {
             return Map.of("platform", "echo", "trialCommand", "true");
+        }
+
+        @Override
+        public void capacityChanged() {
         }
 
         @Override

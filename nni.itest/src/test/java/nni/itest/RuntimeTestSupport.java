@@ -17,6 +17,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -48,8 +49,11 @@ public abstract class RuntimeTestSupport {
         return composite(
                 frameworkProperty("org.osgi.service.http.port").value(httpPort()),
                 frameworkProperty("org.apache.felix.http.host").value("127.0.0.1"),
+                // as in run.bndrun: lets the manager's HTTP limits see each request's connection (JettyLimits)
+                frameworkProperty("org.apache.felix.proxy.load.balancer.connection.enable").value("true"),
                 systemProperty("nni.bundles.dir").value(System.getProperty("nni.bundles.dir")),
                 systemProperty("nni.version").value(System.getProperty("nni.version")),
+                systemProperty("nni.itest.scratch").value(System.getProperty("nni.itest.scratch")),
                 when(System.getProperty("java.util.logging.config.file") != null).useOptions(
                         systemProperty("java.util.logging.config.file").value(System.getProperty("java.util.logging.config.file"))),
                 mavenBundle("org.slf4j", "slf4j-api").versionAsInProject().startLevel(2),
@@ -81,6 +85,15 @@ public abstract class RuntimeTestSupport {
                 additionalOptions());
     }
 
+    /**
+     * @return a new empty folder below the build's {@code target/scratch} (failsafe's
+     *         {@code nni.itest.scratch}): what a test writes stays with the build, never in /tmp
+     */
+    public static Path scratch(String prefix) throws IOException {
+        Path root = Files.createDirectories(Path.of(System.getProperty("nni.itest.scratch")));
+        return Files.createTempDirectory(root, prefix);
+    }
+
     /** @return the HTTP port the runtime listens on; "0" picks a free one */
     protected String httpPort() {
         return "0";
@@ -106,10 +119,16 @@ public abstract class RuntimeTestSupport {
         }
     }
 
+    /**
+     * One client for every GET of the tests: a client per request would keep its connection open
+     * until it is collected, and a test polling for minutes would reach the manager's limit of
+     * connections per address (then its next request is closed unanswered).
+     */
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
     /** @return status code and body of a GET below the endpoint */
     protected HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        return client.send(HttpRequest.newBuilder(endpoint().resolve(path)).timeout(Duration.ofSeconds(10)).build(),
+        return HTTP.send(HttpRequest.newBuilder(endpoint().resolve(path)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -119,13 +138,26 @@ public abstract class RuntimeTestSupport {
      * @return the value the line evaluates to or, when it has none, what it printed
      */
     protected Object command(String line) throws Exception {
+        Ran ran = run(line);
+        return ran.value() != null ? ran.value() : ran.printed();
+    }
+
+    /** @return what a Gogo command line printed, whatever its value (as {@code type}, which prints and returns true) */
+    protected String printed(String line) throws Exception {
+        return run(line).printed();
+    }
+
+    private record Ran(Object value, String printed) {
+    }
+
+    private Ran run(String line) throws Exception {
         CommandProcessor processor = service(CommandProcessor.class, null);
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
         CommandSession session = processor.createSession(System.in, out, out);
         try {
             Object value = session.execute(line);
-            return value != null ? value : printed.toString(StandardCharsets.UTF_8);
+            return new Ran(value, printed.toString(StandardCharsets.UTF_8));
         } finally {
             session.close();
         }

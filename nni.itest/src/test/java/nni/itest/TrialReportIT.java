@@ -12,7 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.Test;
@@ -23,22 +25,33 @@ import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 
+import nni.api.environment.EnvironmentLauncher;
 import nni.api.environment.EnvironmentSpec;
+import nni.api.environment.EnvironmentState;
+import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperRuntime;
 import nni.api.environment.KeeperSessions;
+import nni.api.environment.LaunchedEnvironment;
 import nni.api.model.HyperParameters;
 import nni.api.model.Placement;
 import nni.api.model.TrialApplication;
+import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.TrainingSession;
+import nni.api.platform.TransientPlatformException;
 import nni.itest.keeper.CapturingLauncher;
+import nni.itest.keeper.KeeperKind;
+import nni.itest.keeper.ProcessKeeperLauncher;
 import nni.itest.keeper.RecordingContext;
 import nni.itest.keeper.TrialScripts;
 
 /**
- * The manager's side of the trial routes, spoken by the test itself over HTTP: refused tokens and
- * bodies, a batch sent twice applied once, log tails, an environment that dies. What the keepers
- * do is the keeper conformance suite's ({@link KeeperConformance}).
+ * The manager's side of the trial routes and of keeper sessions: refused tokens and bodies spoken
+ * by the test itself over HTTP, a batch sent twice applied once, log tails, an environment that
+ * dies; the SPI 1.0 outcomes of a launcher (transient refusals, progress, where it runs) and the
+ * keepers a session offers. What the keepers do is the keeper conformance suite's
+ * ({@link KeeperConformance}).
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -52,20 +65,8 @@ public class TrialReportIT extends RuntimeTestSupport {
         return new Option[] {baseOptions()};
     }
 
-    private final java.util.List<Path> temporary = new java.util.ArrayList<>();
-
-    @org.junit.After
-    public void removeTemporaryDirectories() throws IOException {
-        for (Path directory : temporary) {
-            try (var walk = Files.walk(directory)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
-        }
-    }
-
     private RecordingContext context(String experimentId, boolean reuse) throws IOException {
-        Path experiment = Files.createTempDirectory("nni-" + experimentId);
-        temporary.add(experiment);
+        Path experiment = scratch("report-" + experimentId);
         Path code = experiment.resolve("code");
         TrialScripts.write(code);
         Map<String, Object> section = new HashMap<>();
@@ -77,11 +78,106 @@ public class TrialReportIT extends RuntimeTestSupport {
     }
 
     private static TrialApplication trial(String id, long sequence, String parameters) {
-        return new TrialApplication(id, sequence, new HyperParameters(parameters, 0), Placement.NONE);
+        return TrialApplication.builder(id).sequenceId(sequence).hyperParameters(HyperParameters.of(parameters, 0))
+                .placement(Placement.none()).build();
     }
 
     private void awaitEnded(RecordingContext context, String trialId) {
         await().atMost(WAIT).until(() -> context.status(trialId) != null && context.status(trialId).isTerminal());
+    }
+
+    /**
+     * The keeper session's side of the SPI 1.0 outcomes: a launcher refusing for now is asked again
+     * and the trial shows why it waits; the environment's progress is the waiting reason; where the
+     * environment runs is copied into the trial. Both keepers ship: {@code auto} offers the Java
+     * keeper, then the Python one; a launcher may start either (here the Python one).
+     */
+    @Test(timeout = 120_000)
+    public void transientRefusalsAndProgressAreWaitingReasonsAndTheEnvironmentsFactsReachTheTrial() throws Exception {
+        RecordingContext context = context("outcomes", false);
+        ProcessKeeperLauncher processes = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), KeeperKind.PYTHON);
+        List<EnvironmentSpec> specs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger(2);
+        EnvironmentLauncher launcher = (spec, listener) -> {
+            specs.add(spec);
+            if (refusals.getAndDecrement() > 0) {
+                throw new TransientPlatformException("quota exceeded", Duration.ofMillis(100));
+            }
+            listener.stateChanged(EnvironmentState.PULLING_IMAGE, "waiting: pulling image test:1");
+            LaunchedEnvironment started = processes.start(spec, listener);
+            return new LaunchedEnvironment() {
+                @Override
+                public java.util.concurrent.CompletionStage<String> ended() {
+                    return started.ended();
+                }
+
+                @Override
+                public void stop() {
+                    started.stop();
+                }
+
+                @Override
+                public String handle() {
+                    return "pid-" + processes.processes.get(spec.environmentId()).pid();
+                }
+
+                @Override
+                public String host() {
+                    return "keeper-host";
+                }
+
+                @Override
+                public Map<String, String> attributes() {
+                    return Map.of("keeper", "python 3");
+                }
+            };
+        };
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        try (TrainingSession session = keepers.open(context, launcher, KeeperOptions.builder("remote").build())) {
+            session.submit(trial("Ts001", 0, TrialScripts.parameters(3, 2, 0, null, 0)));
+            awaitEnded(context, "Ts001");
+        }
+        assertEquals(TrialStatus.SUCCEEDED, context.status("Ts001"));
+        List<String> waitingReasons = context.changes.stream().filter(j -> j.status() == TrialStatus.WAITING)
+                .map(TrialJob::message).distinct().toList();
+        assertTrue(waitingReasons.toString(), waitingReasons.containsAll(List.of("retrying in 1 s: quota exceeded",
+                "waiting: pulling image test:1")));
+        assertEquals("asked twice more after the refusals", 3, specs.size());
+        TrialJob running = context.changes.stream().filter(j -> j.status() == TrialStatus.RUNNING).findFirst().orElseThrow();
+        assertEquals("keeper-host", running.host());
+        assertEquals(Map.of("keeper", "python 3"), running.attributes());
+        assertEquals("Ts001 pid-" + processes.processes.get("Ts001").pid(), running.handle());
+        assertTrue(Files.readString(processes.directory("Ts001").resolve("stdout")).contains("phase2-done"));
+        EnvironmentSpec spec = specs.get(0);
+        assertEquals(List.of(KeeperRuntime.JAVA, KeeperRuntime.PYTHON), List.copyOf(spec.keepers()));
+        assertEquals(keepers.keeperFile(KeeperRuntime.PYTHON), spec.keeperFile(KeeperRuntime.PYTHON));
+        assertEquals(List.of("java", "-jar", "/w/k.jar", "trial"),
+                spec.command(KeeperRuntime.JAVA, "/w/k.jar", "/w/c.tgz", "/w").subList(0, 4));
+        assertEquals(List.of("python3", "/w/k.py", "trial"), spec.command(KeeperRuntime.PYTHON, "/w/k.py", "/w/c.tgz", "/w").subList(0, 3));
+        assertTrue(spec.toString(), !spec.toString().contains(spec.token()));
+    }
+
+    /** Both keepers ship in nni.manager; a platform's {@code keeper} setting narrows what its environments are offered. */
+    @Test(timeout = 120_000)
+    public void bothKeepersShipAndTheKeeperSettingChoosesWhichAreOffered() throws Exception {
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        Path jar = keepers.keeperFile(KeeperRuntime.JAVA);
+        Path python = keepers.keeperFile(KeeperRuntime.PYTHON);
+        assertEquals("nni-trialkeeper.jar", jar.getFileName().toString());
+        assertEquals("nni-trialkeeper.py", python.getFileName().toString());
+        assertTrue(Files.readString(python).startsWith("#!/usr/bin/env python3"));
+        Map<KeeperChoice, Set<KeeperRuntime>> offered = new java.util.EnumMap<>(KeeperChoice.class);
+        for (KeeperChoice choice : KeeperChoice.values()) {
+            RecordingContext context = context("offer-" + choice, true);
+            CapturingLauncher launcher = new CapturingLauncher();
+            try (TrainingSession session = keepers.open(context, launcher, KeeperOptions.builder("remote").reuse(true).keeper(choice).build())) {
+                session.submit(trial("Of001", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
+                await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
+                offered.put(choice, launcher.specs.get(0).keepers());
+            }
+        }
+        assertEquals(Map.of(KeeperChoice.AUTO, Set.of(KeeperRuntime.JAVA, KeeperRuntime.PYTHON),
+                KeeperChoice.JAVA, Set.of(KeeperRuntime.JAVA), KeeperChoice.PYTHON, Set.of(KeeperRuntime.PYTHON)), offered);
     }
 
     @Test(timeout = 120_000)
@@ -89,7 +185,8 @@ public class TrialReportIT extends RuntimeTestSupport {
         RecordingContext context = context("token", true);
         CapturingLauncher launcher = new CapturingLauncher();
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher, new KeeperOptions("remote", true, 1, Duration.ofMinutes(1), null))) {
+        try (TrainingSession session = keepers.open(context, launcher,
+                KeeperOptions.builder("remote").reuse(true).maxEnvironments(1).idleTimeout(Duration.ofMinutes(1)).build())) {
             session.submit(trial("Tok01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
             await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
             EnvironmentSpec spec = launcher.specs.get(0);

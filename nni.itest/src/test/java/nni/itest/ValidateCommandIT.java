@@ -42,7 +42,7 @@ public class ValidateCommandIT extends RuntimeTestSupport {
     }
 
     private static Path write(String text) throws Exception {
-        Path dir = Files.createTempDirectory("nni-validate");
+        Path dir = scratch("validate");
         Path file = dir.resolve("config.yml");
         Files.writeString(file, text);
         return file;

@@ -3,42 +3,70 @@ package nni.launcher;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.logging.Level;
 
 /**
  * The runnable jar's command line:
  *
  * <pre>
- * java -jar nni-osgi.jar [--port N] [--host ADDRESS] [--home DIR] [COMMAND [ARGS...]]
+ * java -jar nni-osgi.jar [--port N] [--host ADDRESS] [--home DIR] [-v] [--log-level L] [COMMAND [ARGS...]]
  * </pre>
  *
  * Without a command the runtime starts and runs until stopped (with a Gogo console when a terminal
  * is attached). A command ({@code run <config>}, {@code validate <file>}) is carried out by the
  * runtime, which then stops with the command's exit code.
  *
- * @param port    HTTP port, or {@code null} for the default (8080, or {@code -Dorg.osgi.service.http.port})
- * @param host    address to bind, or {@code null} for the default (127.0.0.1)
- * @param home    the folder holding {@code deploy/}, {@code etc/} and {@code log/}
- * @param command the command and its arguments; empty to just run
+ * @param port     HTTP port, or {@code null} for the default (8080, or {@code -Dorg.osgi.service.http.port})
+ * @param host     address to bind, or {@code null} for the default (127.0.0.1)
+ * @param home     the folder holding {@code deploy/}, {@code etc/} and {@code log/}: {@code --home}, else
+ *                 {@code $NNI_OSGI_HOME}, else {@code ~/.nni-osgi}
+ * @param command  the command and its arguments; empty to just run
+ * @param verbose  whether a command shows the runtime's log on the console too
+ * @param logLevel the least level logged (to the log file, and to the console where the log is shown)
  */
-public record LaunchOptions(Integer port, String host, Path home, List<String> command) {
+public record LaunchOptions(Integer port, String host, Path home, List<String> command, boolean verbose, Level logLevel) {
+
+    /** The environment variable naming the runtime's home when {@code --home} does not. */
+    public static final String HOME_VARIABLE = "NNI_OSGI_HOME";
+    /** The home's folder in the user's home directory when neither {@code --home} nor the variable names one. */
+    public static final String DEFAULT_HOME = ".nni-osgi";
 
     public static final String USAGE = String.join("\n",
-            "usage: java -jar nni-osgi.jar [--port N] [--host ADDRESS] [--home DIR] [COMMAND [ARGS...]]",
-            "  --port N        HTTP port of the REST API, trial reports and web UI (default 8080)",
-            "  --host ADDRESS  address the HTTP port binds to (default 127.0.0.1)",
-            "  --home DIR      folder with deploy/ (platform bundles), etc/ (*.cfg) and log/ (default: .)",
+            "usage: java -jar nni-osgi.jar [--port N] [--host ADDRESS] [--home DIR] [-v] [--log-level LEVEL] [COMMAND [ARGS...]]",
+            "  --port N           HTTP port of the REST API, trial reports and web UI (default 8080)",
+            "  --host ADDRESS     address the HTTP port binds to (default 127.0.0.1)",
+            "  --home DIR         folder with deploy/ (platform bundles), etc/ (*.cfg) and log/",
+            "                     (default: $" + HOME_VARIABLE + ", else ~/" + DEFAULT_HOME + ")",
+            "  -v, --verbose      a command also shows the runtime's log on the console (it is always in <home>/log/nni.log)",
+            "  --log-level LEVEL  critical, error, warning, info (default), debug or trace",
             "commands:",
             "  (none)               start the runtime; a Gogo console when a terminal is attached",
             "  run CONFIG           run the experiment in CONFIG to its end, then stop",
-            "  validate FILE        check an experiment file and print OK or its problems");
+            "  resume ID            continue a stopped or crashed experiment to its end",
+            "  validate FILE...     check experiment files and print OK or their problems",
+            "  version              the versions of the runtime and its platforms");
+
+    private static final Map<String, Level> LEVELS = Map.of("critical", Level.SEVERE, "fatal", Level.SEVERE,
+            "error", Level.SEVERE, "warning", Level.WARNING, "info", Level.INFO, "debug", Level.FINE,
+            "trace", Level.FINEST);
+
+    /** Parses the command line with the process's environment. */
+    public static LaunchOptions parse(String... args) {
+        return parse(System.getenv(), args);
+    }
 
     /**
+     * @param environment where {@code HOME} and {@value #HOME_VARIABLE} are read
      * @throws IllegalArgumentException with a message for the user when the line is malformed
      */
-    public static LaunchOptions parse(String... args) {
+    public static LaunchOptions parse(Map<String, String> environment, String... args) {
         Integer port = null;
         String host = null;
-        Path home = Path.of("").toAbsolutePath();
+        String home = null;
+        boolean verbose = false;
+        Level logLevel = Level.INFO;
         List<String> command = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -49,10 +77,16 @@ public record LaunchOptions(Integer port, String host, Path home, List<String> c
             switch (arg) {
                 case "--port" -> port = parsePort(valueOf(args, ++i, arg));
                 case "--host" -> host = valueOf(args, ++i, arg);
-                case "--home" -> home = Path.of(valueOf(args, ++i, arg)).toAbsolutePath();
+                case "--home" -> home = valueOf(args, ++i, arg);
+                case "-v", "--verbose" -> verbose = true;
+                case "--log-level" -> logLevel = parseLevel(valueOf(args, ++i, arg));
                 default -> {
                     if (arg.startsWith("--port=")) {
                         port = parsePort(arg.substring("--port=".length()));
+                    } else if (arg.startsWith("--home=")) {
+                        home = arg.substring("--home=".length());
+                    } else if (arg.startsWith("--log-level=")) {
+                        logLevel = parseLevel(arg.substring("--log-level=".length()));
                     } else if (arg.startsWith("-")) {
                         throw new IllegalArgumentException("unknown option " + arg);
                     } else {
@@ -61,7 +95,26 @@ public record LaunchOptions(Integer port, String host, Path home, List<String> c
                 }
             }
         }
-        return new LaunchOptions(port, host, home.normalize(), List.copyOf(command));
+        return new LaunchOptions(port, host, home(home, environment), List.copyOf(command), verbose, logLevel);
+    }
+
+    /** The home: the option, else the environment variable, else {@code ~/.nni-osgi}; {@code ~} is {@code $HOME}. */
+    private static Path home(String option, Map<String, String> environment) {
+        String userHome = environment.get("HOME");
+        if (userHome == null || userHome.isEmpty()) {
+            userHome = System.getProperty("user.home");
+        }
+        String chosen = option;
+        if (chosen == null || chosen.isEmpty()) {
+            chosen = environment.get(HOME_VARIABLE);
+        }
+        if (chosen == null || chosen.isEmpty()) {
+            return Path.of(userHome, DEFAULT_HOME).toAbsolutePath().normalize();
+        }
+        if (chosen.equals("~") || chosen.startsWith("~/")) {
+            chosen = userHome + chosen.substring(1);
+        }
+        return Path.of(chosen).toAbsolutePath().normalize();
     }
 
     private static String valueOf(String[] args, int index, String option) {
@@ -81,5 +134,14 @@ public record LaunchOptions(Integer port, String host, Path home, List<String> c
             // reported below
         }
         throw new IllegalArgumentException("--port: expected a port number 0-65535, got \"" + text + "\"");
+    }
+
+    private static Level parseLevel(String text) {
+        Level level = LEVELS.get(text.toLowerCase(Locale.ROOT));
+        if (level == null) {
+            throw new IllegalArgumentException("--log-level: expected critical, error, warning, info, debug or trace, got \""
+                    + text + "\"");
+        }
+        return level;
     }
 }

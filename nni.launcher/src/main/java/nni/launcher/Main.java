@@ -3,20 +3,36 @@ package nni.launcher;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.Reader;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.InvocationTargetException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Properties;
+import java.util.logging.Level;
 import java.util.logging.LogManager;
+import java.util.stream.Stream;
 
 /**
  * Entry point of the runnable jar. Turns the command line into system properties, which the
- * framework's bundles read when no configuration in {@code etc/} says otherwise, prepares the home
- * folder and logging, then hands over to bnd's embedded launcher, which starts Felix with the
- * bundles of {@code run.bndrun}.
+ * framework's bundles read when no configuration in {@code etc/} says otherwise, takes the home
+ * folder (one runtime per home), prepares logging, then hands over to bnd's embedded launcher,
+ * which starts Felix with the bundles of {@code run.bndrun}.
  *
  * <p>Every setting is a system property so that {@code -D} on the java command line still wins.
+ * What cannot work is refused before the framework starts, with one line and a non-zero exit:
+ * 2 for an unusable home or option, 4 when the home or the port is taken (3 is a {@code run} stopped early).
  */
 public final class Main {
 
@@ -24,7 +40,30 @@ public final class Main {
     public static final String HOME = "nni.home";
     public static final String COMMAND = "nni.command";
 
+    static final int EXIT_USAGE = 2;
+    static final int EXIT_TAKEN = 4;
+
     private static final String EMBEDDED_LAUNCHER = "aQute.launcher.pre.EmbeddedLauncher";
+    private static final String PORT = "org.osgi.service.http.port";
+    private static final String HOST = "org.apache.felix.http.host";
+
+    /** Held for the life of the process: the home is this runtime's alone. */
+    private static RuntimeLock lock;
+
+    /** The runtime cannot start as asked; the message is one line for the user. */
+    static final class Refused extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final int exitCode;
+
+        Refused(int exitCode, String message) {
+            super(message, null, false, false);
+            this.exitCode = exitCode;
+        }
+
+        int exitCode() {
+            return exitCode;
+        }
+    }
 
     private Main() {
     }
@@ -36,14 +75,20 @@ public final class Main {
         } catch (IllegalArgumentException e) {
             System.err.println("nni-osgi: " + e.getMessage());
             System.err.println(LaunchOptions.USAGE);
-            System.exit(2);
+            System.exit(EXIT_USAGE);
             return;
         }
         if (options.command().size() == 1 && List.of("help", "-h", "--help").contains(options.command().get(0))) {
             System.out.println(LaunchOptions.USAGE);
             return;
         }
-        prepare(options);
+        try {
+            prepare(options);
+        } catch (Refused e) {
+            System.err.println("nni-osgi: " + e.getMessage());
+            System.exit(e.exitCode());
+            return;
+        }
         try {
             Class.forName(EMBEDDED_LAUNCHER).getMethod("main", String[].class).invoke(null, (Object) new String[0]);
         } catch (InvocationTargetException e) {
@@ -51,36 +96,136 @@ public final class Main {
         }
     }
 
-    static void prepare(LaunchOptions options) throws IOException {
+    static void prepare(LaunchOptions options) throws Refused, IOException {
         Path home = options.home();
-        for (String folder : List.of("deploy", "etc", "log")) {
-            Files.createDirectories(home.resolve(folder));
+        try {
+            for (String folder : List.of("deploy", "etc", "log", "tmp")) {
+                Files.createDirectories(home.resolve(folder));
+            }
+            lock = RuntimeLock.acquire(home);
+        } catch (RuntimeLock.HeldException e) {
+            throw new Refused(EXIT_TAKEN, "the home " + home + " is in use by another runtime (pid " + e.holder()
+                    + "); stop that one, or give this one another --home");
+        } catch (IOException e) {
+            throw new Refused(EXIT_USAGE, "cannot use " + home + " as the runtime's home: " + describe(e));
         }
+        Path temporary = home.resolve("tmp");
+        clear(temporary);
+        // the JVM always sets java.io.tmpdir (to /tmp): only a -D on the command line is the user's choice
+        if (ManagementFactory.getRuntimeMXBean().getInputArguments().stream().noneMatch(a -> a.startsWith("-Djava.io.tmpdir="))) {
+            System.setProperty("java.io.tmpdir", temporary.toString());
+        }
+        // sqlite-jdbc unpacks its native library here, where the next start removes what a killed runtime left
+        setDefault("org.sqlite.tmpdir", temporary.toString());
         setDefault(HOME, home.toString());
         setDefault("felix.fileinstall.dir", home.resolve("deploy") + "," + home.resolve("etc"));
         setDefault("org.osgi.framework.storage", home.resolve("felix-cache").toString());
         if (options.port() != null) {
-            System.setProperty("org.osgi.service.http.port", options.port().toString());
+            System.setProperty(PORT, options.port().toString());
         }
-        setDefault("org.osgi.service.http.port", "8080");
+        setDefault(PORT, "8080");
         if (options.host() != null) {
-            System.setProperty("org.apache.felix.http.host", options.host());
+            System.setProperty(HOST, options.host());
         }
-        setDefault("org.apache.felix.http.host", "127.0.0.1");
+        setDefault(HOST, "127.0.0.1");
         if (!options.command().isEmpty()) {
             System.setProperty(COMMAND, String.join("\n", options.command()));
         }
         boolean console = options.command().isEmpty() && System.console() != null;
         setDefault("gosh.args", console ? "" : "--nointeractive");
-        configureLogging(home);
+        requireFreePort(home);
+        boolean showLog = options.command().isEmpty() || options.verbose();
+        configureLogging(home, options.logLevel(), showLog);
+        if (!showLog) {
+            ConsoleCapture.install();
+        }
     }
 
     /**
-     * Log records go to the console and to {@code log/nni.log}, unless {@code etc/logging.properties}
-     * or {@code -Djava.util.logging.config.file} says otherwise. SLF4J reaches
-     * java.util.logging through slf4j-jdk14 inside the framework.
+     * Refuses to start when the HTTP port is taken: Felix HTTP would log the failure and carry on
+     * without a port, and nothing (nnictl, trial keepers, the REST API) could reach the runtime.
+     * The port is the one Jetty will use: {@code etc/org.apache.felix.http.cfg}, else the property.
      */
-    private static void configureLogging(Path home) throws IOException {
+    private static void requireFreePort(Path home) throws Refused {
+        Properties http = new Properties();
+        Path file = home.resolve("etc").resolve("org.apache.felix.http.cfg");
+        if (Files.isRegularFile(file)) {
+            try (Reader reader = Files.newBufferedReader(file, StandardCharsets.ISO_8859_1)) {
+                http.load(reader);
+            } catch (IOException | IllegalArgumentException e) {
+                // Config Admin reports a broken file; the port is checked with the properties
+            }
+        }
+        String portText = http.getProperty(PORT, System.getProperty(PORT)).strip();
+        String host = http.getProperty(HOST, System.getProperty(HOST)).strip();
+        int port;
+        try {
+            port = Integer.parseInt(portText);
+        } catch (NumberFormatException e) {
+            throw new Refused(EXIT_USAGE, PORT + ": expected a port number 0-65535, got \"" + portText + "\"");
+        }
+        if (port <= 0) {
+            return;
+        }
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            throw new Refused(EXIT_USAGE, "--host: unknown host \"" + host + "\"");
+        }
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new InetSocketAddress(address, port));
+        } catch (IOException e) {
+            throw new Refused(EXIT_TAKEN, "port " + port + " on " + host + " is in use (" + describe(e)
+                    + "); stop what uses it, or choose another with --port");
+        }
+    }
+
+    /** Empties the runtime's temporary folder: it is this runtime's alone, and what is there was left by a killed one. */
+    private static void clear(Path folder) {
+        try (Stream<Path> walk = Files.walk(folder)) {
+            walk.sorted(Comparator.reverseOrder()).filter(path -> !path.equals(folder)).forEach(path -> {
+                try {
+                    Files.deleteIfExists(path);
+                } catch (IOException e) {
+                    // best effort: a file we cannot remove does no harm
+                }
+            });
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+
+    /** @return what went wrong, in words: no exception class names */
+    static String describe(IOException e) {
+        if (e instanceof FileSystemException failed) {
+            String what = failed.getFile() == null ? "" : failed.getFile();
+            if (failed instanceof FileAlreadyExistsException) {
+                return what + " exists and is not a directory";
+            }
+            if (failed instanceof AccessDeniedException) {
+                return "permission denied: " + what;
+            }
+            if (failed instanceof NoSuchFileException) {
+                return "no such file or directory: " + what;
+            }
+            String reason = failed.getReason();
+            return (reason == null ? "cannot be used" : reason.substring(0, 1).toLowerCase() + reason.substring(1)) + ": " + what;
+        }
+        String message = e.getMessage();
+        if (message == null || message.isBlank()) {
+            return "input/output error";
+        }
+        return message.substring(0, 1).toLowerCase() + message.substring(1);
+    }
+
+    /**
+     * Log records go to {@code log/nni.log}, and to the console unless a one-shot command runs
+     * without {@code -v}; {@code etc/logging.properties} or {@code -Djava.util.logging.config.file}
+     * replace this. SLF4J reaches java.util.logging through slf4j-jdk14 inside the framework.
+     */
+    private static void configureLogging(Path home, Level level, boolean console) throws IOException {
         if (System.getProperty("java.util.logging.config.file") != null) {
             return;
         }
@@ -92,11 +237,12 @@ public final class Main {
             return;
         }
         String config = String.join("\n",
-                "handlers=java.util.logging.ConsoleHandler, java.util.logging.FileHandler",
-                ".level=INFO",
-                "java.util.logging.ConsoleHandler.level=INFO",
+                "handlers=" + (console ? "java.util.logging.ConsoleHandler, " : "") + "java.util.logging.FileHandler",
+                ".level=" + level.getName(),
+                "java.util.logging.ConsoleHandler.level=" + level.getName(),
                 "java.util.logging.FileHandler.level=ALL",
-                "java.util.logging.FileHandler.pattern=" + home.resolve("log").resolve("nni.log").toString().replace("\\", "/"),
+                "java.util.logging.FileHandler.pattern=" + home.resolve("log").resolve("nni.log").toString()
+                        .replace("\\", "/").replace("%", "%%"),
                 "java.util.logging.FileHandler.append=true",
                 "java.util.logging.FileHandler.limit=0",
                 "java.util.logging.FileHandler.count=1",
@@ -105,7 +251,10 @@ public final class Main {
                 // SPI Fly reports every service provider it registers; only its problems matter here.
                 "org.apache.aries.spifly.level=WARNING",
                 "");
-        LogManager.getLogManager().readConfiguration(new ByteArrayInputStream(config.getBytes(StandardCharsets.ISO_8859_1)));
+        // Properties files are ISO 8859-1 with \\uXXXX escapes; a home with other characters needs them escaped
+        StringBuilder escaped = new StringBuilder();
+        config.chars().forEach(c -> escaped.append(c < 0x80 ? String.valueOf((char) c) : String.format("\\u%04x", c)));
+        LogManager.getLogManager().readConfiguration(new ByteArrayInputStream(escaped.toString().getBytes(StandardCharsets.ISO_8859_1)));
     }
 
     private static void setDefault(String key, String value) {

@@ -1,51 +1,77 @@
 package nni.launcher;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
 
 import org.junit.Test;
 
 public class LaunchOptionsTest {
 
+    private static final Map<String, String> USER = Map.of("HOME", "/home/ada");
+
     @Test
-    public void noArgumentsMeansDefaultsAndNoCommand() {
-        LaunchOptions options = LaunchOptions.parse();
+    public void noArgumentsMeansDefaultsNoCommandAndTheHomeInTheUsersFolder() {
+        LaunchOptions options = LaunchOptions.parse(USER);
         assertNull(options.port());
         assertNull(options.host());
-        assertEquals(Path.of("").toAbsolutePath(), options.home());
+        assertEquals(Path.of("/home/ada/.nni-osgi"), options.home());
         assertTrue(options.command().isEmpty());
+        assertFalse(options.verbose());
+        assertEquals(Level.INFO, options.logLevel());
+    }
+
+    @Test
+    public void theHomeIsTheOptionElseTheVariableElseTildeNniOsgiWithTildeFromHome() {
+        Map<String, String> both = Map.of("HOME", "/home/ada", "NNI_OSGI_HOME", "~/runtimes/a");
+        assertEquals(Path.of("/home/ada/runtimes/a"), LaunchOptions.parse(both).home());
+        assertEquals(Path.of("/srv/nni"), LaunchOptions.parse(both, "--home", "/srv/nni").home());
+        assertEquals(Path.of("/home/ada/x"), LaunchOptions.parse(both, "--home=~/x").home());
+        assertEquals(Path.of("").toAbsolutePath().resolve("rel"), LaunchOptions.parse(both, "--home", "rel").home());
     }
 
     @Test
     public void optionsBeforeTheCommandAreOptionsAfterItAreArguments() {
-        LaunchOptions options = LaunchOptions.parse("--port", "9090", "--home", "/tmp/x", "run", "--port", "exp.yml");
+        LaunchOptions options = LaunchOptions.parse(USER, "--port", "9090", "--home", "/tmp/x", "-v", "run", "--port", "exp.yml");
         assertEquals(Integer.valueOf(9090), options.port());
         assertEquals(Path.of("/tmp/x"), options.home());
+        assertTrue(options.verbose());
         assertEquals(List.of("run", "--port", "exp.yml"), options.command());
     }
 
     @Test
     public void portWithEqualsSign() {
-        assertEquals(Integer.valueOf(0), LaunchOptions.parse("--port=0").port());
+        assertEquals(Integer.valueOf(0), LaunchOptions.parse(USER, "--port=0").port());
+    }
+
+    @Test
+    public void logLevelsAreNnisNames() {
+        assertEquals(Level.FINE, LaunchOptions.parse(USER, "--log-level", "debug").logLevel());
+        assertEquals(Level.FINEST, LaunchOptions.parse(USER, "--log-level=trace").logLevel());
+        assertEquals(Level.WARNING, LaunchOptions.parse(USER, "--verbose", "--log-level", "WARNING", "validate").logLevel());
+        assertEquals("--log-level: expected critical, error, warning, info, debug or trace, got \"loud\"",
+                assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse(USER, "--log-level", "loud")).getMessage());
     }
 
     @Test
     public void badPortNamesTheOptionAndTheValue() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse("--port", "22a"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse(USER, "--port", "22a"));
         assertEquals("--port: expected a port number 0-65535, got \"22a\"", e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse("--port", "70000"));
+        assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse(USER, "--port", "70000"));
     }
 
     @Test
     public void missingValueAndUnknownOptionAreErrors() {
         assertEquals("--home needs a value",
-                assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse("--home")).getMessage());
-        assertEquals("unknown option --verbose",
-                assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse("--verbose")).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse(USER, "--home")).getMessage());
+        assertEquals("unknown option --quiet",
+                assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse(USER, "--quiet")).getMessage());
     }
 }

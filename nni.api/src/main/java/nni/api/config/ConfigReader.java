@@ -35,6 +35,9 @@ import java.util.function.Consumer;
  */
 public final class ConfigReader {
 
+    /** The longest duration accepted: what still fits in milliseconds. */
+    private static final long MAX_DURATION_SECONDS = Long.MAX_VALUE / 1000;
+
     private final Map<String, Object> raw;
     private final Map<String, String> rawKeys = new LinkedHashMap<>();
     private final Set<String> declared = new HashSet<>();
@@ -294,15 +297,35 @@ public final class ConfigReader {
     public Path resolve(String text) {
         String expanded = text;
         if (text.equals("~") || text.startsWith("~/")) {
-            expanded = System.getProperty("user.home") + text.substring(1);
+            expanded = userHome() + text.substring(1);
         }
-        Path resolved = baseDirectory.resolve(expanded).toAbsolutePath().normalize();
-        try {
-            // NNI applies os.path.realpath: symbolic links resolved where the path exists
-            return resolved.toRealPath();
-        } catch (java.io.IOException e) {
-            return resolved;
+        return realPath(baseDirectory.resolve(expanded).toAbsolutePath().normalize());
+    }
+
+    /**
+     * @return the home directory {@code ~} stands for, as Python's {@code os.path.expanduser} finds
+     *         it: the {@code HOME} environment variable, else the account's home ({@code user.home})
+     */
+    public static String userHome() {
+        String home = System.getenv("HOME");
+        return home == null || home.isEmpty() ? System.getProperty("user.home") : home;
+    }
+
+    /**
+     * NNI's {@code os.path.realpath}: symbolic links resolved in the part of the path that exists,
+     * the rest appended as written.
+     */
+    private static Path realPath(Path absolute) {
+        Path existing = absolute;
+        while (existing != null) {
+            try {
+                Path real = existing.toRealPath();
+                return existing == absolute ? real : real.resolve(existing.relativize(absolute));
+            } catch (java.io.IOException e) {
+                existing = existing.getParent();
+            }
         }
+        return absolute;
     }
 
     /** A path field that must name an existing directory when given. */
@@ -326,8 +349,9 @@ public final class ConfigReader {
         }
         try {
             long seconds = Units.seconds(value);
-            if (seconds <= 0) {
-                wrongType(key, "a positive duration", value, false);
+            if (seconds <= 0 || seconds > MAX_DURATION_SECONDS) {
+                wrongType(key, seconds <= 0 ? "a positive duration" : "a duration of at most " + MAX_DURATION_SECONDS + " seconds",
+                        value, false);
                 return null;
             }
             set(key, value);

@@ -25,15 +25,15 @@ public final class Units {
      * @throws IllegalArgumentException with a message for a person when the value is not a duration
      */
     public static long seconds(Object value) {
-        if (value instanceof Number number && !(value instanceof Double || value instanceof Float)) {
-            return number.longValue();
+        if (isWhole(value)) {
+            return ((Number) value).longValue();
         }
         if (value instanceof String text) {
             String lower = text.strip().toLowerCase(Locale.ROOT);
             for (int i = 0; i < TIME_UNITS.length; i++) {
                 if (lower.endsWith(TIME_UNITS[i])) {
-                    return (long) Math.ceil(number(text, lower.substring(0, lower.length() - 1), "1.5h, 30m, 10s, 2d")
-                            * TIME_FACTORS[i]);
+                    return whole(number(text, lower.substring(0, lower.length() - 1), "1.5h, 30m, 10s, 2d") * TIME_FACTORS[i],
+                            text, "seconds");
                 }
             }
         }
@@ -47,20 +47,34 @@ public final class Units {
      * @throws IllegalArgumentException with a message for a person when the value is not a size
      */
     public static long megabytes(Object value) {
-        if (value instanceof Number number && !(value instanceof Double || value instanceof Float)) {
-            return number.longValue();
+        if (isWhole(value)) {
+            return ((Number) value).longValue();
         }
         if (value instanceof String text) {
             String lower = text.strip().toLowerCase(Locale.ROOT);
             for (int i = 0; i < SIZE_UNITS.length; i++) {
                 if (lower.endsWith(SIZE_UNITS[i])) {
                     String digits = lower.substring(0, lower.length() - SIZE_UNITS[i].length());
-                    return (long) Math.ceil(number(text, digits, "8gb, 512mb") * SIZE_FACTORS[i] / SIZE_FACTORS[2]);
+                    return whole(number(text, digits, "8gb, 512mb") * SIZE_FACTORS[i] / SIZE_FACTORS[2], text, "megabytes");
                 }
             }
         }
         throw new IllegalArgumentException("expected a size such as 8gb, 512mb or a number of megabytes, got "
                 + describe(value));
+    }
+
+    /** Integer, Long, Short or Byte: a whole number taken as it is (wider or fractional numbers are not). */
+    private static boolean isWhole(Object value) {
+        return value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte;
+    }
+
+    /** Rounds up; a result that does not fit a long is refused, never clamped. */
+    private static long whole(double amount, String text, String unit) {
+        double rounded = Math.ceil(amount);
+        if (!Double.isFinite(rounded) || rounded >= 0x1p63 || rounded < -0x1p63) {
+            throw new IllegalArgumentException("expected at most " + Long.MAX_VALUE + " " + unit + ", got " + describe(text));
+        }
+        return (long) rounded;
     }
 
     private static double number(String text, String digits, String examples) {

@@ -5,8 +5,9 @@
  * (long-lived environments running trials one after another) or one keeper per trial.
  *
  * <h2>The keeper and its protocol</h2>
- * The keeper is a standalone jar ({@link nni.api.environment.KeeperSessions#keeperJar()}) that
- * needs only a Java 17 runtime on the worker. It talks to the manager's one HTTP endpoint under
+ * There are two keepers with the same protocol ({@link nni.api.environment.KeeperRuntime}): a
+ * standalone jar needing only a Java 17 runtime on the worker, and a single Python file needing
+ * only Python 3.7 ({@link nni.api.environment.KeeperSessions#keeperFile}). It talks to the manager's one HTTP endpoint under
  * {@code /api/v1/nni-trial/<experiment>/<keeper id>/}: {@code handshake}, {@code reports}
  * (batches of numbered reports: started, metric, ended, log, ready), {@code commands}
  * (long poll: new-trial, kill, send-parameter, log-tail, stop). Every request carries the keeper's
@@ -17,7 +18,7 @@
  * manager accepts the protocols it lists (today: 1); the keeper accepts a manager only if it
  * answers with the keeper's own protocol. Product versions may differ; a protocol mismatch is
  * refused on both sides with a message naming both versions and telling the user to run the
- * keeper jar the manager ships.
+ * keeper the manager ships.
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("1.0.0")

@@ -10,11 +10,21 @@ import org.osgi.annotation.versioning.ProviderType;
 import nni.api.model.TrialJob;
 
 /**
- * What the manager hands a platform for one experiment run. Implemented by the manager; platform
- * bundles only call it.
+ * What the manager hands a platform for one member of one experiment run: the experiment's use of
+ * one training service ({@code trainingService}, or one element of a list of them). Implemented by
+ * the manager; platform bundles only call it.
  *
- * <p>Both callbacks are thread-safe and may be called from any thread, but for one trial a platform
- * calls them in the order things happened (one thread per trial, or its own serialisation).
+ * <h2>Threading</h2>
+ * Every method is thread-safe and may be called from any thread, but for one trial a platform calls
+ * them in the order things happened (one thread per trial, or its own serialisation): every metric
+ * before the terminal status. The callbacks never block on the manager's scheduling: they hand the
+ * work to the experiment's thread, except that metrics are stored before they return.
+ *
+ * <h2>After close and detach</h2>
+ * While {@link TrainingSession#close()} runs, the session still reports the trials it cancels, as
+ * usual. After {@link TrainingSession#detach()} returned, the session calls nothing here any more;
+ * a status reported anyway is ignored and a metric reported anyway is refused with an
+ * {@link IllegalStateException} (so a keeper that sent it keeps it and sends it again later).
  */
 @ProviderType
 public interface SessionContext {
@@ -25,6 +35,9 @@ public interface SessionContext {
     /** @return the experiment's directory on the manager's machine ({@code ~/nni-experiments/<id>}) */
     Path experimentDirectory();
 
+    /** @return the name of this member's platform, as {@code trainingService.platform} gives it */
+    String platform();
+
     /**
      * @return this platform's section of the experiment configuration, as checked by
      *         {@link TrainingPlatform#checkSection}, with NNI's common fields copied in; its secrets
@@ -33,8 +46,12 @@ public interface SessionContext {
     Map<String, Object> section();
 
     /**
-     * Reports a trial's new state. The manager stores it and acts on it (a terminal status frees a
-     * concurrency slot and ends the trial for the tuner).
+     * Reports a trial's new state. The manager stores it and acts on it: a terminal status frees a
+     * concurrency slot and ends the trial for the tuner; a new {@link TrialJob#message()},
+     * {@link TrialJob#handle()}, {@link TrialJob#host()} or {@link TrialJob#attributes()} is kept
+     * and shown. A passing problem of a running trial (a node restarting, a machine unreachable for
+     * a while) is reported with the status unchanged, or {@code UNKNOWN}, and a message saying what
+     * happens; the manager shows it as the trial's reason.
      */
     void trialChanged(TrialJob trial);
 
@@ -47,6 +64,9 @@ public interface SessionContext {
      *
      * @throws IllegalArgumentException if the line is not a metric; the manager has logged it and
      *                                  the platform goes on with the next line
+     * @throws IllegalStateException    if the experiment cannot take it now (it is closing, or the
+     *                                  session was detached); the platform keeps the line and may
+     *                                  report it again to a later session
      */
     void metricReported(String trialId, String line);
 
@@ -57,6 +77,7 @@ public interface SessionContext {
      * arrive this way). Lines that are not metrics are skipped and the others stored.
      *
      * @throws IllegalArgumentException after storing the others, naming the lines that were not metrics
+     * @throws IllegalStateException    as {@link #metricReported}, before storing any
      */
     default void metricsReported(String trialId, List<String> lines) {
         List<String> refused = new ArrayList<>();
@@ -71,4 +92,11 @@ public interface SessionContext {
             throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
         }
     }
+
+    /**
+     * Signals that {@link TrainingSession#capacity()} changed (a machine joined, a quota was
+     * raised, GPUs were freed by others). The manager reads {@code capacity()} again on its own
+     * thread and may submit. Cheap; call it as often as the capacity changes.
+     */
+    void capacityChanged();
 }

@@ -27,13 +27,16 @@ import nni.api.config.SectionCheck;
  *     {@code service.ranking}, then lower {@code service.id}) wins; the other is listed as shadowed.</li>
  * <li>{@link #checkSection} and {@link #open} are called from manager threads, possibly concurrently
  *     for different experiments; implementations are thread-safe.</li>
- * <li>One {@link TrainingSession} is opened per experiment run (create or resume) and closed by the
- *     manager when the experiment stops. When the platform service goes away (its bundle is stopped,
- *     updated or uninstalled, or its component is re-created for a new configuration) the manager
- *     closes every session it opened before the service is gone, then marks the trials those
- *     sessions still had as {@code SYS_CANCELED}; a platform must not rely on closing them itself
- *     from {@code @Deactivate}. The experiments wait, and open a new session as soon as a service
- *     with the same name is registered again.</li>
+ * <li>One {@link TrainingSession} is opened per experiment member and run (create or resume, and
+ *     again when this service comes back after it went away). The manager ends it with
+ *     {@link TrainingSession#close()} when the user stops the experiment, and with
+ *     {@link TrainingSession#detach()} when the runtime stops or when this service goes away (its
+ *     bundle is stopped, updated or uninstalled, or its component is re-created for a new
+ *     configuration): detach happens inside the unbind, while the service is still usable, and
+ *     leaves the trials running. The experiment keeps them, waits, and when a service with the same
+ *     name is registered again opens a new session and {@linkplain TrainingSession#reattach
+ *     re-attaches} them with the handles they reported. So a platform bundle update does not
+ *     touch running trials, and a platform must not cancel trials from {@code @Deactivate}.</li>
  * </ul>
  */
 @ConsumerType

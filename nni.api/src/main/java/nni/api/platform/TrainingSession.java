@@ -12,12 +12,37 @@ import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 
 /**
- * One experiment's use of a platform, from {@link TrainingPlatform#open} to {@link #close}: NNI's
- * {@code TrainingService} without its polling.
+ * One experiment member's use of a platform, from {@link TrainingPlatform#open} to {@link #close}
+ * or {@link #detach}: NNI's {@code TrainingService} without its polling.
  *
  * <h2>Call order</h2>
- * {@code open} &rarr; {@link #submit} / {@link #cancel} / {@link #sendParameters} / queries, any number
- * of times, from any manager thread &rarr; {@link #close} once. Nothing is called after {@code close}.
+ * {@code open} &rarr; {@link #reattach} for each trial the experiment had live (on resume, and when
+ * the platform came back) &rarr; {@link #submit} / {@link #cancel} / {@link #sendParameters} /
+ * queries, any number of times, from any manager thread &rarr; exactly one of {@link #close} or
+ * {@link #detach}, which the manager may call more than once. Nothing else is called after either.
+ *
+ * <h2>Close or detach: what the manager calls when</h2>
+ * <ul>
+ * <li>{@link #close()}: the <em>user</em> stops the experiment ({@code nni:halt}, REST
+ *     {@code DELETE /experiment}, or a {@code run} ending). The session cancels the trials it still
+ *     has, then releases everything.</li>
+ * <li>{@link #detach()}: the <em>runtime</em> lets go of the session while the experiment goes on
+ *     elsewhere or later. The session releases its threads, watches and connections and leaves every
+ *     trial as it is. The manager detaches when
+ *     <ul>
+ *     <li>the runtime stops: framework shutdown (SIGTERM, Ctrl-C, {@code felix:stop 0}), or the
+ *         manager component is deactivated or updated; {@code resume} later re-attaches;</li>
+ *     <li>the platform service is unregistered: its bundle is stopped, updated or uninstalled, or
+ *         its component is re-created for a new configuration. The experiment keeps its live
+ *         trials as they are (message {@code platform 'x' is away: ...}) and submits nothing; when
+ *         a platform of that name is registered again it opens a new session and calls
+ *         {@link #reattach} for every live trial. If the user stops the experiment meanwhile, its
+ *         live trials end {@code SYS_CANCELED} with a message saying their processes may still
+ *         run.</li>
+ *     </ul></li>
+ * </ul>
+ * A platform therefore never cancels trials from its component's {@code @Deactivate}: the manager
+ * has detached its sessions by then.
  *
  * <h2>Reporting</h2>
  * The session pushes every change to the manager through its {@link SessionContext}: each status
@@ -27,8 +52,11 @@ import nni.api.model.TrialJob;
  *
  * <h2>Threading and errors</h2>
  * Methods are thread-safe and return promptly: {@code submit} queues, {@code cancel} starts the kill.
- * Long work happens on the session's own threads, which {@code close} ends. An exception from a
- * method fails only that call; the manager logs it, shows its message and carries on.
+ * Long work happens on the session's own threads, which {@code close} and {@code detach} end. An
+ * exception from a method fails only that call; the manager logs it, shows its message and carries
+ * on. A {@link TransientPlatformException} from {@code submit} makes the manager keep the trial
+ * WAITING and submit it again later (same id and sequence id); a plain {@link PlatformException}
+ * fails the trial.
  */
 @ConsumerType
 public interface TrainingSession extends AutoCloseable {
@@ -37,8 +65,12 @@ public interface TrainingSession extends AutoCloseable {
      * Accepts a trial. Returns at once with the trial WAITING (queueing is the session's job) or,
      * if it could be started immediately, RUNNING.
      *
-     * @throws PlatformException if the trial can never run here (for example it needs more GPUs than
-     *                           the platform has); the manager marks it FAILED with the message
+     * @throws TransientPlatformException if the trial cannot be accepted now but may be later (a
+     *                                    quota, HTTP 429/503); the manager keeps it WAITING with the
+     *                                    message and submits it again with backoff
+     * @throws PlatformException          if the trial can never run here (for example it needs more
+     *                                    GPUs than the platform has); the manager marks it FAILED
+     *                                    with the message
      */
     TrialJob submit(TrialApplication application) throws PlatformException;
 
@@ -61,16 +93,20 @@ public interface TrainingSession extends AutoCloseable {
     }
 
     /**
-     * Takes back a trial that this platform started for the same experiment before the runtime
-     * stopped (killed or shut down), when the experiment is resumed. Called once per trial that the
-     * experiment's store shows WAITING or RUNNING, before any {@link #submit}. When the platform
-     * still has the trial (its process runs, or it ended and left its result behind), the session
-     * tracks it again exactly as if it had submitted it: it reports every metric the trial wrote
-     * (the manager ignores those already stored) and then its terminal status.
+     * Takes back a trial that this platform started for the same experiment before an earlier
+     * session of it was detached or lost (the runtime stopped or was killed, or the platform
+     * service went away and came back). Called once per trial that the experiment shows WAITING,
+     * RUNNING or UNKNOWN, before any {@link #submit}. The trial carries what the platform reported
+     * last: {@link TrialJob#handle()}, {@link TrialJob#host()} and {@link TrialJob#attributes()}
+     * as stored. When the platform still has the trial (its process runs, or it ended and left its
+     * result behind), the session tracks it again exactly as if it had submitted it: it reports
+     * every metric the trial wrote (the manager ignores those already stored) and then its terminal
+     * status.
      *
      * @param trial the trial as the experiment last stored it
      * @return the trial as the platform sees it now, or empty when the platform has lost it (the
-     *         manager then marks it FAILED, as NNI does on resume)
+     *         manager then submits a trial that never started again, and marks the others FAILED,
+     *         as NNI does on resume)
      */
     default Optional<TrialJob> reattach(TrialJob trial) {
         return Optional.empty();
@@ -91,9 +127,28 @@ public interface TrainingSession extends AutoCloseable {
     Optional<InputStream> openTrialFile(String trialId, String name) throws IOException;
 
     /**
-     * Ends the session: cancels the trials it still runs (as {@code USER_CANCELED}, reported as
-     * usual), stops its threads, releases connections. Idempotent; never throws.
+     * @return how many more trials this session could start now; {@link Capacity#unknown()} (the
+     *         default) lets the manager submit as the experiment's concurrency allows. Call
+     *         {@link SessionContext#capacityChanged()} when it changes. Cheap, never blocks.
+     */
+    default Capacity capacity() {
+        return Capacity.unknown();
+    }
+
+    /**
+     * Ends the session because the user stops the experiment: cancels the trials it still runs (as
+     * {@code USER_CANCELED}, reported as usual), stops its threads, releases connections.
+     * Idempotent; never throws.
      */
     @Override
     void close();
+
+    /**
+     * Lets go of the session because the runtime or the platform service goes away while the
+     * experiment goes on (see the class description for when): stops its threads, closes its
+     * watches and connections, and leaves every trial exactly as it is, running, so that a later
+     * session's {@link #reattach} takes it back. Reports nothing, neither now nor later.
+     * Idempotent; never throws; returns promptly (it does not wait for trials).
+     */
+    void detach();
 }

@@ -39,6 +39,21 @@ public interface Tuner {
     }
 
     /**
+     * A result of a trial this tuner did not propose: data imported with {@code nnictl experiment
+     * import} (NNI's {@code import_data}), given again when the experiment resumes. A tuner that learns
+     * from history takes it as one of its own results; parameters outside its search space it skips.
+     * Called between the other calls, on the same thread.
+     *
+     * @param parameters the trial's parameters as a trial sees them (a nested choice as a mapping with
+     *                   {@code _name})
+     * @param value      the result's number (a dict result's {@code default} entry)
+     * @return whether this tuner uses imported results at all; the default does not and returns false
+     */
+    default boolean importResult(Map<String, Object> parameters, double value) {
+        return false;
+    }
+
+    /**
      * The search space changed at run time ({@code nnictl update searchspace}).
      *
      * @throws IllegalArgumentException if this tuner cannot take the new space

@@ -126,9 +126,21 @@ public class ConfigReaderTest {
         Files.createDirectories(base.resolve("code"));
         ConfigReader reader = reader(map("dir", "code", "home", "~/x", "absolute", "/opt/x"));
         assertEquals(base.resolve("code"), reader.directory("dir", null, true));
-        assertEquals(Path.of(System.getProperty("user.home"), "x").toAbsolutePath().normalize(), reader.path("home", null, false));
+        // ~ is $HOME, as in NNI (Python's expanduser), whatever Java's user.home says; the part that exists is a real path
+        Path home = Files.createDirectories(Path.of(System.getenv("HOME")));
+        assertEquals(home.toRealPath().resolve("x"), reader.path("home", null, false));
+        assertFalse(Files.exists(home.resolve("x")));
         assertEquals(Path.of("/opt/x"), reader.path("absolute", null, false));
         assertEquals(base.resolve("code").toString(), reader.check().section().get("dir"));
+    }
+
+    @Test
+    public void symbolicLinksResolveInThePartThatExistsAsPythonsRealpath() throws Exception {
+        Path base = folder.getRoot().toPath().toRealPath();
+        Files.createDirectories(base.resolve("real"));
+        Files.createSymbolicLink(base.resolve("link"), base.resolve("real"));
+        ConfigReader reader = reader(map("out", "link/not/yet"));
+        assertEquals(base.resolve("real").resolve("not").resolve("yet"), reader.path("out", null, false));
     }
 
     @Test

@@ -46,4 +46,17 @@ public class UnitsTest {
         assertEquals(8196, Units.megabytes(8196));
         assertThrows(IllegalArgumentException.class, () -> Units.megabytes("8g"));
     }
+
+    @Test
+    public void valuesTooLargeForALongAreRefusedNotClamped() {
+        for (String huge : new String[] {"1e400h", "1e30d", "9223372036854775808s", "1e400tb"}) {
+            IllegalArgumentException e = assertThrows(huge, IllegalArgumentException.class,
+                    () -> {
+                        long ignored = huge.endsWith("tb") ? Units.megabytes(huge) : Units.seconds(huge);
+                    });
+            assertTrue(e.getMessage(), e.getMessage().contains("at most") && e.getMessage().contains("\"" + huge + "\""));
+        }
+        assertThrows(IllegalArgumentException.class, () -> Units.seconds(new java.math.BigInteger("18446744073709551617")));
+        assertThrows(IllegalArgumentException.class, () -> Units.seconds(new java.math.BigDecimal("1e400")));
+    }
 }

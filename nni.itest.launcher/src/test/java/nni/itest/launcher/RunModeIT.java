@@ -226,8 +226,10 @@ public class RunModeIT {
         fakeNvidiaSmi(fake);
         Path home = folder.newFolder("home").toPath();
         Files.createDirectories(home.resolve("etc"));
-        Files.writeString(home.resolve("etc").resolve("nni.ts.local.cfg"), "nvidia.smi=" + fake + "\n");
+        Path cfg = Files.writeString(home.resolve("etc").resolve("nni.ts.local.cfg"), "nvidia.smi=" + fake + "\n");
         assertEveryTrialGetsGpuZero(Map.of(), home);
+        // the user's file is read, never written back (FileInstall's write-back once emptied it at start-up)
+        assertEquals("nvidia.smi=" + fake + "\n", Files.readString(cfg));
     }
 
     private static void fakeNvidiaSmi(Path fake) throws Exception {
@@ -274,7 +276,7 @@ public class RunModeIT {
             List<TrialRecord> trials = store.trials();
             assertEquals(3, trials.size());
             for (TrialRecord trial : trials) {
-                assertEquals("SUCCEEDED", trial.status());
+                assertEquals(trial.message() + "\n" + runtime.console(), "SUCCEEDED", trial.status());
                 // GPU 1 is busy, so every trial gets GPU 0, one at a time
                 assertEquals("gpus=0", Files.readString(experiments.resolve(id).resolve("trials").resolve(trial.id())
                         .resolve("stdout")).strip());

@@ -47,18 +47,48 @@ final class RuntimeProcess implements AutoCloseable {
     /** Starts the jar with extra environment variables (e.g. a PATH with a fake nvidia-smi first). */
     static RuntimeProcess start(Map<String, String> environment, Path home, Path experiments, String... arguments)
             throws IOException {
+        return start(environment, false, 0, home, experiments, arguments);
+    }
+
+    /** Starts the jar on a given port (0: any free one), as a resume that keepers must find again needs. */
+    static RuntimeProcess start(Map<String, String> environment, int port, Path home, Path experiments, String... arguments)
+            throws IOException {
+        return start(environment, false, port, home, experiments, arguments);
+    }
+
+    /**
+     * Starts the jar without a command and with the Gogo shell reading the process's stdin, as a
+     * user at a terminal has it; {@link #type} sends it lines.
+     */
+    static RuntimeProcess startWithShell(Path home, Path experiments) throws IOException {
+        return start(Map.of(), true, 0, home, experiments);
+    }
+
+    private static RuntimeProcess start(Map<String, String> environment, boolean shell, int port, Path home, Path experiments,
+                                        String... arguments) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dnni.experiments.dir=" + experiments, "-jar", System.getProperty("nni.jar"),
-                "--port", "0", "--host", "127.0.0.1", "--home", home.toString()));
+                "-Dnni.experiments.dir=" + experiments));
+        if (shell) {
+            command.add("-Dgosh.args="); // interactive although stdin is a pipe
+        }
+        command.addAll(List.of("-jar", System.getProperty("nni.jar"), "--port", Integer.toString(port), "--host", "127.0.0.1",
+                "--home", home.toString()));
         command.addAll(List.of(arguments));
         Files.createDirectories(home);
         Path output = home.resolve("console.log");
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().putAll(environment);
-        Process process = builder.redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(output.toFile()).start();
+        if (!shell) {
+            builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        }
+        Process process = builder.redirectErrorStream(true).redirectOutput(output.toFile()).start();
         return new RuntimeProcess(home, process, output);
+    }
+
+    /** Types one line into the runtime's Gogo shell (started with {@link #startWithShell}). */
+    void type(String line) throws IOException {
+        process.getOutputStream().write((line + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        process.getOutputStream().flush();
     }
 
     /** @return the REST base, once the runtime wrote {@code log/endpoint} */
@@ -96,6 +126,12 @@ final class RuntimeProcess implements AutoCloseable {
         return Files.readString(output);
     }
 
+    /** @return the runtime's log ({@code <home>/log/nni.log}): a command shows only its own output on the console */
+    String log() throws IOException {
+        Path log = home.resolve("log").resolve("nni.log");
+        return Files.exists(log) ? Files.readString(log) : "";
+    }
+
     int awaitExit(Duration patience) throws InterruptedException, IOException {
         if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError("the runtime did not exit within " + patience + "; output:\n" + console());
@@ -118,11 +154,6 @@ final class RuntimeProcess implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        if (process.isAlive()) {
-            process.destroy();
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        }
+        JarProcess.end(process);
     }
 }

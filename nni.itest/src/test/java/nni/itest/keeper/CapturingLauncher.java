@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import nni.api.environment.EnvironmentLauncher;
+import nni.api.environment.EnvironmentListener;
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.LaunchedEnvironment;
 
@@ -16,7 +17,7 @@ public final class CapturingLauncher implements EnvironmentLauncher {
     public final List<CompletableFuture<String>> ends = new CopyOnWriteArrayList<>();
 
     @Override
-    public LaunchedEnvironment start(EnvironmentSpec spec) {
+    public LaunchedEnvironment start(EnvironmentSpec spec, EnvironmentListener listener) {
         CompletableFuture<String> ended = new CompletableFuture<>();
         specs.add(spec);
         ends.add(ended);

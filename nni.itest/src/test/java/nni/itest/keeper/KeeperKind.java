@@ -1,49 +1,46 @@
 package nni.itest.keeper;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.osgi.framework.Bundle;
+import nni.api.environment.KeeperChoice;
+import nni.api.environment.KeeperRuntime;
 
 /**
  * The two keepers the conformance suite runs: the jar (Java 17) and the Python file (Python 3.7+),
- * both as nni.manager embeds them. The Python keeper runs under the oldest Python 3.7+ on this
- * machine ({@code -Dnni.test.python=...} picks another), so the suite proves the oldest supported one.
+ * both as nni.manager hands them out ({@code KeeperSessions.keeperFile}). The Python keeper runs
+ * under the oldest Python 3.7+ on this machine ({@code -Dnni.test.python=...} picks another), so the
+ * suite proves the oldest supported one.
  */
 public enum KeeperKind {
-    JAVA("keeper/nni-trialkeeper.jar"),
-    PYTHON("keeper/nni-trialkeeper.py");
+    JAVA(KeeperRuntime.JAVA, KeeperChoice.JAVA),
+    PYTHON(KeeperRuntime.PYTHON, KeeperChoice.PYTHON);
 
     private static String python;
-    private final String resource;
+    private final KeeperRuntime runtime;
+    private final KeeperChoice choice;
 
-    KeeperKind(String resource) {
-        this.resource = resource;
+    KeeperKind(KeeperRuntime runtime, KeeperChoice choice) {
+        this.runtime = runtime;
+        this.choice = choice;
     }
 
-    /** @return the keeper file nni.manager ships, copied to {@code directory} */
-    public Path extract(Bundle manager, Path directory) throws IOException {
-        URL entry = manager.getEntry(resource);
-        if (entry == null) {
-            throw new IllegalStateException("nni.manager has no " + resource);
-        }
-        Path file = directory.resolve(resource.substring(resource.indexOf('/') + 1));
-        Files.createDirectories(directory);
-        try (InputStream in = entry.openStream()) {
-            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-        }
-        return file;
+    /** @return the keeper, as {@code KeeperSessions.keeperFile} and {@code EnvironmentSpec.keeperFile} name it */
+    public KeeperRuntime runtime() {
+        return runtime;
+    }
+
+    /** @return the platform setting that asks for this keeper only ({@code keeper = java | python}) */
+    public KeeperChoice choice() {
+        return choice;
     }
 
     /** @return the command that runs the keeper file, before the keeper's own arguments */

@@ -10,30 +10,29 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import nni.api.environment.EnvironmentLauncher;
+import nni.api.environment.EnvironmentListener;
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.LaunchedEnvironment;
 import nni.api.platform.PlatformException;
 
 /**
- * Starts real keeper processes (Java or Python) on this machine, as a platform would, and keeps them
- * for the test; it can add keeper options and environment variables, give one keeper another code
- * archive or a wrong token.
+ * Starts real keeper processes (Java or Python) on this machine, as a platform would: the keeper
+ * file the spec offers for its kind, under the kind's interpreter. Keeps them for the test; it can
+ * add keeper options and environment variables, give one keeper another code archive or a wrong token.
  */
 public final class ProcessKeeperLauncher implements EnvironmentLauncher {
 
     private final Path root;
     private final KeeperKind kind;
-    private final Path keeperFile;
     private final List<String> extraArguments = new ArrayList<>();
     private final Map<String, String> environment = new ConcurrentHashMap<>();
     private final Map<String, Path> archives = new ConcurrentHashMap<>();
     private volatile String tokenOverride;
     public final Map<String, Process> processes = new ConcurrentHashMap<>();
 
-    public ProcessKeeperLauncher(Path root, KeeperKind kind, Path keeperFile) {
+    public ProcessKeeperLauncher(Path root, KeeperKind kind) {
         this.root = root;
         this.kind = kind;
-        this.keeperFile = keeperFile;
     }
 
     public ProcessKeeperLauncher arguments(String... arguments) {
@@ -63,9 +62,9 @@ public final class ProcessKeeperLauncher implements EnvironmentLauncher {
     }
 
     @Override
-    public LaunchedEnvironment start(EnvironmentSpec spec) throws PlatformException {
+    public LaunchedEnvironment start(EnvironmentSpec spec, EnvironmentListener listener) throws PlatformException {
         Path directory = root.resolve(spec.environmentId());
-        List<String> command = new ArrayList<>(kind.command(keeperFile));
+        List<String> command = new ArrayList<>(kind.command(spec.keeperFile(kind.runtime())));
         command.addAll(spec.arguments(archives.getOrDefault(spec.environmentId(), spec.codeArchive()).toString(), directory.toString()));
         command.addAll(extraArguments);
         try {

@@ -50,8 +50,17 @@ public final class RecordingContext implements SessionContext {
     }
 
     @Override
+    public String platform() {
+        return String.valueOf(section.getOrDefault("platform", "remote"));
+    }
+
+    @Override
     public Map<String, Object> section() {
         return section;
+    }
+
+    @Override
+    public void capacityChanged() {
     }
 
     @Override

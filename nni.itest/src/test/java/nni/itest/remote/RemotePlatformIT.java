@@ -258,6 +258,24 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         return servers;
     }
 
+    /**
+     * Where the keeper ran is shown by {@code nni:trial} and in the trial's REST record: the machine
+     * as host, the keeper and its interpreter's version as attribute {@code keeper}.
+     *
+     * @param machine the machine every trial ran on, or null when they ran on several
+     */
+    private void assertKeeperShown(String experiment, SshdMachine machine, String keeperPattern) throws Exception {
+        for (JsonNode job : api("trial-jobs", experiment)) {
+            String keeper = job.path("attributes").path("keeper").asText();
+            assertTrue(job.toString(), keeper.matches(keeperPattern));
+            String host = job.path("host").asText();
+            assertTrue(job.toString(), machine == null ? host.startsWith("127.0.0.") : host.equals(machine.host() + ":" + machine.port()));
+            Map<String, Object> shown = command("trial", job.path("trialJobId").asText());
+            assertEquals(shown.toString(), Map.of("keeper", keeper), shown.get("attributes"));
+            assertEquals(shown.toString(), host, shown.get("host"));
+        }
+    }
+
     private void assertEveryTrialSucceededWithItsMetrics(String experiment, int trials) throws Exception {
         JsonNode jobs = api("trial-jobs", experiment);
         assertEquals(jobs.toString(), trials, jobs.size());
@@ -274,6 +292,7 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         String experiment = create(config);
         awaitDone(experiment);
         assertEveryTrialSucceededWithItsMetrics(experiment, 6);
+        assertKeeperShown(experiment, null, "java (1[7-9]|[2-9]\\d)");
         List<String> placements = Files.readAllLines(config.resolveSibling("placements"));
         assertEquals(placements.toString(), 6, placements.size());
         assertEquals(Set.of("127.0.0.2", "127.0.0.3"), machinesUsed(placements));
@@ -448,6 +467,7 @@ public class RemotePlatformIT extends RuntimeTestSupport {
             String experiment = create(config);
             awaitDone(experiment);
             assertEveryTrialSucceededWithItsMetrics(experiment, 3);
+            assertKeeperShown(experiment, noJava, "python 3\\.\\d+");
             List<String> placements = Files.readAllLines(config.resolveSibling("placements"));
             assertEquals(placements.toString(), 3, placements.size());
             for (String line : placements) {

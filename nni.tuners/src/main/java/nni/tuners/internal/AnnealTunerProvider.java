@@ -172,5 +172,14 @@ public class AnnealTunerProvider implements TunerProvider {
         public void trialEnd(long parameterId, boolean succeeded) {
             running.remove(parameterId);
         }
+
+        @Override
+        public boolean importResult(Map<String, Object> parameters, double value) {
+            dims.point(parameters).ifPresent(point -> {
+                points.add(point);
+                losses.add(minimize ? value : -value);
+            });
+            return true;
+        }
     }
 }

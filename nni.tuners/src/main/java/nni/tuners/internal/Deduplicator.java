@@ -23,6 +23,11 @@ final class Deduplicator {
         this.enabled = !dims.infinite();
     }
 
+    /** Counts a parameter set given out elsewhere (an imported result) as seen. */
+    void remember(java.util.Map<String, Object> parameters) {
+        history.add(Dims.key(parameters));
+    }
+
     /** @return {@code point} if new, else an unseen grid point, else empty (space exhausted) */
     Optional<Candidate> check(double[] point) {
         Candidate candidate = new Candidate(point, dims.parameters(point));

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 import nni.api.searchspace.Option;
@@ -139,6 +140,71 @@ final class Dims {
             }
         }
         return result;
+    }
+
+    /**
+     * The inverse of {@link #parameters}: the point of a parameter set as a trial sees it (results
+     * imported from elsewhere).
+     *
+     * @return the point, or empty when the set does not belong to this space
+     */
+    Optional<double[]> point(Map<String, Object> parameters) {
+        double[] point = empty();
+        return place(space, parameters, point, new int[] {0}, true) ? Optional.of(point) : Optional.empty();
+    }
+
+    private boolean place(SearchSpace sub, Map<?, ?> values, double[] point, int[] cursor, boolean active) {
+        boolean fits = true;
+        for (Parameter parameter : sub.parameters()) {
+            int index = cursor[0]++;
+            Object value = active ? values.get(parameter.name()) : null;
+            double internal = Double.NaN;
+            if (active) {
+                internal = internal(parameter, value);
+                fits &= !Double.isNaN(internal);
+                point[index] = internal;
+            }
+            for (int i = 0; i < parameter.options().size(); i++) {
+                Option option = parameter.options().get(i);
+                if (option.nested()) {
+                    boolean chosen = active && !Double.isNaN(internal) && (int) internal == i;
+                    fits &= place(option.subSpace(), chosen && value instanceof Map<?, ?> nested ? nested : Map.of(), point,
+                            cursor, chosen);
+                }
+            }
+        }
+        return fits;
+    }
+
+    /** @return the internal value of what a trial saw, or NaN when it is not a value of the parameter */
+    private static double internal(Parameter parameter, Object value) {
+        switch (parameter.type()) {
+            case CHOICE:
+                for (int i = 0; i < parameter.options().size(); i++) {
+                    Option option = parameter.options().get(i);
+                    boolean same = option.nested() ? value instanceof Map<?, ?> named && option.name().equals(named.get("_name"))
+                            : option.value() instanceof Number a && value instanceof Number b ? a.doubleValue() == b.doubleValue()
+                            : java.util.Objects.equals(option.value(), value);
+                    if (same) {
+                        return i;
+                    }
+                }
+                return Double.NaN;
+            case RANDINT:
+                if (!(value instanceof Number number) || number.doubleValue() != Math.rint(number.doubleValue())) {
+                    return Double.NaN;
+                }
+                double index = number.doubleValue() - Math.ceil(parameter.args().get(0));
+                return index >= 0 && index < parameter.size() ? index : Double.NaN;
+            default:
+                if (!(value instanceof Number number)) {
+                    return Double.NaN;
+                }
+                if (!parameter.type().logarithmic()) {
+                    return number.doubleValue();
+                }
+                return number.doubleValue() > 0 ? Math.log(number.doubleValue()) : Double.NaN;
+        }
     }
 
     /** @return whether some dimension outside nested choices is continuous and not degenerate (NNI's dedup gives up then) */

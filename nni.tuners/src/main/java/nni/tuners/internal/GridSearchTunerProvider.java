@@ -53,6 +53,13 @@ public class GridSearchTunerProvider implements TunerProvider {
             // the grid does not depend on results
         }
 
+        /** NNI's GridSearch skips the points imported results already cover. */
+        @Override
+        public boolean importResult(Map<String, Object> parameters, double value) {
+            history.add(Dims.key(parameters));
+            return true;
+        }
+
         @Override
         public void updateSearchSpace(SearchSpace searchSpace) {
             if (searchSpace.isEmpty()) {

@@ -145,6 +145,17 @@ public class TpeTunerProvider implements TunerProvider {
             running.remove(parameterId);
         }
 
+        /** NNI's TPE replays imported results into its history and its dedup. */
+        @Override
+        public boolean importResult(Map<String, Object> parameters, double value) {
+            dims.point(parameters).ifPresent(point -> {
+                points.add(point);
+                losses.add(settings.minimize() ? value : -value);
+                deduplicator.remember(parameters);
+            });
+            return true;
+        }
+
         /** @param observations (internal value, loss) pairs of the trials that used this parameter */
         private double suggest(Dim dim, List<double[]> observations) {
             List<double[]> sorted = new ArrayList<>(observations);

@@ -28,7 +28,8 @@ import nni.api.platform.TrainingSession;
 /**
  * A platform that runs nothing: each trial "runs" at once, reports its parameter text back as one
  * FINAL metric and succeeds. Trials whose parameters contain {@code "hold"} stay RUNNING until
- * cancelled, so tests can watch what happens to running trials.
+ * cancelled, so tests can watch what happens to running trials; a later session takes them back
+ * ({@code reattach}) by their handle {@code echo:<id>}. Every trial runs on host {@value #HOST}.
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.itest.echo")
 @Platform("echo")
@@ -40,6 +41,8 @@ public class EchoPlatform implements TrainingPlatform {
         @AttributeDefinition(description = "The value reported as every trial's final metric")
         double final_value() default 0.5;
     }
+
+    static final String HOST = "echo-host";
 
     private final Config config;
 
@@ -77,7 +80,8 @@ public class EchoPlatform implements TrainingPlatform {
 
         @Override
         public TrialJob submit(TrialApplication application) {
-            TrialJob running = TrialJob.waiting(application, "", "echo:" + application.trialId()).running(Instant.now());
+            TrialJob running = TrialJob.waiting(application, "", "echo:" + application.trialId()).toBuilder()
+                    .handle("echo:" + application.trialId()).host(HOST).attribute("runs", "nothing").build().running(Instant.now());
             trials.put(running.id(), running);
             order.add(running.id());
             context.trialChanged(running);
@@ -121,9 +125,26 @@ public class EchoPlatform implements TrainingPlatform {
             return Optional.empty();
         }
 
+        /** A held trial is still "running" wherever the echo platform runs it: tracked again, RUNNING. */
+        @Override
+        public Optional<TrialJob> reattach(TrialJob trial) {
+            if (!trial.handle().equals("echo:" + trial.id()) || !trial.hyperParameters().value().contains("hold")) {
+                return Optional.empty();
+            }
+            TrialJob running = trial.toBuilder().message("").build();
+            trials.put(running.id(), running);
+            order.add(running.id());
+            return Optional.of(running);
+        }
+
         @Override
         public void close() {
             order.forEach(id -> cancel(id, false));
+        }
+
+        @Override
+        public void detach() {
+            // nothing runs, nothing to release; the held trials stay "running"
         }
     }
 }

@@ -22,12 +22,12 @@ import org.osgi.service.component.annotations.Reference;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import nni.api.config.Units;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
 import nni.manager.internal.config.ConfigException;
 import nni.manager.internal.config.ExperimentConfigLoader;
+import nni.manager.internal.config.UpdatableFields;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.Progress;
@@ -35,16 +35,21 @@ import nni.manager.internal.experiment.TrialView;
 
 /**
  * The experiment console: {@code nni:create}, {@code nni:resume}, {@code nni:view},
- * {@code nni:stop}, {@code nni:update}, {@code nni:experiments}, {@code nni:trials},
- * {@code nni:trial}, {@code nni:cancel}, {@code nni:log}, {@code nni:top}. Commands return values
+ * {@code nni:halt}, {@code nni:change}, {@code nni:experiments}, {@code nni:trials},
+ * {@code nni:trial}, {@code nni:cancel}, {@code nni:output}, {@code nni:top}. Commands return values
  * (Gogo prints them); a bad argument is an exception whose message names it.
+ *
+ * <p>No name is one the Felix shell already has: Gogo runs the first command of a name whatever
+ * its scope, so an {@code nni:stop} made {@code stop 0} stop an experiment instead of the
+ * framework. NNI's {@code stop}, {@code update} and {@code log} are {@code halt}, {@code change}
+ * and {@code output} here.
  */
 @Component(service = ExperimentCommands.class, property = {
         "osgi.command.scope=nni",
         "osgi.command.function=create", "osgi.command.function=resume", "osgi.command.function=view",
-        "osgi.command.function=stop", "osgi.command.function=update", "osgi.command.function=experiments",
+        "osgi.command.function=halt", "osgi.command.function=change", "osgi.command.function=experiments",
         "osgi.command.function=trials", "osgi.command.function=trial", "osgi.command.function=cancel",
-        "osgi.command.function=log", "osgi.command.function=top"})
+        "osgi.command.function=output", "osgi.command.function=top"})
 public class ExperimentCommands {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -62,7 +67,7 @@ public class ExperimentCommands {
     @Descriptor("creates and starts an experiment from an NNI config file (v2 or v1 YAML)")
     public String create(@Descriptor("the experiment config file") String file)
             throws ConfigException, PlatformException, IOException {
-        Experiment experiment = experiments.create(loader.load(Path.of(file).toAbsolutePath()));
+        Experiment experiment = experiments.create(loader.loadRunnable(Path.of(file).toAbsolutePath()));
         return "experiment " + experiment.id() + " " + experiment.status() + " in " + experiment.directory();
     }
 
@@ -78,23 +83,25 @@ public class ExperimentCommands {
         return "experiment " + id + " " + experiment.status() + ", " + experiment.trials().size() + " trials";
     }
 
-    @Descriptor("stops an experiment: cancels its trials and keeps its data")
-    public String stop(@Descriptor("experiment id") String id) {
+    @Descriptor("stops an experiment (nnictl stop): cancels its trials and keeps its data")
+    public String halt(@Descriptor("experiment id") String id) {
         experiments.stop(id, Duration.ofSeconds(30));
         return "experiment " + id + " stopped";
     }
 
     @Descriptor("changes a running experiment (nnictl update): concurrency, maxtrialnumber, duration, searchspace")
-    public String update(@Descriptor("experiment id") String id,
+    public String change(@Descriptor("experiment id") String id,
                          @Descriptor("concurrency | maxtrialnumber | duration | searchspace") String what,
                          @Descriptor("the new value: a number, a duration such as 2h, or a search space JSON file") String value)
             throws IOException {
         Experiment experiment = experiments.require(id);
         switch (what.toLowerCase()) {
-            case "concurrency", "trialconcurrency" -> experiment.update(Experiment.Update.TRIAL_CONCURRENCY, integer(what, value));
-            case "maxtrialnumber", "maxtrialnum", "trialnum" -> experiment.update(Experiment.Update.MAX_TRIAL_NUM, integer(what, value));
+            case "concurrency", "trialconcurrency" -> experiment.update(Experiment.Update.TRIAL_CONCURRENCY,
+                    UpdatableFields.fromText(value));
+            case "maxtrialnumber", "maxtrialnum", "trialnum" -> experiment.update(Experiment.Update.MAX_TRIAL_NUM,
+                    UpdatableFields.fromText(value));
             case "duration", "maxexperimentduration" -> experiment.update(Experiment.Update.MAX_EXEC_DURATION,
-                    Duration.ofSeconds(Units.seconds(value.matches("\\d+") ? (Object) Long.parseLong(value) : value)));
+                    UpdatableFields.fromText(value));
             case "searchspace" -> experiment.update(Experiment.Update.SEARCH_SPACE,
                     JSON.readValue(Path.of(value).toFile(), new TypeReference<Map<String, Object>>() { }));
             default -> throw new IllegalArgumentException("what: expected concurrency, maxtrialnumber, duration or "
@@ -104,17 +111,9 @@ public class ExperimentCommands {
     }
 
     @Descriptor("changes the only open experiment (nnictl update)")
-    public String update(@Descriptor("concurrency | maxtrialnumber | duration | searchspace") String what,
+    public String change(@Descriptor("concurrency | maxtrialnumber | duration | searchspace") String what,
                          @Descriptor("the new value") String value) throws IOException {
-        return update(null, what, value);
-    }
-
-    private static int integer(String what, String value) {
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(what + ": expected a whole number, got '" + value + "'");
-        }
+        return change(null, what, value);
     }
 
     @Descriptor("lists experiments: open ones with their progress, and the others stored under the root")
@@ -154,7 +153,7 @@ public class ExperimentCommands {
         return lines;
     }
 
-    @Descriptor("shows one trial: status, why it waits or ended, times, parameters, metrics, directory")
+    @Descriptor("shows one trial: status, why it waits or ended, where it runs, times, parameters, metrics, directory")
     public Map<String, Object> trial(@Descriptor("trial id") String trialId) {
         Experiment experiment = owner(trialId);
         TrialView trial = experiment.trial(trialId).orElseThrow();
@@ -166,6 +165,15 @@ public class ExperimentCommands {
         String message = trial.job().message();
         if (!message.isEmpty()) {
             shown.put(message.startsWith("waiting") ? "waiting" : "message", message.replaceFirst("^waiting: ", ""));
+        }
+        if (!trial.job().host().isEmpty()) {
+            shown.put("host", trial.job().host());
+        }
+        if (!trial.job().attributes().isEmpty()) {
+            shown.put("attributes", trial.job().attributes());
+        }
+        if (!trial.job().handle().isEmpty()) {
+            shown.put("handle", trial.job().handle());
         }
         shown.put("submitted", trial.job().submitTime());
         Optional.ofNullable(trial.job().startTime()).ifPresent(t -> shown.put("started", t));
@@ -183,8 +191,8 @@ public class ExperimentCommands {
         return "trial " + trialId + " cancelled";
     }
 
-    @Descriptor("prints a trial's stdout (default) or stderr")
-    public String log(@Descriptor("trial id") String trialId,
+    @Descriptor("prints a trial's stdout (default), stderr or trial.log (nnictl log)")
+    public String output(@Descriptor("trial id") String trialId,
                       @Descriptor("stdout | stderr | trial.log") String which) throws IOException {
         if (!List.of("stdout", "stderr", "trial.log").contains(which)) {
             throw new IllegalArgumentException("which: expected stdout, stderr or trial.log, got '" + which + "'");
@@ -206,8 +214,8 @@ public class ExperimentCommands {
     }
 
     @Descriptor("prints a trial's stdout")
-    public String log(@Descriptor("trial id") String trialId) throws IOException {
-        return log(trialId, "stdout");
+    public String output(@Descriptor("trial id") String trialId) throws IOException {
+        return output(trialId, "stdout");
     }
 
     @Descriptor("live view of the open experiments: done/running/waiting/failed, best metric, elapsed, time left; "

@@ -63,9 +63,12 @@ final class ConfigSource {
         } catch (java.nio.file.NoSuchFileException e) {
             throw new ConfigException(List.of(new ConfigError(file, 1, 1, "", "no such file")));
         } catch (IOException e) {
-            throw new ConfigException(List.of(new ConfigError(file, 1, 1, "", "cannot read the file: " + e.getMessage())));
+            throw new ConfigException(List.of(new ConfigError(file, 1, 1, "", "cannot read the file: " + ErrorText.of(e))));
         } catch (RuntimeException e) {
-            throw new ConfigException(List.of(new ConfigError(file, 1, 1, "", "not valid YAML or JSON: " + e.getMessage())));
+            // SnakeYAML wraps a failed read (a directory, a permission) in its own exception
+            String problem = e.getCause() instanceof IOException cause ? "cannot read the file: " + ErrorText.of(cause)
+                    : "not valid YAML or JSON: " + ErrorText.of(e);
+            throw new ConfigException(List.of(new ConfigError(file, 1, 1, "", problem)));
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * An experiment definition after loading, canonicalization and validation: what NNI's
@@ -72,6 +73,22 @@ public record ExperimentConfig(
     /** @return the platform name of the first (usually only) training service */
     public String platform() {
         return String.valueOf(trainingServices.get(0).get("platform"));
+    }
+
+    /**
+     * @return why this experiment cannot run here, when it is a hybrid one (a {@code trainingService}
+     *         list with more than one member), else empty. Hybrid experiments are refused until
+     *         they are built, rather than quietly run on their first platform.
+     */
+    public Optional<String> hybridProblem() {
+        return hybridProblem(trainingServices.stream().map(s -> String.valueOf(s.get("platform"))).toList());
+    }
+
+    /** @return the refusal for a {@code trainingService} list with these platforms, or empty for one */
+    public static Optional<String> hybridProblem(List<String> platforms) {
+        return platforms.size() <= 1 ? Optional.empty()
+                : Optional.of("hybrid experiments (trainingService with " + platforms.size() + " members: "
+                        + String.join(", ", platforms) + ") are not supported yet");
     }
 
     /**

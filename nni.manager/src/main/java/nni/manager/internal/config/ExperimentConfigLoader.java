@@ -57,6 +57,14 @@ public class ExperimentConfigLoader {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * The platforms NNI knows (v2 names, and the v1-only ones the conversion keeps): a section naming
+     * one whose bundle is not installed is "not checked"; any other name is a mistake.
+     */
+    static final List<String> NNI_PLATFORMS = List.of("local", "remote", "openpai", "kubeflow", "frameworkcontroller",
+            "aml", "dlc", "adl", "dlts");
+    private static final String ANNOTATION = "expected false: annotation is not supported since NNI v3.0";
+
     private final Function<String, Optional<TrainingPlatform>> platforms;
     private final Function<String, Optional<TunerProvider>> tuners;
     private final Function<String, Optional<AssessorProvider>> assessors;
@@ -85,18 +93,36 @@ public class ExperimentConfigLoader {
     }
 
     /**
-     * Loads, canonicalizes and validates an experiment file. Every training-service platform it names
-     * must be installed.
+     * Loads, canonicalizes and validates an experiment file, hybrid ones included (whether this
+     * runtime can run it is {@link #loadRunnable}'s question). Every training-service platform it
+     * names must be installed.
      *
      * @throws ConfigException listing every problem
      */
     public ExperimentConfig load(Path file) throws ConfigException {
-        Outcome outcome = check(file);
+        return config(check(file), false);
+    }
+
+    /**
+     * Loads an experiment file to run it: as {@link #load}, and refuses what this runtime cannot
+     * run yet (a hybrid {@code trainingService} list), with the place in the file.
+     *
+     * @throws ConfigException listing every problem
+     */
+    public ExperimentConfig loadRunnable(Path file) throws ConfigException {
+        return config(check(file), true);
+    }
+
+    private ExperimentConfig config(Outcome outcome, boolean toRun) throws ConfigException {
         List<ConfigError> errors = new ArrayList<>(outcome.errors);
         for (String section : outcome.unchecked) {
             errors.add(outcome.source.error(section.substring(0, section.indexOf(' ')) + ".platform",
                     "platform \"" + outcome.platformOf.get(section) + "\" is not installed; installed: "
                             + String.join(", ", installed.apply("platform"))));
+        }
+        if (toRun && outcome.hybrid != null) {
+            errors.add(outcome.hybrid);
+            errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
         }
         if (!errors.isEmpty()) {
             throw new ConfigException(errors);
@@ -105,13 +131,18 @@ public class ExperimentConfigLoader {
     }
 
     /**
-     * Checks an experiment file without creating anything. Sections of platforms that are not
-     * installed are listed as not checked rather than as errors.
+     * Checks an experiment file without creating anything, as {@link #loadRunnable} would load it.
+     * Sections of platforms that are not installed are listed as not checked rather than as errors.
      */
     public ValidationReport validate(Path file) {
         try {
             Outcome outcome = check(file);
-            return new ValidationReport(file, outcome.errors, outcome.unchecked);
+            List<ConfigError> errors = new ArrayList<>(outcome.errors);
+            if (outcome.hybrid != null) {
+                errors.add(outcome.hybrid);
+                errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
+            }
+            return new ValidationReport(file, errors, outcome.unchecked);
         } catch (ConfigException e) {
             return new ValidationReport(file, e.errors(), List.of());
         }
@@ -123,6 +154,10 @@ public class ExperimentConfigLoader {
         final List<ConfigError> errors = new ArrayList<>();
         final List<String> unchecked = new ArrayList<>();
         final Map<String, String> platformOf = new HashMap<>();
+        /** The file asks for NNI annotations: that is its one problem, whatever else it lacks for them. */
+        boolean annotation;
+        /** The refusal of a hybrid trainingService list, or null: loaded, but not run here yet. */
+        ConfigError hybrid;
         ExperimentConfig config;
     }
 
@@ -158,6 +193,12 @@ public class ExperimentConfigLoader {
                 outcome.errors.add(source.error(path, problem.message()));
             }
         }
+        if (outcome.annotation) {
+            outcome.errors.clear();
+            outcome.unchecked.clear();
+            outcome.hybrid = null;
+            outcome.errors.add(source.error("useAnnotation", ANNOTATION));
+        }
         outcome.errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
         if (outcome.errors.isEmpty()) {
             outcome.config = config;
@@ -179,15 +220,15 @@ public class ExperimentConfigLoader {
         Object searchSpace = reader.any("searchSpace");
         String trialCommand = reader.string("trialCommand");
         Path trialCodeDirectory = reader.path("trialCodeDirectory", ".", false);
-        Integer trialConcurrency = reader.requiredInteger("trialConcurrency", 1, Integer.MAX_VALUE);
+        Integer trialConcurrency = UpdatableFields.trialConcurrency(reader);
         Integer trialGpuNumber = reader.integer("trialGpuNumber", null, 0, Integer.MAX_VALUE);
-        Long maxExperimentDuration = reader.duration("maxExperimentDuration");
-        Integer maxTrialNumber = reader.integer("maxTrialNumber", null, 1, Integer.MAX_VALUE);
+        Long maxExperimentDuration = UpdatableFields.maxExperimentDuration(reader);
+        Integer maxTrialNumber = UpdatableFields.maxTrialNumber(reader);
         Long maxTrialDuration = reader.duration("maxTrialDuration");
         String nniManagerIp = reader.string("nniManagerIp");
         Boolean useAnnotation = reader.bool("useAnnotation", false);
         if (Boolean.TRUE.equals(useAnnotation)) {
-            reader.problem("useAnnotation", "expected false: annotation is not supported since NNI v3.0");
+            outcome.annotation = true;
         }
         Boolean debug = reader.bool("debug", false);
         String logLevel = reader.oneOf("logLevel", Boolean.TRUE.equals(debug) ? "debug" : "info", false,
@@ -255,6 +296,10 @@ public class ExperimentConfigLoader {
                 }
             }
             reader.set("trainingService", canonicalServices);
+            List<String> platformNames = list.stream().map(each -> each instanceof Map<?, ?> section
+                    ? String.valueOf(valueOf((Map<String, Object>) section, "platform")) : "?").toList();
+            outcome.hybrid = ExperimentConfig.hybridProblem(platformNames).map(problem -> outcome.source.error("trainingService", problem))
+                    .orElse(null);
         } else {
             reader.problem("trainingService", "expected a training service mapping (or a list of them for hybrid mode), got "
                     + Units.describe(services));
@@ -361,7 +406,7 @@ public class ExperimentConfigLoader {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             reader.problem("searchSpaceFile", "cannot read the search space file \"" + file + "\": "
-                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+                    + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : ErrorText.of(e)));
             return null;
         }
         try {
@@ -419,6 +464,13 @@ public class ExperimentConfigLoader {
             return filled;
         }
         Optional<TrainingPlatform> found = platforms.apply(name);
+        if (found.isEmpty() && !NNI_PLATFORMS.contains(name)) {
+            List<String> names = new ArrayList<>(installed.apply("platform"));
+            NNI_PLATFORMS.stream().filter(p -> !names.contains(p)).forEach(names::add);
+            reader.problem(at + ".platform", "expected a platform name (" + String.join(", ", names) + "), got \""
+                    + name + "\"");
+            return filled;
+        }
         if (found.isEmpty()) {
             String label = at + " (platform " + name + ")";
             outcome.unchecked.add(label);
@@ -429,7 +481,7 @@ public class ExperimentConfigLoader {
         try {
             check = found.get().checkSection(filled, base);
         } catch (RuntimeException e) {
-            reader.problem(at, "the " + name + " platform failed to check this section: " + e);
+            reader.problem(at, "the " + name + " platform failed to check this section: " + ErrorText.of(e));
             return filled;
         }
         check.problems().forEach(p -> reader.problem(p.path().isEmpty() ? at

@@ -114,7 +114,29 @@ final class V1Converter {
                 problem(key, "unknown key \"" + key + "\" in a v1 experiment file (trainingServicePlatform makes it v1)");
             }
         }
+        // a v2 field the file leaves out has no line of its own: a problem with it points at the v1 key it belongs to
+        List<String> sections = new ArrayList<>(List.of("trainingService"));
+        if (v2.get("trainingService") instanceof List<?> services) {
+            for (int i = 0; i < services.size(); i++) {
+                sections.add("trainingService[" + i + "]");
+            }
+        }
+        for (String section : sections) {
+            near(section, platform.equals("hybrid") ? "hybridConfig" : "trainingServicePlatform");
+            for (String field : List.of("trialCommand", "trialCodeDirectory", "trialGpuNumber")) {
+                near(section + "." + field, "trial");
+                near(field, "trial");
+            }
+        }
         return v2;
+    }
+
+    /** Gives {@code v2Path} the position of {@code v1Path} when it has none of its own. */
+    private void near(String v2Path, String v1Path) {
+        Position position = from.get(ConfigSource.normalizePath(v1Path));
+        if (position != null) {
+            to.putIfAbsent(ConfigSource.normalizePath(v2Path), position);
+        }
     }
 
     private Map<String, Object> algorithm(Map<String, Object> algorithm, String kind, Map<String, Object> v2) {

@@ -16,9 +16,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -37,17 +38,20 @@ import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
-import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.api.platform.TransientPlatformException;
 import nni.api.searchspace.SearchSpace;
 import nni.api.searchspace.SearchSpaceException;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
 import nni.manager.internal.config.ExperimentConfig;
+import nni.manager.internal.config.UpdatableFields;
+import nni.manager.internal.retry.Backoff;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.Profile;
 import nni.manager.internal.store.TrialEvent;
+import nni.manager.internal.store.TrialPlatformRecord;
 import nni.manager.internal.store.TrialRecord;
 
 /**
@@ -55,21 +59,31 @@ import nni.manager.internal.store.TrialRecord;
  * loops. Every decision (draw parameters from the tuner, submit, react to a status, feed a metric
  * to the tuner or assessor, enforce a limit) runs on the experiment's single executor thread, so
  * the tuner and assessor are called from one thread at a time and the state needs no locks.
- * Platforms call {@link #trialChanged} and {@link #metricReported} from their threads; both hand
- * the work to that executor in call order, so a trial's metrics reach the tuner before its end.
+ * Platforms report through the experiment's {@link MemberContext}, which calls
+ * {@link #trialChanged} and {@link #metricReported} from their threads; both hand the work to that
+ * executor in call order, so a trial's metrics reach the tuner before its end.
+ *
+ * <p>The platform session is ended by {@link TrainingSession#close()} when the user stops the
+ * experiment ({@link #stop}) and by {@link TrainingSession#detach()} when the runtime stops
+ * ({@link #detach()}) or the platform service goes away ({@link #platformLost}); see
+ * {@link TrainingSession} for the contract.
  */
-public final class Experiment implements SessionContext {
+public final class Experiment {
 
     private static final Logger LOG = LoggerFactory.getLogger(Experiment.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
     private static final String ALPHANUMERIC = LETTERS + "0123456789";
+    /** Trials submitted in one task of the experiment's thread before it turns to other work. */
+    private static final int SUBMITS_PER_TURN = 16;
+    /** How long a stop waits for the experiment's thread before it stops without it. */
+    private static final Duration STOP_TURN_WAIT = Duration.ofSeconds(10);
 
-    /** Opens the platform session for an experiment; the manager's link to the platform registry. */
+    /** Opens the platform session for a member of an experiment; the manager's link to the platform registry. */
     @FunctionalInterface
     interface SessionOpener {
-        TrainingSession open(Experiment experiment) throws PlatformException;
+        TrainingSession open(MemberContext member) throws PlatformException;
     }
 
     /** One trial as the experiment tracks it. Fields are written on the executor thread only. */
@@ -84,6 +98,12 @@ public final class Experiment implements SessionContext {
         final List<Double> intermediate = Collections.synchronizedList(new ArrayList<>());
         volatile Double finalValue;
         ScheduledFuture<?> durationLimit;
+        /** Transient submit failures in a row; the next wait doubles with each. */
+        int failedSubmits;
+        /** The pending submit retry, or null. */
+        ScheduledFuture<?> retry;
+        /** True while the trial waits to be submitted when the platform is back. */
+        boolean submitWhenBack;
 
         Trial(String id, long sequenceId, Object parameterId, Map<String, Object> parameters, String packed) {
             this.id = id;
@@ -111,8 +131,12 @@ public final class Experiment implements SessionContext {
     /** The platform session; null while the platform is away (see {@link #platformLost}). */
     private volatile TrainingSession session;
     private volatile SessionOpener opener;
-    /** Why no session is open while the experiment runs, or null. */
-    private volatile String waitingForPlatform;
+    /** The experiment's one member; its platform is {@link ExperimentConfig#platform()}. */
+    private final MemberContext member;
+    /** Why the platform is away (no session while the experiment runs), or null. */
+    private volatile String platformAway;
+    /** Set once the runtime lets go of the experiment: nothing is submitted any more. */
+    private volatile boolean detaching;
     private volatile long startTime;
     private volatile Long endTime;
     private volatile long previousExecMillis;
@@ -123,6 +147,8 @@ public final class Experiment implements SessionContext {
     private boolean durationReached;
     private ScheduledFuture<?> durationLimit;
     private CompletableFuture<Void> allEnded;
+    /** Told after each status change, on the thread that made it (the manager publishes it to NNI's tools). */
+    private volatile Runnable statusListener = () -> { };
 
     private Experiment(String id, Path directory, ExperimentConfig config, ExperimentStore store, boolean readOnly) {
         this.id = id;
@@ -130,22 +156,33 @@ public final class Experiment implements SessionContext {
         this.config = config;
         this.store = store;
         this.readOnly = readOnly;
-        this.executor = readOnly ? null : Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "nni-experiment-" + id);
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.member = new MemberContext(this, 0);
+        if (readOnly) {
+            this.executor = null;
+        } else {
+            ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, "nni-experiment-" + id);
+                t.setDaemon(true);
+                return t;
+            });
+            // a stopped experiment's limits and retries must not hold its thread (or the runtime's stop) back
+            thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+            thread.setRemoveOnCancelPolicy(true);
+            this.executor = thread;
+        }
     }
 
     /** Creates a new experiment's directory and store; {@link #start} runs it. */
     static Experiment create(String id, ExperimentConfig config) throws IOException {
         Path directory = config.experimentWorkingDirectory().resolve(id);
+        CreationMarker.begin(directory);
         for (String folder : List.of("db", "log", "trials", "checkpoint")) {
             java.nio.file.Files.createDirectories(directory.resolve(folder));
         }
         SecretsFile.create(directory, config.secretValues());
         ExperimentStore store = ExperimentStore.open(directory);
         store.saveDefinition(ConfigCodec.write(config));
+        CreationMarker.done(directory);
         Experiment experiment = new Experiment(id, directory, config, store, false);
         experiment.startTime = System.currentTimeMillis();
         return experiment;
@@ -188,8 +225,9 @@ public final class Experiment implements SessionContext {
         endTime = profile.map(Profile::endTime).orElse(null);
         previousExecMillis = profile.map(p -> p.execDurationSeconds() * 1000).orElse(0L);
         long maxSequence = -1;
+        Map<String, TrialPlatformRecord> platformFacts = store.trialPlatforms();
         for (TrialRecord record : store.trials()) {
-            Trial trial = trialOf(record);
+            Trial trial = trialOf(record, platformFacts.get(record.id()));
             trials.put(trial.id, trial);
             maxSequence = Math.max(maxSequence, trial.sequenceId);
         }
@@ -208,7 +246,7 @@ public final class Experiment implements SessionContext {
         submitted = trials.size();
     }
 
-    private Trial trialOf(TrialRecord record) {
+    private Trial trialOf(TrialRecord record, TrialPlatformRecord facts) {
         Map<String, Object> parameters = Map.of();
         Object parameterId = null;
         String packed = record.parameters() == null ? "{}" : record.parameters();
@@ -225,11 +263,16 @@ public final class Experiment implements SessionContext {
                 parameters, packed);
         TrialStatus trialStatus = TrialStatus.valueOf(record.status());
         Instant submit = Instant.ofEpochMilli(record.submitTime() == null ? 0 : record.submitTime());
-        trial.job = new TrialJob(record.id(), trial.sequenceId, trialStatus, submit,
-                record.startTime() == null ? null : Instant.ofEpochMilli(record.startTime()),
-                record.endTime() == null ? null : Instant.ofEpochMilli(record.endTime()),
-                directory.resolve("trials").resolve(record.id()).toString(), record.logPath(),
-                new HyperParameters(packed, 0), trialStatus == TrialStatus.EARLY_STOPPED, record.message());
+        TrialJob.Builder job = TrialJob.builder(record.id()).sequenceId(trial.sequenceId).status(trialStatus).submitTime(submit)
+                .startTime(record.startTime() == null ? null : Instant.ofEpochMilli(record.startTime()))
+                .endTime(record.endTime() == null ? null : Instant.ofEpochMilli(record.endTime()))
+                .workingDirectory(directory.resolve("trials").resolve(record.id()).toString()).url(record.logPath())
+                .hyperParameters(HyperParameters.of(packed, 0)).earlyStopped(trialStatus == TrialStatus.EARLY_STOPPED)
+                .message(record.message());
+        if (facts != null) {
+            job.handle(facts.handle()).host(facts.host()).attributes(facts.attributes());
+        }
+        trial.job = job.build();
         return trial;
     }
 
@@ -240,7 +283,7 @@ public final class Experiment implements SessionContext {
         tuner = newTuner;
         assessor = newAssessor;
         this.opener = opener;
-        session = opener.open(this);
+        session = opener.open(member);
         call(() -> {
             becomeCounting(ExperimentStatus.RUNNING);
             saveProfile();
@@ -257,8 +300,15 @@ public final class Experiment implements SessionContext {
         tuner = newTuner;
         assessor = newAssessor;
         this.opener = opener;
-        session = opener.open(this);
+        session = opener.open(member);
         call(() -> {
+            for (String imported : importedData()) {
+                try {
+                    ImportedResults.parse(imported).forEach(result -> tuner.importResult(result.parameters(), result.value()));
+                } catch (RuntimeException e) {
+                    LOG.warn("experiment {}: imported data not given to the tuner again: {}", id, e.getMessage());
+                }
+            }
             for (Trial trial : orderedTrials()) {
                 if (trial.finalValue != null && trial.parameterId instanceof Number number) {
                     tuner.receiveTrialResult(number.longValue(), trial.parameters, trial.finalValue);
@@ -269,24 +319,8 @@ public final class Experiment implements SessionContext {
                     }
                     continue;
                 }
-                Optional<TrialJob> attached = Optional.empty();
-                try {
-                    attached = session.reattach(trial.job);
-                } catch (RuntimeException e) {
-                    LOG.warn("experiment {}: re-attaching trial {} failed", id, trial.id, e);
-                }
-                if (attached.isPresent()) {
-                    LOG.info("experiment {}: trial {} re-attached ({})", id, trial.id, attached.get().status());
-                    trial.job = attached.get();
-                } else if (trial.job.status() == TrialStatus.WAITING) {
-                    // it never started: run it now, with its id, sequence id and parameters (NNI v3 re-queues too)
-                    LOG.info("experiment {}: trial {} had not started; submitting it again", id, trial.id);
-                    resubmit(trial);
-                } else {
-                    endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(),
-                            "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
-                                    + " and the platform no longer has it"));
-                }
+                takeBack(trial, "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
+                        + " and the platform no longer has it");
             }
             endTime = null;
             becomeCounting(ExperimentStatus.RUNNING);
@@ -297,8 +331,48 @@ public final class Experiment implements SessionContext {
     }
 
     /**
+     * Takes back a live trial into a newly opened session: re-attached when the platform still has
+     * it, submitted again when it never started (with its id, sequence id and parameters; NNI v3
+     * re-queues too), else FAILED with {@code lostWhy}.
+     */
+    private void takeBack(Trial trial, String lostWhy) {
+        Optional<TrialJob> attached = Optional.empty();
+        if (!waitsForSubmit(trial)) {
+            try {
+                attached = session.reattach(trial.job);
+            } catch (RuntimeException e) {
+                LOG.warn("experiment {}: re-attaching trial {} failed", id, trial.id, e);
+            }
+        }
+        if (attached.isPresent()) {
+            LOG.info("experiment {}: trial {} re-attached ({})", id, trial.id, attached.get().status());
+            onTrialChanged(attached.get());
+        } else if (trial.job.status() == TrialStatus.WAITING) {
+            LOG.info("experiment {}: trial {} had not started; submitting it again", id, trial.id);
+            cancelRetry(trial);
+            send(trial);
+        } else {
+            endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), lostWhy));
+        }
+    }
+
+    /** @return whether the trial is not on the platform but waits to be submitted (again) */
+    private static boolean waitsForSubmit(Trial trial) {
+        return trial.retry != null || trial.submitWhenBack;
+    }
+
+    private void cancelRetry(Trial trial) {
+        if (trial.retry != null) {
+            trial.retry.cancel(false);
+            trial.retry = null;
+        }
+        trial.submitWhenBack = false;
+    }
+
+    /**
      * Stops the experiment as NNI does: no new trials, every live trial cancelled (its processes
      * killed), then the session closed. Waits until the trials ended or {@code patience} passed.
+     * While the platform is away, live trials end SYS_CANCELED at once: nobody can kill them now.
      */
     public void stop(Duration patience) {
         if (!stopping.compareAndSet(false, true)) {
@@ -309,22 +383,33 @@ public final class Experiment implements SessionContext {
             return;
         }
         CompletableFuture<Void> ended;
+        boolean threadAnswered = true;
         try {
-            ended = call(() -> {
+            ended = call(STOP_TURN_WAIT, () -> {
                 if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
                     return allEnded == null ? CompletableFuture.<Void>completedFuture(null) : allEnded;
                 }
                 becomeStatic(ExperimentStatus.STOPPING);
                 allEnded = new CompletableFuture<>();
-                List<Trial> live = liveTrials();
-                for (Trial trial : live) {
-                    cancelOnPlatform(trial.id, false);
+                for (Trial trial : liveTrials()) {
+                    if (waitsForSubmit(trial)) {
+                        cancelRetry(trial);
+                        endTrial(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
+                    } else if (session == null && platformAway != null) {
+                        endTrial(trial, trial.job.ended(TrialStatus.SYS_CANCELED, Instant.now(), "the experiment stopped while "
+                                + platformAway + "; the trial's processes may still run"));
+                    } else {
+                        cancelOnPlatform(trial.id, false);
+                    }
                 }
                 checkAllEnded();
                 return allEnded;
             });
         } catch (RuntimeException e) {
-            LOG.warn("experiment {}: stopping failed", id, e);
+            // the thread is held by a platform call: the session's close below cancels the trials without it
+            LOG.warn("experiment {}: its thread did not take the stop within {} s ({}); stopping without it", id,
+                    STOP_TURN_WAIT.toSeconds(), e.getMessage());
+            threadAnswered = false;
             ended = CompletableFuture.completedFuture(null);
         }
         try {
@@ -340,13 +425,19 @@ public final class Experiment implements SessionContext {
         if (open != null) {
             open.close();
         }
+        Supplier<Void> stopped = () -> {
+            endTime = System.currentTimeMillis();
+            becomeStatic(ExperimentStatus.STOPPED);
+            saveProfile();
+            return null;
+        };
         try {
-            call(() -> {
-                endTime = System.currentTimeMillis();
-                becomeStatic(ExperimentStatus.STOPPED);
-                saveProfile();
-                return null;
-            });
+            if (threadAnswered) {
+                call(stopped);
+            } else {
+                executor.shutdownNow();
+                stopped.get();
+            }
         } catch (RuntimeException e) {
             LOG.warn("experiment {}: storing the stop failed", id, e);
         }
@@ -357,15 +448,35 @@ public final class Experiment implements SessionContext {
 
     /**
      * Leaves the trials running and releases everything else, as after a crash: used when the
-     * runtime itself shuts down, so that {@code resume} re-attaches the trials.
+     * runtime itself shuts down, so that {@code resume} re-attaches the trials. The session is
+     * detached first (so it reports nothing more), then the events already queued are stored,
+     * without submitting anything new.
      */
     public void detach() {
         if (!readOnly) {
-            executor.shutdownNow();
+            detaching = true;
+            TrainingSession open = session;
+            session = null;
+            if (open != null) {
+                open.detach();
+            }
+            executor.shutdown();
+            try {
+                if (!executor.awaitTermination(DETACH_DRAIN_SECONDS, TimeUnit.SECONDS)) {
+                    LOG.warn("experiment {}: events still queued {} s after detaching; resume re-checks those trials",
+                            id, DETACH_DRAIN_SECONDS);
+                    executor.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                executor.shutdownNow();
+            }
             settled.complete(status);
         }
         closeStore();
     }
+
+    private static final long DETACH_DRAIN_SECONDS = 10;
 
     private void closeStore() {
         try {
@@ -377,13 +488,28 @@ public final class Experiment implements SessionContext {
 
     // ------------------------------------------------------------------ scheduling
 
-    /** Submits trials while there are free slots and limits allow; settles the experiment when done. */
+    /**
+     * Submits trials while there are free slots and limits allow; settles the experiment when done.
+     * At most {@value #SUBMITS_PER_TURN} per turn: the rest in a later task, so that whatever waits
+     * on the experiment's thread (a stop above all) is not queued behind a thousand submissions.
+     */
     private void fill() {
-        if (!status.counting() || session == null) {
+        if (!status.counting() || session == null || detaching || stopping.get()) {
             return;
         }
         int live = liveTrials().size();
-        while (live < config.trialConcurrency() && !limitsReached() && !tunerExhausted) {
+        // the platform's free slots, when it knows them: the concurrency is a ceiling, not a promise
+        int free = freeSlots();
+        int turn = 0;
+        while (live < config.trialConcurrency() && free > 0 && !limitsReached() && !tunerExhausted) {
+            if (stopping.get() || detaching) {
+                return;
+            }
+            if (turn++ == SUBMITS_PER_TURN) {
+                execute(this::fill, () -> "the rest of a fill");
+                return;
+            }
+            free--;
             long parameterId = nextSequenceId;
             Optional<Map<String, Object>> parameters;
             try {
@@ -413,6 +539,15 @@ public final class Experiment implements SessionContext {
         }
     }
 
+    private int freeSlots() {
+        try {
+            return session.capacity().freeTrialSlots().orElse(Integer.MAX_VALUE);
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: the platform failed to tell its capacity", id, e);
+            return Integer.MAX_VALUE;
+        }
+    }
+
     private boolean limitsReached() {
         Integer maxTrials = config.maxTrialNumber();
         return durationReached || (maxTrials != null && submitted >= maxTrials);
@@ -429,31 +564,56 @@ public final class Experiment implements SessionContext {
         packed.put("parameter_index", 0);
         String packedJson = json(packed);
         Trial trial = new Trial(trialId, sequenceId, parameterId, parameters, packedJson);
-        TrialApplication application = new TrialApplication(trialId, sequenceId, new HyperParameters(packedJson, 0),
-                config.trialGpuNumber() == null ? Placement.NONE : Placement.gpus(config.trialGpuNumber()));
-        trial.job = TrialJob.waiting(application, directory.resolve("trials").resolve(trialId).toString(), "");
+        trial.job = TrialJob.waiting(application(trial), directory.resolve("trials").resolve(trialId).toString(), "");
         trials.put(trialId, trial);
         store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
                 trial.job.url(), sequenceId, null));
+        send(trial);
+    }
+
+    private TrialApplication application(Trial trial) {
+        return TrialApplication.builder(trial.id).sequenceId(trial.sequenceId).hyperParameters(HyperParameters.of(trial.packed, 0))
+                .placement(config.trialGpuNumber() == null ? Placement.none() : Placement.gpus(config.trialGpuNumber()))
+                .build();
+    }
+
+    /**
+     * Hands a WAITING trial to the platform. A transient refusal keeps it WAITING and schedules
+     * another try (backoff, or the platform's {@code retryAfter}); a permanent one fails it; with
+     * the platform away it waits for the platform's return.
+     */
+    private void send(Trial trial) {
+        TrainingSession open = session;
+        if (open == null || detaching) {
+            trial.submitWhenBack = true;
+            return;
+        }
         try {
-            TrialJob accepted = session.submit(application);
+            TrialJob accepted = open.submit(application(trial));
+            trial.failedSubmits = 0;
             onTrialChanged(accepted);
+        } catch (TransientPlatformException e) {
+            if (detaching) {
+                trial.submitWhenBack = true; // the runtime is letting go: resume submits it
+                return;
+            }
+            trial.failedSubmits++;
+            Duration wait = Backoff.delay(trial.failedSubmits, e);
+            String message = Backoff.message(wait, e.getMessage());
+            LOG.info("experiment {}: trial {} not accepted yet, {}", id, trial.id, message);
+            trial.job = trial.job.withMessage(message);
+            trial.retry = executor.schedule(() -> {
+                trial.retry = null;
+                if (!trial.job.status().isTerminal() && status.counting()) {
+                    send(trial);
+                }
+            }, wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (PlatformException | RuntimeException e) {
-            LOG.warn("experiment {}: trial {} could not be submitted: {}", id, trialId, e.getMessage());
+            LOG.warn("experiment {}: trial {} could not be submitted: {}", id, trial.id, e.getMessage());
             endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), e.getMessage()));
         }
     }
 
-    private void resubmit(Trial trial) {
-        TrialApplication application = new TrialApplication(trial.id, trial.sequenceId, new HyperParameters(trial.packed, 0),
-                config.trialGpuNumber() == null ? Placement.NONE : Placement.gpus(config.trialGpuNumber()));
-        try {
-            onTrialChanged(session.submit(application));
-        } catch (PlatformException | RuntimeException e) {
-            LOG.warn("experiment {}: trial {} could not be submitted again: {}", id, trial.id, e.getMessage());
-            endTrial(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), e.getMessage()));
-        }
-    }
 
     private String newTrialId() {
         while (true) {
@@ -467,38 +627,29 @@ public final class Experiment implements SessionContext {
         }
     }
 
-    // ------------------------------------------------------------------ platform callbacks
+    // ------------------------------------------------------------------ platform callbacks (through MemberContext)
 
-    @Override
-    public String experimentId() {
-        return id;
+    /** A platform reported a trial's new state; handled on the experiment's thread. */
+    void trialChanged(TrialJob trial) {
+        execute(() -> onTrialChanged(trial), () -> "status " + trial.status() + " of trial " + trial.id());
     }
 
-    @Override
-    public Path experimentDirectory() {
-        return directory;
+    /** A platform's capacity changed: it may take more trials now. */
+    void capacityChanged() {
+        execute(this::fill, () -> "a capacity change");
     }
 
-    @Override
-    public Map<String, Object> section() {
-        return config.trainingServices().get(0);
-    }
-
-    @Override
-    public void trialChanged(TrialJob trial) {
-        execute(() -> onTrialChanged(trial));
-    }
-
-    private void onTrialChanged(TrialJob job) {
-        Trial trial = trials.get(job.id());
+    private void onTrialChanged(TrialJob reported) {
+        Trial trial = trials.get(reported.id());
         if (trial == null) {
-            LOG.warn("experiment {}: status {} of unknown trial {} ignored", id, job.status(), job.id());
+            LOG.warn("experiment {}: status {} of unknown trial {} ignored", id, reported.status(), reported.id());
             return;
         }
         TrialJob known = trial.job;
         if (known.status().isTerminal()) {
             return;
         }
+        TrialJob job = withPlatformFacts(reported, known);
         if (job.status().isTerminal()) {
             endTrial(trial, job);
             return;
@@ -522,8 +673,35 @@ public final class Experiment implements SessionContext {
         }
     }
 
+    /**
+     * @return the reported state, keeping the handle, host and attributes known before where the
+     *         report leaves them empty; stores them when they changed
+     */
+    private TrialJob withPlatformFacts(TrialJob reported, TrialJob known) {
+        TrialJob.Builder merged = reported.toBuilder();
+        boolean kept = false;
+        if (reported.handle().isEmpty() && !known.handle().isEmpty()) {
+            merged.handle(known.handle());
+            kept = true;
+        }
+        if (reported.host().isEmpty() && !known.host().isEmpty()) {
+            merged.host(known.host());
+            kept = true;
+        }
+        if (reported.attributes().isEmpty() && !known.attributes().isEmpty()) {
+            merged.attributes(known.attributes());
+            kept = true;
+        }
+        TrialJob job = kept ? merged.build() : reported;
+        if (!job.handle().equals(known.handle()) || !job.host().equals(known.host()) || !job.attributes().equals(known.attributes())) {
+            store.saveTrialPlatform(new TrialPlatformRecord(job.id(), job.handle(), job.host(), job.attributes()));
+        }
+        return job;
+    }
+
     private void endTrial(Trial trial, TrialJob ended) {
         trial.job = ended;
+        cancelRetry(trial);
         if (trial.durationLimit != null) {
             trial.durationLimit.cancel(false);
         }
@@ -559,11 +737,20 @@ public final class Experiment implements SessionContext {
      * Stores one metric line (synchronously: durable when this returns) and hands it to the tuner or
      * assessor on the experiment's thread.
      */
-    @Override
-    public void metricReported(String trialId, String line) {
+    void metricReported(String trialId, String line) {
+        requireOpenForMetrics();
         ParsedMetric metric = parseMetric(trialId, line);
         if (metric != null && store.addMetric(metric.record())) {
-            execute(() -> onMetric(trialId, metric.record().type(), metric.value()));
+            execute(() -> onMetric(trialId, metric.record().type(), metric.value()),
+                    () -> "a " + metric.record().type() + " metric of trial " + trialId + " (stored)");
+        }
+    }
+
+    /** Metrics arriving once the store is closing are refused, so that their sender keeps them. */
+    private void requireOpenForMetrics() {
+        if (detaching || status == ExperimentStatus.STOPPED) {
+            throw new IllegalStateException("experiment " + id + " is " + (detaching ? "detached" : "stopped")
+                    + " and takes no more metrics");
         }
     }
 
@@ -571,8 +758,8 @@ public final class Experiment implements SessionContext {
      * Stores a trial's metric lines in one transaction (durable together when this returns), then
      * hands the new ones to the tuner or assessor in order. Lines that are not metrics are skipped.
      */
-    @Override
-    public void metricsReported(String trialId, List<String> lines) {
+    void metricsReported(String trialId, List<String> lines) {
+        requireOpenForMetrics();
         List<ParsedMetric> metrics = new ArrayList<>(lines.size());
         List<String> refused = new ArrayList<>();
         for (String line : lines) {
@@ -593,7 +780,8 @@ public final class Experiment implements SessionContext {
             }
         }
         if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
-            execute(() -> stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.value())));
+            execute(() -> stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.value())),
+                    () -> stored.size() + " metrics of trial " + trialId + " (stored)");
         }
         if (!refused.isEmpty()) {
             throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
@@ -721,9 +909,16 @@ public final class Experiment implements SessionContext {
                 throw new IllegalArgumentException("experiment " + id + " has no trial " + trialId);
             }
             if (!trial.job.status().isTerminal()) {
+                if (!waitsForSubmit(trial) && session == null && platformAway != null) {
+                    throw new IllegalStateException("cannot cancel trial " + trialId + " now: " + platformAway);
+                }
                 store.addEvent(new TrialEvent(System.currentTimeMillis(), trialId, "USER_TO_CANCEL", null,
                         trial.job.url(), trial.sequenceId, null));
-                cancelOnPlatform(trialId, false);
+                if (waitsForSubmit(trial)) {
+                    endTrial(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
+                } else {
+                    cancelOnPlatform(trialId, false);
+                }
             }
             return null;
         });
@@ -741,6 +936,35 @@ public final class Experiment implements SessionContext {
         }
     }
 
+    /**
+     * Feeds results of trials run elsewhere to the tuner ({@code nnictl experiment import}) and
+     * keeps them (NNI's {@code IMPORT_DATA} event) for a resume to feed again.
+     *
+     * @param json NNI's import format, see {@link ImportedResults}
+     * @return how many results the tuner took
+     * @throws IllegalArgumentException when the data is not results, or the tuner does not use imported results
+     */
+    public int importData(String json) {
+        requireWritable("import data");
+        List<ImportedResults.Result> results = ImportedResults.parse(json);
+        return call(() -> {
+            if (tuner == null || (!results.isEmpty() && !tuner.importResult(results.get(0).parameters(), results.get(0).value()))) {
+                throw new IllegalArgumentException("the tuner " + (config.tuner() == null ? "" : config.tuner().name() + " ")
+                        + "does not learn from imported results; nothing was imported");
+            }
+            results.stream().skip(1).forEach(result -> tuner.importResult(result.parameters(), result.value()));
+            store.addEvent(new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
+            LOG.info("experiment {}: {} imported results given to the tuner", id, results.size());
+            fill();
+            return results.size();
+        });
+    }
+
+    /** @return the imported data, each as it was sent (NNI's {@code GET /experiment/imported-data}) */
+    public List<String> importedData() {
+        return store.events().stream().filter(event -> "IMPORT_DATA".equals(event.event())).map(TrialEvent::data).toList();
+    }
+
     /** What {@code nnictl update} can change while the experiment runs. */
     public enum Update { TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION, SEARCH_SPACE }
 
@@ -752,11 +976,18 @@ public final class Experiment implements SessionContext {
      */
     public void update(Update what, Object value) {
         requireWritable("update the experiment");
+        // checked here, off the experiment's thread: a bad value waits for nothing
+        Object checked = switch (what) {
+            case TRIAL_CONCURRENCY -> UpdatableFields.trialConcurrency(value);
+            case MAX_TRIAL_NUM -> UpdatableFields.maxTrialNumber(value);
+            case MAX_EXEC_DURATION -> value instanceof Duration given ? given : UpdatableFields.maxExperimentDuration(value);
+            case SEARCH_SPACE -> value;
+        };
         call(() -> {
             ExperimentConfig c = config;
             ExperimentConfig next = switch (what) {
                 case TRIAL_CONCURRENCY -> {
-                    int concurrency = positive("trialConcurrency", value);
+                    int concurrency = (Integer) checked;
                     yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                             concurrency, c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
@@ -764,7 +995,7 @@ public final class Experiment implements SessionContext {
                             c.secrets());
                 }
                 case MAX_TRIAL_NUM -> {
-                    int max = positive("maxTrialNumber", value);
+                    int max = (Integer) checked;
                     yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                             c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), max,
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
@@ -772,14 +1003,17 @@ public final class Experiment implements SessionContext {
                             c.secrets());
                 }
                 case MAX_EXEC_DURATION -> {
-                    if (!(value instanceof Duration duration) || duration.isNegative() || duration.isZero()) {
+                    Duration duration = (Duration) checked;
+                    // the profile shows the value as it was written ("1h", 3600), as NNI's does
+                    Object written = value instanceof Duration ? duration.toSeconds() + "s" : value;
+                    if (duration.isNegative() || duration.isZero()) {
                         throw new IllegalArgumentException("maxExperimentDuration: expected a positive duration, got " + value);
                     }
                     yield new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                             c.trialConcurrency(), c.trialGpuNumber(), duration, c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
                             c.tuner(), c.assessor(), c.trainingServices(),
-                            canonical(c, "maxExperimentDuration", duration.toSeconds() + "s"), c.secrets());
+                            canonical(c, "maxExperimentDuration", written), c.secrets());
                 }
                 case SEARCH_SPACE -> {
                     if (!(value instanceof Map<?, ?> space)) {
@@ -821,13 +1055,6 @@ public final class Experiment implements SessionContext {
         });
     }
 
-    private static int positive(String field, Object value) {
-        if (value instanceof Number number && number.doubleValue() == Math.rint(number.doubleValue()) && number.intValue() > 0) {
-            return number.intValue();
-        }
-        throw new IllegalArgumentException(field + ": expected a positive integer, got " + value);
-    }
-
     private static Map<String, Object> canonical(ExperimentConfig c, String key, Object value) {
         Map<String, Object> canonical = new LinkedHashMap<>(c.canonical() == null ? Map.of() : c.canonical());
         canonical.put(key, value);
@@ -850,7 +1077,20 @@ public final class Experiment implements SessionContext {
             countingSince = System.currentTimeMillis();
             scheduleDurationLimit();
         }
+        setStatus(next);
+    }
+
+    private void setStatus(ExperimentStatus next) {
+        ExperimentStatus previous = status;
         status = next;
+        if (previous != next) {
+            statusListener.run();
+        }
+    }
+
+    /** Sets what hears status changes; the manager does this before the experiment starts. */
+    void onStatusChange(Runnable listener) {
+        statusListener = listener;
     }
 
     private void becomeStatic(ExperimentStatus next) {
@@ -860,7 +1100,7 @@ public final class Experiment implements SessionContext {
         if (durationLimit != null) {
             durationLimit.cancel(false);
         }
-        status = next;
+        setStatus(next);
     }
 
     private void scheduleDurationLimit() {
@@ -898,44 +1138,59 @@ public final class Experiment implements SessionContext {
     }
 
     /**
-     * The platform went away under the experiment (its bundle was stopped, updated or
-     * reconfigured). The registry marks the trials it ran SYS_CANCELED; the experiment keeps its
-     * status, submits nothing and waits for a platform of that name to be registered again
-     * ({@link #platformArrived}). Its duration limit keeps counting.
+     * The platform service went away under the experiment (its bundle was stopped, updated or
+     * reconfigured); the registry detaches the session right after this. The experiment keeps its
+     * live trials as they are, with the reason as their message, keeps its status, submits nothing
+     * and waits for a platform of that name to be registered again ({@link #platformArrived}). Its
+     * duration limit keeps counting.
      */
     void platformLost(String reason) {
         execute(() -> {
             session = null;
-            if (status.counting()) {
-                waitingForPlatform = reason;
-                LOG.warn("experiment {}: {}; waiting for it to return", id, reason);
+            platformAway = reason;
+            LOG.warn("experiment {}: {}; its trials are left as they are until it is back", id, reason);
+            for (Trial trial : liveTrials()) {
+                trial.job = trial.job.withMessage(reason);
             }
-        });
+        }, () -> "the loss of its platform (" + reason + ")");
     }
 
-    /** A platform was registered; if it is the one this experiment lost, continue on it. */
+    /**
+     * A platform was registered; if it is the one this experiment lost, open a new session, take
+     * the live trials back into it ({@link TrainingSession#reattach}) and continue.
+     */
     void platformArrived(String platform) {
-        if (waitingForPlatform == null || !platform.equals(config.platform())) {
+        if (platformAway == null || !platform.equals(member.platform())) {
             return;
         }
         execute(() -> {
-            if (waitingForPlatform == null || session != null || !status.counting()) {
+            if (platformAway == null || session != null || detaching || status == ExperimentStatus.STOPPED) {
                 return;
             }
+            String away = platformAway;
             try {
-                session = opener.open(this);
-                LOG.info("experiment {}: platform '{}' is back; continuing", id, platform);
-                waitingForPlatform = null;
-                fill();
+                session = opener.open(member);
             } catch (PlatformException | RuntimeException e) {
                 LOG.warn("experiment {}: platform '{}' is back but refused a session: {}", id, platform, e.getMessage());
+                return;
             }
-        });
+            platformAway = null;
+            LOG.info("experiment {}: platform '{}' is back; taking its trials back", id, platform);
+            for (Trial trial : orderedTrials()) {
+                if (!trial.job.status().isTerminal()) {
+                    if (trial.job.message().equals(away)) {
+                        trial.job = trial.job.withMessage("");
+                    }
+                    takeBack(trial, "platform '" + platform + "' came back without this trial (" + away + ")");
+                }
+            }
+            fill();
+        }, () -> "the return of platform '" + platform + "'");
     }
 
-    /** @return why the experiment submits nothing now, or empty */
+    /** @return why the experiment submits nothing now: its platform is away; or empty */
     public Optional<String> waitingForPlatform() {
-        return Optional.ofNullable(waitingForPlatform);
+        return Optional.ofNullable(platformAway);
     }
 
     private void saveProfile() {
@@ -1037,10 +1292,12 @@ public final class Experiment implements SessionContext {
         return trimmed.length() > 200 ? trimmed.substring(0, 200) + "..." : trimmed;
     }
 
-    private void execute(Runnable work) {
-        if (executor.isShutdown()) {
-            return;
-        }
+    /**
+     * Runs work on the experiment's thread. Once the experiment is closed the work is not done, and
+     * that is logged as a warning naming {@code what} (a status not stored is re-checked by
+     * {@code resume}, which asks the platform).
+     */
+    private void execute(Runnable work, Supplier<String> what) {
         try {
             executor.execute(() -> {
                 try {
@@ -1049,18 +1306,23 @@ public final class Experiment implements SessionContext {
                     LOG.error("experiment {}: internal error", id, e);
                 }
             });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            LOG.debug("experiment {}: executor closed, event dropped", id);
+        } catch (RejectedExecutionException e) {
+            LOG.warn("experiment {} is closed ({}): {} arrived too late and is not stored; resume asks the platform again",
+                    id, status, what.get());
         }
     }
 
     /** Runs work on the experiment's thread and waits for it; its exception is rethrown. */
     private <T> T call(Supplier<T> work) {
+        return call(Duration.ofSeconds(60), work);
+    }
+
+    private <T> T call(Duration patience, Supplier<T> work) {
         if (Thread.currentThread().getName().equals("nni-experiment-" + id)) {
             return work.get();
         }
         try {
-            return executor.submit(work::get).get(60, TimeUnit.SECONDS);
+            return executor.submit(work::get).get(patience.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for experiment " + id, e);
@@ -1070,7 +1332,7 @@ public final class Experiment implements SessionContext {
             }
             throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
-            throw new IllegalStateException("experiment " + id + " did not answer within 60 s", e);
+            throw new IllegalStateException("experiment " + id + " did not answer within " + patience.toSeconds() + " s", e);
         }
     }
 

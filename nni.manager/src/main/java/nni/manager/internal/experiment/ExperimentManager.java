@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,6 +23,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.config.ConfigReader;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
 import nni.api.searchspace.SearchSpace;
@@ -34,6 +36,7 @@ import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
+import nni.manager.internal.report.KeeperLinks;
 
 /**
  * Every experiment this runtime runs or shows: create, resume, view, stop. Several experiments
@@ -55,33 +58,69 @@ public class ExperimentManager {
 
     private final PlatformRegistry platforms;
     private final AlgorithmRegistry algorithms;
+    private final KeeperLinks keeperLinks;
     private final Path root;
     private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
+    private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Experiments whose platform went away take it back as soon as it is registered again. */
     private final Consumer<String> platformArrival = name -> experiments.values().forEach(e -> e.platformArrived(name));
 
     @Activate
     public ExperimentManager(@Reference PlatformRegistry platforms, @Reference AlgorithmRegistry algorithms,
-                             BundleContext context) {
+                             @Reference KeeperLinks keeperLinks, BundleContext context) {
         this.platforms = platforms;
         this.algorithms = algorithms;
-        String configured = context.getProperty(ROOT);
-        this.root = configured == null || configured.isBlank()
-                ? Path.of(System.getProperty("user.home"), "nni-experiments") : Path.of(configured);
+        this.keeperLinks = keeperLinks;
+        this.root = rootOf(context);
         platforms.onArrival(platformArrival);
     }
 
     /**
-     * Experiments still running when the runtime stops are detached, not stopped: their trials keep
-     * running and {@code resume} takes them back (NNI's stop cancels trials; {@code nni:stop} does).
+     * Hears experiments open, change status and close, to publish them (NNI's experiment registry).
+     * Called on the manager's callers' and the experiments' threads: return at once.
+     */
+    public interface Listener {
+        /** Created, resumed or opened for viewing, and started. */
+        void opened(Experiment experiment);
+
+        /** Its status changed. */
+        void changed(Experiment experiment);
+
+        /** No longer open: stopped ({@code stopped}), or detached because the runtime stops. */
+        void closed(Experiment experiment, boolean stopped);
+    }
+
+    public void addListener(Listener listener) {
+        listeners.add(listener);
+    }
+
+    public void removeListener(Listener listener) {
+        listeners.remove(listener);
+    }
+
+    private void watch(Experiment experiment) {
+        experiment.onStatusChange(() -> listeners.forEach(listener -> listener.changed(experiment)));
+    }
+
+    /**
+     * Experiments still running when the runtime stops (or this component is deactivated or
+     * updated) are detached, not stopped: their sessions are detached, their trials keep running and
+     * {@code resume} takes them back (NNI's stop cancels trials; {@code nni:halt} does).
      */
     @Deactivate
     void deactivate() {
         platforms.removeArrivalListener(platformArrival);
         for (Experiment experiment : experiments.values()) {
             experiment.detach();
+            listeners.forEach(listener -> listener.closed(experiment, false));
         }
         experiments.clear();
+    }
+
+    /** @return the root directory of experiments the framework property {@value #ROOT} names, or NNI's default */
+    public static Path rootOf(BundleContext context) {
+        String configured = context.getProperty(ROOT);
+        return configured == null || configured.isBlank() ? nniDefaultRoot() : Path.of(configured).toAbsolutePath();
     }
 
     /** @return the root directory of experiments */
@@ -95,12 +134,28 @@ public class ExperimentManager {
      * @throws PlatformException when the platform, tuner or assessor is missing or refuses
      */
     public Experiment create(ExperimentConfig given) throws PlatformException, IOException {
+        return create(given, (id, directory) -> { });
+    }
+
+    /**
+     * Creates and starts an experiment, telling {@code announce} its id and folder before anything
+     * of it exists, so that a caller can show the id even if the runtime dies while creating it.
+     *
+     * @throws PlatformException when the platform, tuner or assessor is missing or refuses
+     */
+    public Experiment create(ExperimentConfig given, BiConsumer<String, Path> announce) throws PlatformException, IOException {
         ExperimentConfig config = underRoot(given);
+        Optional<String> hybrid = config.hybridProblem();
+        if (hybrid.isPresent()) {
+            throw new PlatformException(hybrid.get());
+        }
         Tuner tuner = tuner(config);
         Assessor assessor = assessor(config);
         platforms.require(config.platform());
         String id = newId(config.experimentWorkingDirectory());
+        announce.accept(id, config.experimentWorkingDirectory().resolve(id));
         Experiment experiment = Experiment.create(id, config);
+        watch(experiment);
         experiments.put(id, experiment);
         try {
             experiment.start(tuner, assessor, this::open);
@@ -109,6 +164,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
+        listeners.forEach(listener -> listener.opened(experiment));
         LOG.info("experiment {} created in {}", id, experiment.directory());
         return experiment;
     }
@@ -121,10 +177,17 @@ public class ExperimentManager {
         }
         Path directory = existing(id);
         if (running != null) {
-            experiments.remove(id).stop(Duration.ZERO);
+            Experiment viewed = experiments.remove(id);
+            viewed.stop(Duration.ZERO);
+            listeners.forEach(listener -> listener.closed(viewed, true));
         }
         Experiment experiment = Experiment.reopen(id, directory);
+        watch(experiment);
         try {
+            Optional<String> hybrid = experiment.config().hybridProblem();
+            if (hybrid.isPresent()) {
+                throw new PlatformException(hybrid.get());
+            }
             Tuner tuner = tuner(experiment.config());
             Assessor assessor = assessor(experiment.config());
             experiments.put(id, experiment);
@@ -134,6 +197,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
+        listeners.forEach(listener -> listener.opened(experiment));
         LOG.info("experiment {} resumed", id);
         return experiment;
     }
@@ -146,16 +210,34 @@ public class ExperimentManager {
         }
         Experiment experiment = Experiment.view(id, existing(id));
         experiments.put(id, experiment);
+        listeners.forEach(listener -> listener.opened(experiment));
         return experiment;
     }
 
-    /** Stops an experiment: cancels its trials, closes its session, keeps its data. */
+    /**
+     * Stops an experiment: cancels its trials, closes its session, keeps its data. Keepers it still
+     * has (left by a session detached while its platform was away) are refused from then on.
+     */
     public void stop(String id, Duration patience) {
-        Experiment experiment = experiments.remove(id);
-        if (experiment == null) {
+        if (!stopIfOpen(id, patience)) {
             throw new IllegalArgumentException("no open experiment " + id + "; open: " + experiments.keySet());
         }
+    }
+
+    /**
+     * Stops an experiment unless it was stopped already (from the REST API, say).
+     *
+     * @return whether this call stopped it
+     */
+    public boolean stopIfOpen(String id, Duration patience) {
+        Experiment experiment = experiments.remove(id);
+        if (experiment == null) {
+            return false;
+        }
         experiment.stop(patience);
+        listeners.forEach(listener -> listener.closed(experiment, true));
+        keeperLinks.unregisterExperiment(id, experiment.directory());
+        return true;
     }
 
     public Optional<Experiment> get(String id) {
@@ -191,7 +273,8 @@ public class ExperimentManager {
         }
         try (Stream<Path> children = Files.list(root)) {
             List<String> ids = new ArrayList<>();
-            children.filter(dir -> Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")))
+            // one being created (or whose creation was interrupted: resume settles it) is not listed
+            children.filter(dir -> Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")) && !CreationMarker.present(dir))
                     .forEach(dir -> ids.add(dir.getFileName().toString()));
             ids.sort(null);
             return ids;
@@ -201,11 +284,23 @@ public class ExperimentManager {
         }
     }
 
+    /**
+     * @return the directory of a stored experiment under the root
+     * @throws IOException naming the root when there is none
+     */
+    public Path directoryOf(String id) throws IOException {
+        return existing(id);
+    }
+
     private Path existing(String id) throws IOException {
         if (id == null || !id.matches("[A-Za-z0-9_-]+")) {
             throw new IllegalArgumentException("not an experiment id: " + id);
         }
         Path directory = root.resolve(id);
+        if (CreationMarker.settle(directory)) {
+            throw new IOException("experiment " + id + " was interrupted while it was being created, before its definition"
+                    + " was stored; nothing of it ran, and its folder " + directory + " was removed: run its file again");
+        }
         if (!Files.isRegularFile(directory.resolve("db").resolve("nni.sqlite"))) {
             throw new IOException("no experiment " + id + " in " + root);
         }
@@ -217,18 +312,25 @@ public class ExperimentManager {
      * so that what {@code run} creates, {@code resume} finds; a directory the file names is kept.
      */
     private ExperimentConfig underRoot(ExperimentConfig c) {
-        Path nniDefault = Path.of(System.getProperty("user.home"), "nni-experiments");
-        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(nniDefault)) {
+        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(nniDefaultRoot())) {
             return c;
         }
+        // the profile shows the directory the experiment really is in
+        Map<String, Object> canonical = new java.util.LinkedHashMap<>(c.canonical() == null ? Map.of() : c.canonical());
+        canonical.computeIfPresent("experimentWorkingDirectory", (key, old) -> root.toString());
         return new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
                 c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                 c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), root, c.tuner(), c.assessor(),
-                c.trainingServices(), c.canonical(), c.secrets());
+                c.trainingServices(), canonical, c.secrets());
     }
 
-    private TrainingSession open(Experiment experiment) throws PlatformException {
-        return platforms.open(experiment.config().platform(), experiment, experiment::platformLost);
+    /** @return NNI's default experiments directory, {@code ~/nni-experiments}, as a config file's path resolves it */
+    private static Path nniDefaultRoot() {
+        return ConfigReader.of(Map.of(), Path.of("").toAbsolutePath()).resolve("~/nni-experiments");
+    }
+
+    private TrainingSession open(MemberContext member) throws PlatformException {
+        return platforms.open(member.platform(), member, member.experiment()::platformLost);
     }
 
     private Tuner tuner(ExperimentConfig config) throws PlatformException {

@@ -1,9 +1,9 @@
 package nni.manager.internal.http;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,12 +18,13 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import nni.api.config.Units;
 import nni.api.model.TrialJob;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.ExperimentStatus;
 import nni.manager.internal.experiment.TrialView;
+import nni.manager.internal.nnictl.NnictlBridge;
+import nni.manager.internal.nnictl.TrialExport;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.Profile;
@@ -31,9 +32,11 @@ import nni.manager.internal.store.TrialRecord;
 
 /**
  * NNI's experiment REST routes (nni-core §5.1) in NNI's JSON shapes, for nnictl and the web UI.
- * NNI serves one experiment per port; this runtime may run several, so every route takes an
- * optional {@code experiment_id} query parameter and otherwise answers for the most recently
- * started open experiment.
+ * NNI serves one experiment per port; this runtime may run several, so a request names its
+ * experiment: by its own address {@code /experiments/<id>/api/v1/nni/...} (the {@code prefixUrl} of
+ * NNI's registry), by {@code ?experiment_id=}, by the profile a {@code PUT /experiment} sends, or by
+ * a trial id. A request that names none is answered for the only open experiment; with several
+ * open it is refused (409) rather than answered for the wrong one.
  */
 final class ExperimentRoutes {
 
@@ -42,9 +45,11 @@ final class ExperimentRoutes {
             "USER_CANCELED", "SYS_CANCELED", "EARLY_STOPPED");
 
     private final Supplier<ExperimentManager> manager;
+    private final Supplier<NnictlBridge> nnictl;
 
-    ExperimentRoutes(Supplier<ExperimentManager> manager) {
+    ExperimentRoutes(Supplier<ExperimentManager> manager, Supplier<NnictlBridge> nnictl) {
         this.manager = manager;
+        this.nnictl = nnictl;
     }
 
     void addTo(Router router) {
@@ -52,7 +57,14 @@ final class ExperimentRoutes {
                 .<Object>map(e -> Map.of("status", e.status().name(), "errors", e.errors()))
                 .orElse(Map.of("status", ExperimentStatus.INITIALIZED.name(), "errors", List.of())));
         router.get("/experiment", (request, path) -> profile(require(request)));
-        router.add("PUT", "/experiment", this::update);
+        // the body is read only for an open experiment and a known update type; with several open and
+        // none named in the request, the profile in the body names it
+        router.withBody("PUT", "/experiment", (request, path) -> {
+            if (request.getParameter("experiment_id") != null || manager.get().open().size() <= 1) {
+                require(request);
+            }
+            updateType(request);
+        }, this::update);
         // NNI's Experiment.stop(): the experiment stops (trials cancelled), its data stays
         router.add("DELETE", "/experiment", (request, path) -> {
             manager.get().stop(require(request).id(), Duration.ofSeconds(30));
@@ -66,11 +78,11 @@ final class ExperimentRoutes {
             Experiment experiment = require(request);
             return trialInfos(experiment).stream().filter(t -> status == null || status.equals(t.get("status"))).toList();
         });
-        router.get("/trial-jobs/{id}", (request, path) -> trialInfos(require(request)).stream()
+        router.get("/trial-jobs/{id}", (request, path) -> trialInfos(requireFor(request, path.get("id"))).stream()
                 .filter(t -> t.get("trialJobId").equals(path.get("id"))).findFirst()
                 .orElseThrow(() -> HttpError.notFound("no trial " + path.get("id"))));
         router.add("DELETE", "/trial-jobs/{id}", (request, path) -> {
-            Experiment experiment = require(request);
+            Experiment experiment = requireFor(request, path.get("id"));
             try {
                 experiment.cancelTrial(path.get("id"));
             } catch (IllegalArgumentException e) {
@@ -81,7 +93,7 @@ final class ExperimentRoutes {
             return Map.of();
         });
         router.get("/metric-data", (request, path) -> metrics(require(request), null, type(request)));
-        router.get("/metric-data/{id}", (request, path) -> metrics(require(request), path.get("id"), type(request)));
+        router.get("/metric-data/{id}", (request, path) -> metrics(requireFor(request, path.get("id")), path.get("id"), type(request)));
         router.get("/metric-data-range/{min}/{max}", (request, path) -> {
             long min = sequence("min_seq_id", path.get("min"));
             long max = sequence("max_seq_id", path.get("max"));
@@ -112,16 +124,106 @@ final class ExperimentRoutes {
             return counts.entrySet().stream()
                     .map(e -> Map.of("trialJobStatus", e.getKey(), "trialJobNumber", e.getValue())).toList();
         });
-        router.get("/export-data", (request, path) -> exportData(require(request)));
-        router.get("/experiments-info", (request, path) -> experimentsInfo());
+        router.get("/export-data", (request, path) -> TrialExport.rows(require(request).store()));
+        router.get("/experiments-info", (request, path) -> registry(NnictlBridge::entries));
+        router.get("/experiment-metadata", (request, path) -> {
+            String id = require(request).id();
+            return registry(bridge -> bridge.entry(id)).orElseThrow(() -> HttpError.notFound("experiment " + id
+                    + " has no entry in NNI's experiment registry"));
+        });
+        router.withBody("POST", "/experiment/import-data", (request, path) -> require(request), (request, path, body) -> {
+            Experiment experiment = require(request);
+            try {
+                experiment.importData(new String(body, StandardCharsets.UTF_8));
+            } catch (IllegalArgumentException e) {
+                throw HttpError.badRequest(e.getMessage());
+            } catch (IllegalStateException e) {
+                throw new HttpError(409, e.getMessage());
+            }
+            return null;
+        });
+        router.get("/experiment/imported-data", (request, path) -> require(request).importedData());
+        unsupported(router);
     }
 
+    /** NNI routes this runtime does not serve: a clear answer rather than a bare 404 or 405. */
+    private static void unsupported(Router router) {
+        String create = "experiments are created by this runtime itself (java -jar nni-osgi.jar run CONFIG, or nni:create "
+                + "CONFIG), not by NNI's launcher";
+        router.add("POST", "/experiment", (request, path) -> {
+            throw new HttpError(405, create);
+        });
+        router.add("PUT", "/experiment/cluster-metadata", (request, path) -> {
+            throw new HttpError(405, "cluster metadata (nnictl v1) is not supported: " + create);
+        });
+        router.add("POST", "/trial-jobs", (request, path) -> {
+            throw new HttpError(405, "adding a customized trial is not supported");
+        });
+        for (String tensorboard : List.of("/tensorboard", "/tensorboard/{id}", "/tensorboard-tasks")) {
+            for (String method : List.of("GET", "POST", "PUT", "DELETE")) {
+                router.add(method, tensorboard, (request, path) -> {
+                    throw HttpError.notFound("TensorBoard tasks are not supported by this runtime");
+                });
+            }
+        }
+        for (String file : List.of("/trial-file/{id}/{name}", "/trial-log/{id}/{type}")) {
+            router.get(file, (request, path) -> {
+                throw HttpError.notFound("trial files are not served over HTTP yet; the trial's logPath names its folder "
+                        + "(nni:log TRIAL shows its output)");
+            });
+        }
+    }
+
+    @FunctionalInterface
+    private interface RegistryRead<T> {
+        T read(NnictlBridge bridge) throws IOException, InterruptedException;
+    }
+
+    private <T> T registry(RegistryRead<T> read) throws IOException {
+        try {
+            return read.read(nnictl.get());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HttpError(503, "interrupted while reading NNI's experiment registry");
+        }
+    }
+
+    /**
+     * @return the experiment the request names, or the only open one
+     * @throws HttpError 409 when it names none and several are open
+     */
     private Optional<Experiment> selected(HttpServletRequest request) {
         String id = request.getParameter("experiment_id");
         if (id != null) {
             return manager.get().get(id);
         }
-        return manager.get().open().stream().max(Comparator.comparingLong(Experiment::startTime));
+        List<Experiment> open = manager.get().open();
+        if (open.size() > 1) {
+            throw severalOpen(open);
+        }
+        return open.stream().findFirst();
+    }
+
+    private static HttpError severalOpen(List<Experiment> open) {
+        List<String> ids = open.stream().map(Experiment::id).toList();
+        return new HttpError(409, "several experiments are open in this runtime (" + String.join(", ", ids)
+                + "): address one as /" + NnictlBridge.PREFIX + "<id>/api/v1/nni/..., or add ?experiment_id=<id>");
+    }
+
+    /** @return the experiment the request names, else the open experiment that has the trial */
+    private Experiment requireFor(HttpServletRequest request, String trialId) {
+        if (request.getParameter("experiment_id") != null) {
+            return require(request);
+        }
+        List<Experiment> open = manager.get().open();
+        List<Experiment> having = open.stream().filter(e -> e.trial(trialId).isPresent()).toList();
+        if (having.size() == 1) {
+            return having.get(0);
+        }
+        if (open.size() > 1) {
+            throw severalOpen(open);
+        }
+        return require(request);
     }
 
     private Experiment require(HttpServletRequest request) {
@@ -131,11 +233,16 @@ final class ExperimentRoutes {
     }
 
     private static long sequence(String name, String text) {
+        long value;
         try {
-            return Long.parseLong(text);
+            value = Long.parseLong(text);
         } catch (NumberFormatException e) {
-            throw HttpError.badRequest(name + ": expected a sequence id, got '" + text + "'");
+            value = -1;
         }
+        if (value < 0) {
+            throw HttpError.badRequest(name + ": expected a sequence id 0-" + Long.MAX_VALUE + ", got '" + text + "'");
+        }
+        return value;
     }
 
     private static String type(HttpServletRequest request) {
@@ -163,41 +270,37 @@ final class ExperimentRoutes {
     }
 
     /** {@code PUT /experiment?update_type=...} with the whole profile, its {@code params} changed. */
-    private Object update(HttpServletRequest request, Map<String, String> path) throws IOException {
-        Experiment experiment = require(request);
-        String type = request.getParameter("update_type");
-        if (type == null) {
-            throw HttpError.badRequest("update_type: expected TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION or SEARCH_SPACE");
-        }
-        JsonNode body;
-        try {
-            body = JSON.readTree(request.getInputStream());
-        } catch (JsonProcessingException e) {
-            throw HttpError.badRequest("the body is not JSON: " + e.getOriginalMessage());
-        }
+    private Object update(HttpServletRequest request, Map<String, String> path, byte[] bytes) {
+        String type = updateType(request);
+        // numbers are read exactly (1e309 stays 1e309) and checked by the rules the config loader uses
+        JsonNode body = readJson(type.equals("SEARCH_SPACE") ? JSON : JsonServlet.EXACT_NUMBERS, bytes, "the body");
         JsonNode params = body == null ? null : body.get("params");
         if (params == null || !params.isObject()) {
             throw HttpError.badRequest("params: expected the experiment profile with its params object");
         }
+        // the profile names its experiment: NNI's clients send back the one they read
+        String named = request.getParameter("experiment_id");
+        JsonNode profileId = body.get("id");
+        if (named != null && profileId != null && profileId.isTextual() && !profileId.asText().equals(named)) {
+            throw HttpError.badRequest("id: the profile is experiment " + profileId.asText() + "'s, the request is for " + named);
+        }
+        Experiment experiment = named == null && profileId != null && profileId.isTextual()
+                ? manager.get().get(profileId.asText()).orElseThrow(() -> HttpError.notFound("no open experiment "
+                        + profileId.asText() + "; open: " + manager.get().open().stream().map(Experiment::id).toList()))
+                : require(request);
         try {
             switch (type) {
                 case "TRIAL_CONCURRENCY" -> experiment.update(Experiment.Update.TRIAL_CONCURRENCY,
-                        number(params, "trialConcurrency"));
+                        plain(params, "trialConcurrency"));
                 case "MAX_TRIAL_NUM" -> experiment.update(Experiment.Update.MAX_TRIAL_NUM,
-                        number(params, params.has("maxTrialNumber") ? "maxTrialNumber" : "maxTrialNum"));
-                case "MAX_EXEC_DURATION" -> {
-                    String field = params.has("maxExperimentDuration") ? "maxExperimentDuration" : "maxExecDuration";
-                    JsonNode value = params.get(field);
-                    if (value == null || value.isNull()) {
-                        throw HttpError.badRequest("params." + field + ": required for MAX_EXEC_DURATION");
-                    }
-                    long seconds = Units.seconds(value.isNumber() ? (Object) value.asLong() : value.asText());
-                    experiment.update(Experiment.Update.MAX_EXEC_DURATION, Duration.ofSeconds(seconds));
-                }
-                case "SEARCH_SPACE" -> {
+                        plain(params, params.has("maxTrialNumber") ? "maxTrialNumber" : "maxTrialNum"));
+                case "MAX_EXEC_DURATION" -> experiment.update(Experiment.Update.MAX_EXEC_DURATION,
+                        plain(params, params.has("maxExperimentDuration") ? "maxExperimentDuration" : "maxExecDuration"));
+                default -> {
                     JsonNode space = params.get("searchSpace");
                     if (space != null && space.isTextual()) {
-                        space = JSON.readTree(space.asText());
+                        space = readJson(JSON, space.asText().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                                "params.searchSpace");
                     }
                     if (space == null || !space.isObject()) {
                         throw HttpError.badRequest("params.searchSpace: expected a search space object");
@@ -205,23 +308,47 @@ final class ExperimentRoutes {
                     experiment.update(Experiment.Update.SEARCH_SPACE,
                             JSON.convertValue(space, new TypeReference<Map<String, Object>>() { }));
                 }
-                default -> throw HttpError.badRequest("update_type: expected TRIAL_CONCURRENCY, MAX_TRIAL_NUM, "
-                        + "MAX_EXEC_DURATION or SEARCH_SPACE, got '" + type + "'");
             }
         } catch (IllegalArgumentException e) {
-            throw HttpError.badRequest(e.getMessage());
+            throw HttpError.badRequest("params." + e.getMessage());
         } catch (IllegalStateException e) {
             throw new HttpError(409, e.getMessage());
         }
         return Map.of();
     }
 
-    private static Object number(JsonNode params, String field) {
-        JsonNode value = params.get(field);
-        if (value == null || !value.isNumber()) {
-            throw HttpError.badRequest("params." + field + ": expected a number, got " + value);
+    private static final List<String> UPDATE_TYPES = List.of("TRIAL_CONCURRENCY", "MAX_TRIAL_NUM", "MAX_EXEC_DURATION",
+            "SEARCH_SPACE");
+
+    private static String updateType(HttpServletRequest request) {
+        String type = request.getParameter("update_type");
+        if (type == null || !UPDATE_TYPES.contains(type)) {
+            throw HttpError.badRequest("update_type: expected TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION or "
+                    + "SEARCH_SPACE" + (type == null ? "" : ", got '" + type + "'"));
         }
-        return value.numberValue();
+        return type;
+    }
+
+    private static JsonNode readJson(ObjectMapper mapper, byte[] bytes, String what) {
+        try {
+            return mapper.readTree(bytes);
+        } catch (IOException e) {
+            String reason = e instanceof JsonProcessingException parse ? parse.getOriginalMessage() : e.getMessage();
+            throw HttpError.badRequest(what + " is not JSON: " + reason);
+        }
+    }
+
+    /** @return a field's value as parsed (Integer, Long, BigInteger, BigDecimal, String, ...), or null */
+    private static Object plain(JsonNode params, String field) {
+        JsonNode value = params.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        try {
+            return JsonServlet.EXACT_NUMBERS.treeToValue(value, Object.class);
+        } catch (JsonProcessingException e) {
+            throw HttpError.badRequest("params." + field + ": " + e.getOriginalMessage());
+        }
     }
 
     /**
@@ -241,11 +368,15 @@ final class ExperimentRoutes {
             info.put("trialJobId", trial.id());
             info.put("sequenceId", trial.sequenceId());
             info.put("status", trial.status());
-            String message = experiment.trial(trial.id()).map(TrialView::job)
-                    .filter(job -> !job.status().isTerminal()).map(TrialJob::message).orElse(trial.message());
+            Optional<TrialJob> job = experiment.trial(trial.id()).map(TrialView::job);
+            String message = job.filter(j -> !j.status().isTerminal()).map(TrialJob::message).orElse(trial.message());
             if (message != null && !message.isEmpty()) {
                 info.put("message", message);
             }
+            // not NNI's: where the trial runs and what the platform says about it (NNI's clients ignore extra fields)
+            job.map(TrialJob::host).filter(host -> !host.isEmpty()).ifPresent(host -> info.put("host", host));
+            job.map(TrialJob::attributes).filter(attributes -> !attributes.isEmpty())
+                    .ifPresent(attributes -> info.put("attributes", attributes));
             info.put("startTime", trial.startTime());
             info.put("endTime", trial.endTime());
             info.put("hyperParameters", trial.parameters() == null ? List.of() : List.of(trial.parameters()));
@@ -268,75 +399,5 @@ final class ExperimentRoutes {
             throw HttpError.notFound("no trial " + trialId);
         }
         return experiment.store().metrics(trialId, type);
-    }
-
-    private static List<Map<String, Object>> exportData(Experiment experiment) throws JsonProcessingException {
-        List<Map<String, Object>> data = new ArrayList<>();
-        Map<String, TrialRecord> trials = new LinkedHashMap<>();
-        experiment.store().trials().forEach(t -> trials.put(t.id(), t));
-        for (MetricRecord metric : experiment.store().metrics(null, "FINAL")) {
-            TrialRecord trial = trials.get(metric.trialJobId());
-            if (trial == null || !"SUCCEEDED".equals(trial.status()) || trial.parameters() == null) {
-                continue;
-            }
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("parameter", JSON.readTree(trial.parameters()).get("parameters"));
-            JsonNode value = JSON.readTree(metric.data());
-            row.put("value", value.isTextual() ? JSON.readTree(value.asText()) : value);
-            row.put("trialJobId", trial.id());
-            data.add(row);
-        }
-        return data;
-    }
-
-    private List<Map<String, Object>> experimentsInfo() {
-        List<Map<String, Object>> infos = new ArrayList<>();
-        for (String id : manager.get().stored()) {
-            Optional<Experiment> open = manager.get().get(id);
-            Map<String, Object> info = new LinkedHashMap<>();
-            info.put("id", id);
-            if (open.isPresent()) {
-                Experiment experiment = open.get();
-                info.put("status", experiment.status().name());
-                info.put("experimentName", experiment.config().experimentName());
-                info.put("platform", experiment.config().platform());
-                info.put("startTime", experiment.startTime());
-                info.put("endTime", experiment.endTime());
-            } else {
-                info.put("status", ExperimentStatus.STOPPED.name());
-                try (ExperimentStore store = ExperimentStore.openReadOnly(manager.get().root().resolve(id))) {
-                    store.latestProfile().ifPresent(p -> {
-                        info.put("startTime", p.startTime());
-                        info.put("endTime", p.endTime());
-                        try {
-                            JsonNode params = JSON.readTree(p.params());
-                            info.put("experimentName", params.path("experimentName").asText(null));
-                        } catch (JsonProcessingException e) {
-                            info.put("experimentName", null);
-                        }
-                    });
-                } catch (IOException | RuntimeException e) {
-                    info.put("status", "UNKNOWN");
-                }
-            }
-            info.put("logDir", manager.get().root().resolve(id).toString());
-            info.put("tag", List.of());
-            infos.add(info);
-        }
-        for (Experiment experiment : manager.get().open()) {
-            if (infos.stream().noneMatch(i -> i.get("id").equals(experiment.id()))) {
-                Map<String, Object> info = new LinkedHashMap<>();
-                info.put("id", experiment.id());
-                info.put("status", experiment.status().name());
-                info.put("experimentName", experiment.config().experimentName());
-                info.put("platform", experiment.config().platform());
-                info.put("startTime", experiment.startTime());
-                info.put("endTime", experiment.endTime());
-                info.put("logDir", experiment.directory().toString());
-                info.put("tag", List.of());
-                infos.add(info);
-            }
-        }
-        return infos;
     }
 }

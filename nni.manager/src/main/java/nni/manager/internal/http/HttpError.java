@@ -1,8 +1,17 @@
 package nni.manager.internal.http;
 
+import java.io.IOException;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import jakarta.servlet.http.HttpServletResponse;
+
 /** A request that cannot be answered as asked; becomes {@code {"error": message}} with the status. */
 public final class HttpError extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private final int status;
 
     public HttpError(int status, String message) {
@@ -20,5 +29,13 @@ public final class HttpError extends RuntimeException {
 
     public static HttpError notFound(String message) {
         return new HttpError(404, message);
+    }
+
+    /** Writes this error as the answer: its status and {@code {"error": message}}. */
+    void send(HttpServletResponse response) throws IOException {
+        response.setStatus(status);
+        response.setContentType("application/json");
+        response.setCharacterEncoding("UTF-8");
+        JSON.writeValue(response.getOutputStream(), Map.of("error", getMessage()));
     }
 }

@@ -1,8 +1,8 @@
 package nni.manager.internal.http;
 
 import java.io.IOException;
-import java.io.InputStream;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
@@ -13,88 +13,86 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A servlet that answers JSON through a {@link Router}, in NNI's manner: every answer is JSON with
- * {@code Access-Control-Allow-Origin: *}; errors are {@code {"error": "..."}} with a 4xx status for
- * bad requests and 500 (logged, no stack trace sent) for faults.
+ * A servlet that answers JSON through a {@link Router}: errors are {@code {"error": "..."}} with a
+ * 4xx status for bad requests and 500 (logged, no stack trace sent) for faults. No
+ * {@code Access-Control-Allow-Origin} header: the API is not readable by web pages of other origins.
+ *
+ * <p>Before any handler runs, the path must be plain ({@link Router#requireCanonical}) and the query
+ * string must decode ({@link QueryParameters}); routes with a body admit the request from its head,
+ * then get the body read by {@link RequestBodies}, which costs no thread while it arrives.
  */
 public abstract class JsonServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(JsonServlet.class);
 
     protected static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
-
-    /** The most of a refused request's body that is read and dropped to keep the connection usable. */
-    private static final long DISCARD_LIMIT = 8L << 20;
+    /** Reads request bodies with numbers as written: {@code 1e400} stays 1E+400 to be refused, not Infinity. */
+    protected static final ObjectMapper EXACT_NUMBERS = new ObjectMapper()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     private final transient Router router = new Router();
+    private final transient RequestBodies bodies;
 
-    protected JsonServlet() {
+    protected JsonServlet(RequestBodies bodies) {
+        this.bodies = bodies;
         routes(router);
     }
 
     /** Adds this servlet's routes, relative to its whiteboard pattern. */
     protected abstract void routes(Router router);
 
+    /** @return the largest body this servlet's routes read */
+    protected long maxBodyBytes() {
+        return bodies.maxBodyBytes();
+    }
+
     @Override
-    protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        response.setHeader("Access-Control-Allow-Origin", "*");
+    protected void service(HttpServletRequest raw, HttpServletResponse response) throws IOException {
         response.setContentType("application/json");
         response.setCharacterEncoding("UTF-8");
+        HttpServletRequest request;
+        Router.Match match;
+        try {
+            Router.requireCanonical(raw.getRequestURI());
+            request = QueryParameters.wrap(raw);
+            match = router.resolve(raw.getMethod(), raw.getPathInfo());
+            if (match.readsBody()) {
+                match.admission().admit(request, match.parameters());
+            }
+        } catch (HttpError e) {
+            bodies.refuse(raw, response, e);
+            return;
+        }
+        if (!match.readsBody()) {
+            answer(request, response, () -> match.handler().handle(request, match.parameters()));
+            return;
+        }
+        bodies.read(raw, response, maxBodyBytes(),
+                body -> answer(request, response, () -> match.bodyHandler().handle(request, match.parameters(), body)));
+    }
+
+    /** What a handler computes: the value to send. */
+    @FunctionalInterface
+    private interface Work {
+        Object run() throws IOException;
+    }
+
+    private static void answer(HttpServletRequest request, HttpServletResponse response, Work work) throws IOException {
         Object result;
         try {
-            Router.Match match = router.resolve(request.getMethod(), request.getPathInfo());
-            result = match.handler().handle(request, match.parameters());
+            result = work.run();
         } catch (HttpError e) {
-            discardUnreadBody(request, response, e.status());
-            sendError(response, e.status(), e.getMessage());
+            e.send(response);
             return;
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             LOG.error("{} {} failed", request.getMethod(), request.getRequestURI(), e);
-            sendError(response, 500, "internal error: " + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+            new HttpError(500, "internal error, logged by the runtime" + (e.getMessage() == null ? "" : ": " + e.getMessage()))
+                    .send(response);
             return;
         }
         response.setStatus(200);
         if (result != null) {
             JSON.writeValue(response.getOutputStream(), result);
         }
-    }
-
-    /**
-     * Reads and drops what the client is still sending when a request is refused before its body
-     * was read (a wrong token, a bad path). Jetty closes a connection whose request body is left
-     * unread, and a client still writing that body then sees a broken pipe instead of our answer.
-     * A body too large to be worth reading (413, or over {@value #DISCARD_LIMIT} bytes) closes the
-     * connection instead, announced with {@code Connection: close}.
-     */
-    private static void discardUnreadBody(HttpServletRequest request, HttpServletResponse response, int status) {
-        long declared = request.getContentLengthLong();
-        if (declared == 0) {
-            return;
-        }
-        if (status == 413 || declared > DISCARD_LIMIT) {
-            response.setHeader("Connection", "close");
-            return;
-        }
-        try {
-            InputStream in = request.getInputStream();
-            byte[] buffer = new byte[8192];
-            long left = DISCARD_LIMIT;
-            int read;
-            while (left > 0 && (read = in.read(buffer, 0, (int) Math.min(buffer.length, left))) >= 0) {
-                left -= read;
-            }
-            if (left <= 0) {
-                response.setHeader("Connection", "close");
-            }
-        } catch (IOException | IllegalStateException e) {
-            // the body was read already, or the client went away: nothing left to drop
-            LOG.debug("request body not discarded: {}", e.toString());
-        }
-    }
-
-    private static void sendError(HttpServletResponse response, int status, String message) throws IOException {
-        response.setStatus(status);
-        JSON.writeValue(response.getOutputStream(), java.util.Map.of("error", message));
     }
 }

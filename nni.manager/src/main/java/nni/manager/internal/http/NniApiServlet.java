@@ -1,38 +1,55 @@
 package nni.manager.internal.http;
 
+import java.io.IOException;
+
 import jakarta.servlet.Servlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAsyncSupported;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 
 import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.registry.PlatformRegistry;
 
 /**
  * NNI's REST API, {@code /api/v1/nni/*}, on the runtime's one HTTP endpoint (the servlet whiteboard
- * of Felix HTTP Jetty).
+ * of Felix HTTP Jetty); and each experiment's own copy of it, {@code /experiments/<id>/api/v1/nni/*}
+ * ({@link ExperimentPrefix}).
  */
 @Component(service = Servlet.class)
-@HttpWhiteboardServletPattern("/api/v1/nni/*")
+@HttpWhiteboardServletPattern({"/api/v1/nni/*", ExperimentPrefix.SERVLET_PATH + "/*"})
+@HttpWhiteboardServletAsyncSupported
 @HttpWhiteboardServletName("nni-api")
 public class NniApiServlet extends JsonServlet {
     private static final long serialVersionUID = 1L;
 
     private final transient PlatformRegistry platforms;
     private final transient ExperimentManager experiments;
+    private final transient NnictlBridge nnictl;
 
     @Activate
-    public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments) {
+    public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments,
+                         @Reference RequestBodies bodies, @Reference NnictlBridge nnictl) {
+        super(bodies);
         this.platforms = platforms;
         this.experiments = experiments;
+        this.nnictl = nnictl;
+    }
+
+    @Override
+    protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        super.service(ExperimentPrefix.unwrap(request), response);
     }
 
     @Override
     protected void routes(Router router) {
         // routes are added by the super constructor, before the fields are set: read them late
-        new ExperimentRoutes(() -> experiments).addTo(router);
+        new ExperimentRoutes(() -> experiments, () -> nnictl).addTo(router);
         router.get("/platforms", (request, path) -> platforms.platforms());
     }
 }

@@ -31,7 +31,13 @@ public class ResumeLaunchCommand implements LaunchCommand {
                     + experiments.root() + ")");
             return 2;
         }
-        Experiment experiment = experiments.resume(arguments.get(0));
+        Experiment experiment;
+        try {
+            experiment = experiments.resume(arguments.get(0));
+        } catch (java.io.IOException | nni.api.platform.PlatformException | IllegalArgumentException | IllegalStateException e) {
+            err.println("nni-osgi: resume: " + e.getMessage());
+            return 1;
+        }
         out.println("experiment " + experiment.id() + " resumed with " + experiment.trials().size() + " trials so far");
         return RunLaunchCommand.follow(experiments, experiment, out, err);
     }

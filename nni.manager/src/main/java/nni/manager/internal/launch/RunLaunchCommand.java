@@ -23,7 +23,8 @@ import nni.manager.internal.experiment.TrialView;
 /**
  * {@code java -jar nni-osgi.jar run <config.yml>}: runs one experiment to its end with a live
  * progress line, prints the best trials, and exits 0 when it is DONE (1 on ERROR, 2 on a bad
- * configuration). The experiment's data stays in its directory; {@code nni:view <id>} shows it.
+ * configuration, 3 when it was stopped before its end). Its id is printed first, before anything of
+ * it is created. The experiment's data stays in its directory; {@code nni:view <id>} shows it.
  */
 @Component(property = LaunchCommand.NAME + "=run")
 public class RunLaunchCommand implements LaunchCommand {
@@ -47,7 +48,11 @@ public class RunLaunchCommand implements LaunchCommand {
         }
         Experiment experiment;
         try {
-            experiment = experiments.create(loader.load(Path.of(arguments.get(0)).toAbsolutePath()));
+            // the id first, before anything of the experiment exists: a run killed while creating it can be resumed
+            experiment = experiments.create(loader.loadRunnable(Path.of(arguments.get(0)).toAbsolutePath()), (id, directory) -> {
+                out.println("experiment " + id + " is being created in " + directory);
+                out.flush();
+            });
         } catch (ConfigException e) {
             err.println(e.getMessage());
             return 2;
@@ -59,7 +64,7 @@ public class RunLaunchCommand implements LaunchCommand {
     /**
      * Shows an experiment's progress until it settles, prints the best trials, stops it.
      *
-     * @return 0 when it ended DONE, else 1
+     * @return {@link #exitCode} of how it ended
      */
     static int follow(ExperimentManager experiments, Experiment experiment, PrintStream out, PrintStream err)
             throws InterruptedException, java.util.concurrent.ExecutionException {
@@ -105,10 +110,20 @@ public class RunLaunchCommand implements LaunchCommand {
             printBest(experiment, out);
             experiment.errors().forEach(error -> err.println("error: " + error));
         } finally {
-            experiments.stop(experiment.id(), Duration.ofSeconds(30));
+            // stopped from outside already (REST DELETE /experiment, nni:halt): nothing left to stop
+            experiments.stopIfOpen(experiment.id(), Duration.ofSeconds(30));
         }
         out.println("experiment " + experiment.id() + " " + end + "; data in " + experiment.directory());
-        return end == ExperimentStatus.DONE ? 0 : 1;
+        return exitCode(end);
+    }
+
+    /** @return 0 when the experiment ended DONE, 3 when it was stopped before its end, 1 on ERROR */
+    static int exitCode(ExperimentStatus end) {
+        return switch (end) {
+            case DONE -> 0;
+            case STOPPED -> 3;
+            default -> 1;
+        };
     }
 
     private static String stripClock(String line) {

@@ -51,6 +51,11 @@ public class AlgorithmRegistry {
         assessors.remove(reference);
     }
 
+    /** @return whether this registry has bound the tuner or assessor service behind {@code reference} */
+    public boolean binds(ServiceReference<?> reference) {
+        return tuners.contains(reference) || assessors.contains(reference);
+    }
+
     public Optional<TunerProvider> tuner(String name) {
         return tuners.get(name).map(NamedServices.Entry::service);
     }

@@ -81,6 +81,11 @@ public final class NamedServices<S> {
         return Optional.empty();
     }
 
+    /** @return whether the service behind {@code reference} is here (answering or shadowed) */
+    public synchronized boolean contains(ServiceReference<?> reference) {
+        return byKey.values().stream().flatMap(List::stream).anyMatch(entry -> entry.reference().equals(reference));
+    }
+
     /** @return the service that answers to {@code name} */
     public synchronized Optional<Entry<S>> get(String name) {
         List<Entry<S>> claims = byKey.get(keyOf.apply(name));

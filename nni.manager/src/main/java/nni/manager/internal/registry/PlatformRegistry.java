@@ -3,8 +3,6 @@ package nni.manager.internal.registry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,6 +13,7 @@ import java.util.stream.Stream;
 
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -25,21 +24,23 @@ import org.slf4j.LoggerFactory;
 import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
-import nni.api.model.TrialStatus;
+import nni.api.platform.Capacity;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
+import nni.api.platform.TransientPlatformException;
 
 /**
  * Every {@link TrainingPlatform} in the service registry, by name, and the sessions opened on them.
  *
- * <p>When a platform service goes away while it serves sessions, the experiment's loss listener is
- * told first (so it submits nothing more), then each session is closed before the unbind returns
- * (the service object is still usable then). Trials the session ends while closing, and trials it
- * still holds afterwards, are reported to the experiment as {@code SYS_CANCELED} with the message
- * "platform 'x' went away", after any metric they had left. A platform that comes back is usable
- * by the next {@link #open} at once; arrival listeners ({@link #onArrival}) hear of it.
+ * <p>When a platform service goes away while it serves sessions (its bundle is stopped, updated or
+ * uninstalled, or its component re-created), each session's loss listener is told first (so the
+ * experiment submits nothing more and keeps its live trials as they are), then the session is
+ * {@linkplain TrainingSession#detach() detached} before the unbind returns, while the service
+ * object is still usable: its trials keep running. A platform that comes back is usable by the next
+ * {@link #open} at once; arrival listeners ({@link #onArrival}) hear of it and re-attach. When the
+ * registry itself is deactivated (the runtime stops) it detaches whatever is still open.
  */
 @Component(service = PlatformRegistry.class, immediate = true)
 public class PlatformRegistry {
@@ -66,17 +67,34 @@ public class PlatformRegistry {
             LOG.info("platform '{}' unbound ({} {})", entry.name(), entry.bundleName(), entry.bundleVersion());
             for (TrackedSession session : sessions) {
                 if (session.reference.equals(reference)) {
-                    session.lose("platform '" + entry.name() + "' went away (bundle " + entry.bundleName() + " "
-                            + entry.bundleVersion() + " stopped)");
+                    session.lose("platform '" + entry.name() + "' is away: bundle " + entry.bundleName() + " "
+                            + entry.bundleVersion() + " stopped");
                 }
             }
         });
+    }
+
+    /** The runtime stops (or the manager is updated): every session still open is detached, none closed. */
+    @Deactivate
+    void deactivate() {
+        for (TrackedSession session : sessions) {
+            LOG.info("detaching the {} session of experiment {}; its trials keep running", session.context.platform(),
+                    session.context.experimentId());
+            session.detach();
+        }
+        sessions.clear();
+        arrivalListeners.clear();
     }
 
     /** @return the installed platforms, active ones first in name order, then shadowed ones */
     public List<PlatformInfo> platforms() {
         return Stream.concat(platforms.active().stream().map(e -> info(e, "active")),
                 platforms.shadowed().stream().map(e -> info(e, "shadowed"))).toList();
+    }
+
+    /** @return whether this registry has bound the platform service behind {@code reference} */
+    public boolean binds(ServiceReference<?> reference) {
+        return platforms.contains(reference);
     }
 
     /** @return the names experiments can use now */
@@ -135,14 +153,17 @@ public class PlatformRegistry {
 
     /**
      * A platform session as the experiment sees it, and the context as the platform sees it: the
-     * one place where a lost platform turns into SYS_CANCELED trials.
+     * one place that knows whether the session is still live. Once detached (or lost) it forwards
+     * nothing either way: a status the platform reports anyway is dropped (the trial is re-checked
+     * by reattach), a metric is refused so that its sender keeps it.
      */
     private final class TrackedSession implements TrainingSession, SessionContext {
         final ServiceReference<?> reference;
-        private final SessionContext context;
+        final SessionContext context;
         private final Consumer<String> onLost;
         volatile TrainingSession session;
         private volatile String lostReason;
+        private volatile boolean detached;
 
         TrackedSession(ServiceReference<?> reference, SessionContext context, Consumer<String> onLost) {
             this.reference = reference;
@@ -152,22 +173,10 @@ public class PlatformRegistry {
 
         void lose(String reason) {
             lostReason = reason;
-            sessions.remove(this);
-            LOG.warn("{}: closing the session of experiment {}", reason, context.experimentId());
-            // first, so that the experiment stops submitting before the trials below free its slots
+            LOG.warn("{}: detaching the session of experiment {}; its trials keep running", reason, context.experimentId());
+            // first, so that the experiment stops submitting before the session lets go
             onLost.accept(reason);
-            List<TrialJob> left = new ArrayList<>();
-            try {
-                session.close();
-                left.addAll(session.trials());
-            } catch (RuntimeException e) {
-                LOG.warn("closing the session of experiment {} failed", context.experimentId(), e);
-            }
-            for (TrialJob trial : left) {
-                if (!trial.status().isTerminal()) {
-                    context.trialChanged(trial.ended(TrialStatus.SYS_CANCELED, Instant.now(), reason));
-                }
-            }
+            detach();
         }
 
         // --- SessionContext, as the platform sees it
@@ -182,28 +191,48 @@ public class PlatformRegistry {
         }
 
         @Override
+        public String platform() {
+            return context.platform();
+        }
+
+        @Override
         public Map<String, Object> section() {
             return context.section();
         }
 
         @Override
         public void trialChanged(TrialJob trial) {
-            String reason = lostReason;
-            if (reason != null && trial.status().isTerminal() && trial.status() != TrialStatus.SUCCEEDED
-                    && trial.status() != TrialStatus.FAILED) {
-                trial = trial.ended(TrialStatus.SYS_CANCELED, trial.endTime() == null ? Instant.now() : trial.endTime(), reason);
+            if (detached) {
+                LOG.debug("experiment {}: {} reported by a detached session, dropped", context.experimentId(), trial);
+                return;
             }
             context.trialChanged(trial);
         }
 
         @Override
         public void metricReported(String trialId, String line) {
+            requireAttached();
             context.metricReported(trialId, line);
         }
 
         @Override
-        public void metricsReported(String trialId, java.util.List<String> lines) {
+        public void metricsReported(String trialId, List<String> lines) {
+            requireAttached();
             context.metricsReported(trialId, lines);
+        }
+
+        @Override
+        public void capacityChanged() {
+            if (!detached) {
+                context.capacityChanged();
+            }
+        }
+
+        private void requireAttached() {
+            if (detached) {
+                throw new IllegalStateException("the " + context.platform() + " session of experiment " + context.experimentId()
+                        + " is detached" + (lostReason == null ? "" : " (" + lostReason + ")"));
+            }
         }
 
         // --- TrainingSession, as the experiment sees it
@@ -214,7 +243,7 @@ public class PlatformRegistry {
 
         @Override
         public void cancel(String trialId, boolean earlyStopped) {
-            if (lostReason == null) {
+            if (!detached) {
                 session.cancel(trialId, earlyStopped);
             }
         }
@@ -226,7 +255,7 @@ public class PlatformRegistry {
 
         @Override
         public Optional<TrialJob> reattach(TrialJob trial) {
-            return lostReason == null ? session.reattach(trial) : Optional.empty();
+            return detached ? Optional.empty() : session.reattach(trial);
         }
 
         @Override
@@ -245,17 +274,41 @@ public class PlatformRegistry {
         }
 
         @Override
+        public Capacity capacity() {
+            return detached ? Capacity.freeTrialSlots(0) : session.capacity();
+        }
+
+        @Override
         public void close() {
-            if (lostReason == null) {
+            if (!detached) {
                 sessions.remove(this);
-                session.close();
+                try {
+                    session.close();
+                } catch (RuntimeException e) {
+                    LOG.warn("closing the {} session of experiment {} failed", context.platform(), context.experimentId(), e);
+                }
+            }
+        }
+
+        @Override
+        public synchronized void detach() {
+            if (detached) {
+                return;
+            }
+            detached = true;
+            sessions.remove(this);
+            try {
+                session.detach();
+            } catch (RuntimeException e) {
+                LOG.warn("detaching the {} session of experiment {} failed", context.platform(), context.experimentId(), e);
             }
         }
 
         private TrainingSession live() throws PlatformException {
-            String reason = lostReason;
-            if (reason != null) {
-                throw new PlatformException(reason);
+            if (detached) {
+                // the experiment has not heard of the loss yet: the trial waits for the platform's return
+                throw new TransientPlatformException(lostReason != null ? lostReason
+                        : "the " + context.platform() + " session of experiment " + context.experimentId() + " is detached");
             }
             return session;
         }

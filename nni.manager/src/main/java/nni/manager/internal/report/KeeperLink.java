@@ -15,12 +15,14 @@ public final class KeeperLink {
     private final String experimentId;
     private final String keeperId;
     private final byte[] token;
-    private final KeeperPeer peer;
+    private volatile KeeperPeer peer;
     private final Object reportLock = new Object();
     private long applied;
     private final List<Map<String, Object>> commands = new ArrayList<>();
     private long nextCommandId = 1;
     private boolean closed;
+    private volatile long lastSeenNanos = System.nanoTime();
+    private volatile boolean contacted;
 
     KeeperLink(String experimentId, String keeperId, String token, KeeperPeer peer) {
         this.experimentId = experimentId;
@@ -41,9 +43,34 @@ public final class KeeperLink {
         return peer;
     }
 
+    /** Hands the link to a new owner (a session that re-attached the keeper's trial). */
+    void adopt(KeeperPeer newPeer) {
+        peer = newPeer;
+    }
+
     /** Compares in constant time, so the answer's timing tells nothing about the token. */
     boolean accepts(String presented) {
         return presented != null && MessageDigest.isEqual(token, presented.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * A link taken back after a restart numbers its commands from the current time in milliseconds:
+     * above every id the link before the restart gave (it numbered from 1, or from an earlier
+     * restart's time, one per command), so the keeper's {@code after} never swallows a new command.
+     */
+    synchronized void numberCommandsFromNow() {
+        nextCommandId = Math.max(nextCommandId, System.currentTimeMillis());
+    }
+
+    /** The keeper made an authenticated request. */
+    void seen() {
+        lastSeenNanos = System.nanoTime();
+        contacted = true;
+    }
+
+    /** @return whether the keeper made an authenticated request since this link was registered */
+    public boolean contacted() {
+        return contacted;
     }
 
     /** Lock held while one batch of this keeper's reports is applied. */

@@ -1,14 +1,19 @@
 package nni.manager.internal.report;
 
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+
+import nni.manager.internal.experiment.ExperimentManager;
 
 /**
  * Every keeper the manager expects to hear from, by experiment and keeper id. A session registers
@@ -25,15 +30,19 @@ public class KeeperLinks {
 
     private final Map<String, KeeperLink> links = new ConcurrentHashMap<>();
     private final String managerVersion;
+    /** Where experiments live, to recognise the keepers of one not resumed yet; null: none are. */
+    private final Path experimentsRoot;
 
     @Activate
     public KeeperLinks(BundleContext context) {
         this.managerVersion = context.getBundle().getVersion().toString();
+        this.experimentsRoot = ExperimentManager.rootOf(context);
     }
 
     /** For tests outside a framework. */
     public KeeperLinks(String managerVersion) {
         this.managerVersion = managerVersion;
+        this.experimentsRoot = null;
     }
 
     public String managerVersion() {
@@ -58,6 +67,55 @@ public class KeeperLinks {
         return link;
     }
 
+    /**
+     * Registers the link of a keeper that a runtime before a restart started: its token and the
+     * last report sequence that runtime applied, so that the keeper's reports continue where they were.
+     *
+     * @throws IllegalStateException if the experiment already has a link with this id
+     */
+    public KeeperLink restore(String experimentId, String keeperId, String token, long applied, KeeperPeer peer) {
+        KeeperLink link = register(experimentId, keeperId, token, peer);
+        synchronized (link.reportLock()) {
+            link.applied(applied);
+        }
+        link.numberCommandsFromNow();
+        return link;
+    }
+
+    /**
+     * Gives the link of a keeper that a detached session left running to a new owner.
+     *
+     * @return the link, or empty when no such keeper is registered
+     */
+    public Optional<KeeperLink> adopt(String experimentId, String keeperId, KeeperPeer peer) {
+        KeeperLink link = links.get(key(experimentId, keeperId));
+        if (link != null) {
+            link.adopt(peer);
+        }
+        return Optional.ofNullable(link);
+    }
+
+    /**
+     * Forgets every link of an experiment that has stopped, here and in its link file: its keepers
+     * are refused from now on, not told to wait for a resume.
+     */
+    public void unregisterExperiment(String experimentId, Path experimentDirectory) {
+        for (KeeperLink link : List.copyOf(links.values())) {
+            if (link.experimentId().equals(experimentId)) {
+                unregister(link);
+            }
+        }
+        KeeperLinkFile.delete(experimentDirectory);
+    }
+
+    /** Forgets the link of one keeper, if there is one: the keeper is refused from now on. */
+    public void unregister(String experimentId, String keeperId) {
+        KeeperLink link = links.get(key(experimentId, keeperId));
+        if (link != null) {
+            unregister(link);
+        }
+    }
+
     public void unregister(KeeperLink link) {
         links.remove(key(link.experimentId(), link.keeperId()), link);
         link.close();
@@ -65,6 +123,19 @@ public class KeeperLinks {
 
     KeeperLink find(String experimentId, String keeperId) {
         return links.get(key(experimentId, keeperId));
+    }
+
+    /**
+     * @return whether a keeper without a link here, presenting this token, belongs to an experiment
+     *         of this runtime's root that may take it back once resumed (its link file lists it):
+     *         such a keeper is told to try later rather than refused for good
+     */
+    boolean awaitsResume(String experimentId, String keeperId, String token) {
+        if (experimentsRoot == null || token == null || !experimentId.matches("[A-Za-z0-9_-]+")
+                || !keeperId.matches("[A-Za-z0-9_-]+")) {
+            return false;
+        }
+        return KeeperLinkFile.lists(experimentsRoot.resolve(experimentId), keeperId, token);
     }
 
     @Deactivate

@@ -1,7 +1,6 @@
 package nni.manager.internal.report;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,6 +17,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAsyncSupported;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 import org.slf4j.Logger;
@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
 
 import nni.manager.internal.http.HttpError;
 import nni.manager.internal.http.JsonServlet;
+import nni.manager.internal.http.RequestBodies;
 import nni.manager.internal.http.Router;
+import nni.manager.internal.http.WholeNumbers;
 
 /**
  * The trial keepers' routes on the shared endpoint, {@code /api/v1/nni-trial/<experiment>/<keeper>/}:
@@ -37,6 +39,7 @@ import nni.manager.internal.http.Router;
 @Component(service = Servlet.class, configurationPid = "nni.manager.trialroutes",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @HttpWhiteboardServletPattern("/api/v1/nni-trial/*")
+@HttpWhiteboardServletAsyncSupported
 @HttpWhiteboardServletName("nni-trial")
 @Designate(ocd = TrialReportServlet.Config.class)
 public class TrialReportServlet extends JsonServlet {
@@ -52,12 +55,16 @@ public class TrialReportServlet extends JsonServlet {
         int max_poll_millis() default 30_000;
     }
 
+    /** The longest command poll a keeper may ask for; this side holds it at most {@code max.poll.millis}. */
+    private static final long MAX_WAIT_MILLIS = 600_000;
+
     private final transient KeeperLinks links;
     private final int maxBodyBytes;
     private final int maxPollMillis;
 
     @Activate
-    public TrialReportServlet(@Reference KeeperLinks links, Config config) {
+    public TrialReportServlet(@Reference KeeperLinks links, @Reference RequestBodies bodies, Config config) {
+        super(bodies);
         this.links = links;
         this.maxBodyBytes = config.max_body_bytes();
         this.maxPollMillis = config.max_poll_millis();
@@ -65,56 +72,64 @@ public class TrialReportServlet extends JsonServlet {
 
     @Override
     protected void routes(Router router) {
-        router.add("POST", "/{experiment}/{keeper}/handshake", (request, path) -> handshake(link(request, path), body(request)));
-        router.add("POST", "/{experiment}/{keeper}/reports", (request, path) -> reports(link(request, path), body(request)));
+        // the token is checked from the head: a refused request's body is never waited for
+        router.withBody("POST", "/{experiment}/{keeper}/handshake", this::link,
+                (request, path, body) -> handshake(link(request, path), body(body)));
+        router.withBody("POST", "/{experiment}/{keeper}/reports", this::link,
+                (request, path, body) -> reports(link(request, path), body(body)));
         router.get("/{experiment}/{keeper}/commands", (request, path) -> commands(link(request, path), request));
+    }
+
+    @Override
+    protected long maxBodyBytes() {
+        return maxBodyBytes;
     }
 
     private KeeperLink link(HttpServletRequest request, Map<String, String> path) {
         KeeperLink link = links.find(path.get("experiment"), path.get("keeper"));
         String header = request.getHeader("Authorization");
         String presented = header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : null;
+        if (link == null && links.awaitsResume(path.get("experiment"), path.get("keeper"), presented)) {
+            // a keeper of a runtime before a restart: it waits (and spools) until its experiment is resumed here
+            LOG.debug("keeper {} of experiment {} waits for the experiment to be resumed", path.get("keeper"), path.get("experiment"));
+            throw new HttpError(503, "experiment " + path.get("experiment") + " is not open in this runtime yet;"
+                    + " its keepers are taken back when it is resumed: try again later");
+        }
         // the same answer for an unknown keeper and a wrong token: neither tells which ids exist
         if (link == null || !link.accepts(presented)) {
             LOG.warn("refused a trial report for keeper {} of experiment {}: {}", path.get("keeper"), path.get("experiment"),
                     presented == null ? "no token" : link == null ? "unknown keeper" : "wrong token");
             throw new HttpError(401, "unknown keeper or wrong token for keeper " + path.get("keeper"));
         }
+        link.seen();
         return link;
     }
 
-    private Map<String, Object> body(HttpServletRequest request) throws IOException {
-        long declared = request.getContentLengthLong();
-        if (declared > maxBodyBytes) {
-            throw new HttpError(413, "request body of " + declared + " bytes is over the limit of " + maxBodyBytes);
-        }
-        byte[] bytes;
-        try (InputStream in = request.getInputStream()) {
-            bytes = in.readNBytes(maxBodyBytes + 1);
-        }
-        if (bytes.length > maxBodyBytes) {
-            throw new HttpError(413, "request body is over the limit of " + maxBodyBytes + " bytes");
-        }
+    private static Map<String, Object> body(byte[] bytes) {
         try {
-            Object value = JSON.readValue(bytes, Object.class);
+            Object value = EXACT_NUMBERS.readValue(bytes, Object.class);
             if (!(value instanceof Map)) {
                 throw HttpError.badRequest("the body must be a JSON object");
             }
             @SuppressWarnings("unchecked")
             Map<String, Object> map = (Map<String, Object>) value;
             return map;
-        } catch (JsonProcessingException e) {
-            throw HttpError.badRequest("the body is not JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            String reason = e instanceof JsonProcessingException parse ? parse.getOriginalMessage() : e.getMessage();
+            throw HttpError.badRequest("the body is not JSON: " + reason);
         }
     }
 
     private Object handshake(KeeperLink link, Map<String, Object> hello) {
-        String keeperVersion = String.valueOf(hello.get("keeperVersion"));
-        Object protocol = hello.get("protocol");
-        if (!(protocol instanceof Number n) || !KeeperLinks.ACCEPTED_PROTOCOLS.contains(n.intValue())) {
+        // a hello without its fields is a malformed request, not a keeper of another protocol
+        if (!(hello.get("keeperVersion") instanceof String keeperVersion) || keeperVersion.isBlank()) {
+            throw HttpError.badRequest("keeperVersion: expected the keeper's version string, got " + describe(hello.get("keeperVersion")));
+        }
+        long protocol = WholeNumbers.require("protocol", hello.get("protocol"), 1, Integer.MAX_VALUE);
+        if (!KeeperLinks.ACCEPTED_PROTOCOLS.contains((int) protocol)) {
             String message = "manager " + links.managerVersion() + " accepts trial protocol " + KeeperLinks.ACCEPTED_PROTOCOLS
                     + ", but trial keeper " + keeperVersion + " speaks protocol " + protocol
-                    + "; run the trial keeper this manager ships (nni-trialkeeper.jar or nni-trialkeeper.py) on the worker";
+                    + "; run the trial keeper this manager ships on the worker";
             LOG.error("keeper {} of experiment {} refused: {}", link.keeperId(), link.experimentId(), message);
             link.peer().handshakeRefused(message);
             throw new HttpError(409, message);
@@ -123,7 +138,7 @@ public class TrialReportServlet extends JsonServlet {
                 keeperVersion, protocol, links.managerVersion());
         Map<String, Object> answer = new HashMap<>(link.peer().handshakeAccepted(keeperVersion));
         answer.put("managerVersion", links.managerVersion());
-        answer.put("protocol", n.intValue());
+        answer.put("protocol", (int) protocol);
         return answer;
     }
 
@@ -131,18 +146,23 @@ public class TrialReportServlet extends JsonServlet {
         if (!(body.get("reports") instanceof List<?> reports)) {
             throw HttpError.badRequest("expected {\"reports\": [...]}");
         }
-        for (Object report : reports) {
-            if (!(report instanceof Map<?, ?> map) || !(map.get("seq") instanceof Number) || !(map.get("kind") instanceof String)) {
-                throw HttpError.badRequest("every report needs a numeric 'seq' and a 'kind'");
+        long[] sequences = new long[reports.size()];
+        for (int i = 0; i < reports.size(); i++) {
+            if (!(reports.get(i) instanceof Map<?, ?> map) || !(map.get("kind") instanceof String)) {
+                throw HttpError.badRequest("reports[" + i + "]: every report needs a 'seq' and a 'kind'");
             }
+            String at = "reports[" + i + "].";
+            sequences[i] = WholeNumbers.require(at + "seq", map.get("seq"), 1, Long.MAX_VALUE);
+            WholeNumbers.optional(at + "time", map.get("time"), 0, Long.MAX_VALUE);
+            WholeNumbers.optional(at + "code", map.get("code"), Integer.MIN_VALUE, Integer.MAX_VALUE);
         }
         synchronized (link.reportLock()) {
             List<Map<String, Object>> fresh = new ArrayList<>(reports.size());
             long last = link.applied();
-            for (Object item : reports) {
+            for (int i = 0; i < reports.size(); i++) {
                 @SuppressWarnings("unchecked")
-                Map<String, Object> report = (Map<String, Object>) item;
-                long seq = ((Number) report.get("seq")).longValue();
+                Map<String, Object> report = (Map<String, Object>) reports.get(i);
+                long seq = sequences[i];
                 if (seq > last) { // older ones were sent again after a lost answer: already stored
                     fresh.add(report);
                     last = seq;
@@ -157,8 +177,9 @@ public class TrialReportServlet extends JsonServlet {
     }
 
     private Object commands(KeeperLink link, HttpServletRequest request) {
-        long after = number(request.getParameter("after"), 0, "after");
-        long wait = Math.min(maxPollMillis, number(request.getParameter("waitMillis"), 10_000, "waitMillis"));
+        long after = number(request.getParameter("after"), 0, "after", Long.MAX_VALUE);
+        // the keeper's wish, within the range; this side holds a poll no longer than its own limit
+        long wait = Math.min(maxPollMillis, number(request.getParameter("waitMillis"), 10_000, "waitMillis", MAX_WAIT_MILLIS));
         try {
             return Map.of("commands", link.commandsAfter(after, wait));
         } catch (InterruptedException e) {
@@ -167,14 +188,23 @@ public class TrialReportServlet extends JsonServlet {
         }
     }
 
-    private static long number(String text, long fallback, String name) {
+    private static long number(String text, long fallback, String name, long max) {
         if (text == null) {
             return fallback;
         }
+        long value;
         try {
-            return Long.parseLong(text);
+            value = Long.parseLong(text);
         } catch (NumberFormatException e) {
-            throw HttpError.badRequest("query parameter '" + name + "' must be a number, got '" + text + "'");
+            value = -1;
         }
+        if (value < 0 || value > max) {
+            throw HttpError.badRequest("query parameter '" + name + "': expected an integer 0-" + max + ", got '" + text + "'");
+        }
+        return value;
+    }
+
+    private static String describe(Object value) {
+        return value == null ? "nothing" : value instanceof String text ? "\"" + text + "\"" : String.valueOf(value);
     }
 }

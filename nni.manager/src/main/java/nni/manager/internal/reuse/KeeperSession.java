@@ -28,8 +28,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.environment.EnvironmentLauncher;
+import nni.api.environment.EnvironmentListener;
 import nni.api.environment.EnvironmentSpec;
+import nni.api.environment.EnvironmentState;
 import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperRuntime;
 import nni.api.environment.LaunchedEnvironment;
 import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
@@ -38,15 +41,25 @@ import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.api.platform.TransientPlatformException;
+import nni.manager.internal.http.HttpError;
 import nni.manager.internal.report.KeeperLink;
+import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
 import nni.manager.internal.report.KeeperPeer;
+import nni.manager.internal.retry.Backoff;
 
 /**
  * One experiment's trials run through keepers: in reuse mode on long-lived environments (keepers
  * in runner mode), one trial after another on each; otherwise one keeper per trial. The platform
  * only starts and stops keeper processes; everything the keepers say arrives through the trial
  * routes and is turned into trial changes and metrics here.
+ *
+ * <p>{@link #detach()} leaves keepers and trials running: the keepers' links stay registered, but
+ * their reports are answered "503, later" so that the keepers keep them; {@link #reattach} by a
+ * later session of the same experiment in this runtime adopts a live link again. The links are also
+ * kept with the experiment ({@link KeeperLinkFile}), so that after a runtime restart
+ * {@link #reattach} registers them again and the trials are taken back.
  *
  * <p>All state is guarded by {@link #lock}; context callbacks for status changes are made under it,
  * so each trial's changes are reported in order. Metrics are stored outside it (the keeper's link
@@ -61,6 +74,9 @@ final class KeeperSession implements TrainingSession {
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(15);
     private static final Duration LOG_WAIT = Duration.ofSeconds(10);
+    /** How long a keeper taken back after a restart has to call back before its trial is given up. */
+    private static final Duration RECONNECT_WAIT = Duration.ofSeconds(120);
+    private static final Duration LINKS_FLUSH = Duration.ofSeconds(2);
 
     private enum State { STARTING, IDLE, BUSY, STOPPING, GONE }
 
@@ -80,9 +96,10 @@ final class KeeperSession implements TrainingSession {
     private final EnvironmentLauncher launcher;
     private final KeeperOptions options;
     private final KeeperLinks links;
-    private final Path keeperJar;
+    private final Map<KeeperRuntime, Path> keeperFiles;
     private final Path codeArchive;
     private final String managerUrl;
+    private final KeeperLinkFile linkFile;
     private final ScheduledExecutorService timer;
     private final Object lock = new Object();
     private final Map<String, Trial> trials = new LinkedHashMap<>();
@@ -91,18 +108,26 @@ final class KeeperSession implements TrainingSession {
     private final AtomicLong requestIds = new AtomicLong();
     private String launchProblem;
     private int earlyDeathsInARow;
+    /** Environments the launcher refused for now, in a row; the next start waits longer with each. */
+    private int transientStartFailures;
+    /** When environments may be started again after a transient refusal; null when they may now. */
+    private ScheduledFuture<?> startRetry;
     private boolean closed;
+    private volatile boolean detached;
 
     KeeperSession(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options, KeeperLinks links,
-                  Path keeperJar, Path codeArchive, String managerUrl, ScheduledExecutorService timer) {
+                  Map<KeeperRuntime, Path> keeperFiles, Path codeArchive, String managerUrl, KeeperLinkFile linkFile,
+                  ScheduledExecutorService timer) {
         this.context = context;
         this.launcher = launcher;
         this.options = options;
         this.links = links;
-        this.keeperJar = keeperJar;
+        this.keeperFiles = Map.copyOf(keeperFiles);
         this.codeArchive = codeArchive;
         this.managerUrl = managerUrl;
+        this.linkFile = linkFile;
         this.timer = timer;
+        timer.scheduleWithFixedDelay(linkFile::flush, LINKS_FLUSH.toMillis(), LINKS_FLUSH.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -126,7 +151,7 @@ final class KeeperSession implements TrainingSession {
 
     /** Gives waiting trials to idle environments and starts environments for the rest. Holds the lock. */
     private void schedule() {
-        if (closed) {
+        if (closed || startRetry != null) {
             return;
         }
         List<Trial> waiting = trials.values().stream()
@@ -163,21 +188,34 @@ final class KeeperSession implements TrainingSession {
         String id = forTrial != null ? forTrial.application.trialId() : newEnvironmentId();
         Environment environment = new Environment(id);
         String token = KeeperLinks.newToken();
+        // a link of this id can only be left by a detached session whose keeper never ran the trial: replace it
+        links.unregister(context.experimentId(), id);
         environment.link = links.register(context.experimentId(), id, token, environment);
+        linkFile.put(id, token, forTrial == null ? null : forTrial.application.trialId(), 0, "");
         environments.put(id, environment);
         if (forTrial != null) {
             forTrial.environment = environment;
             environment.current = forTrial;
         }
-        EnvironmentSpec spec = new EnvironmentSpec(id, options.reuse() ? "runner" : "trial", options.platform(),
-                context.experimentId(), managerUrl, token, keeperJar, codeArchive,
-                String.valueOf(context.section().get("trialCommand")));
+        EnvironmentSpec.Builder spec = EnvironmentSpec.builder(id).mode(options.reuse() ? "runner" : "trial")
+                .platform(options.platform()).experimentId(context.experimentId()).managerUrl(managerUrl).token(token)
+                .codeArchive(codeArchive).trialCommand(String.valueOf(context.section().get("trialCommand")));
+        for (KeeperRuntime runtime : KeeperRuntime.values()) { // in order of preference
+            if (keeperFiles.containsKey(runtime)) {
+                spec.keeperFile(runtime, keeperFiles.get(runtime));
+            }
+        }
         try {
-            environment.handle = launcher.start(spec);
+            environment.handle = launcher.start(spec.build(), environment);
+            transientStartFailures = 0;
+        } catch (TransientPlatformException e) {
+            retryStartLater(environment, forTrial, e);
+            return;
         } catch (PlatformException | RuntimeException e) {
             LOG.error("experiment {}: environment {} could not be started: {}", context.experimentId(), id, e.getMessage());
             environment.state = State.GONE;
             links.unregister(environment.link);
+            linkFile.remove(id);
             failWaiting("the " + options.platform() + " platform could not start an environment: " + e.getMessage());
             if (forTrial != null) {
                 end(forTrial, TrialStatus.FAILED, "the " + options.platform() + " platform could not start its keeper: " + e.getMessage());
@@ -185,8 +223,54 @@ final class KeeperSession implements TrainingSession {
             return;
         }
         LOG.info("experiment {}: started {} {}", context.experimentId(), options.reuse() ? "environment" : "keeper for trial", id);
+        linkFile.handle(id, environment.handle.handle());
         environment.handle.ended().whenComplete((why, error) -> later(() ->
                 environmentEnded(environment, why != null ? why : String.valueOf(error))));
+    }
+
+    /**
+     * The launcher cannot start environments now: forget this one, show the waiting trials when
+     * the next try is, and schedule again after the backoff. Holds the lock.
+     */
+    private void retryStartLater(Environment environment, Trial forTrial, TransientPlatformException e) {
+        environment.state = State.GONE;
+        environments.remove(environment.id);
+        links.unregister(environment.link);
+        linkFile.remove(environment.id);
+        if (forTrial != null) {
+            forTrial.environment = null;
+        }
+        transientStartFailures++;
+        Duration wait = Backoff.delay(transientStartFailures, e);
+        String message = Backoff.message(wait, e.getMessage());
+        LOG.info("experiment {}: the {} platform cannot start an environment now, {}", context.experimentId(),
+                options.platform(), message);
+        showWaiting(null, message);
+        try {
+            startRetry = timer.schedule(() -> {
+                synchronized (lock) {
+                    startRetry = null;
+                    schedule();
+                }
+            }, wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the session is closing or detached: nothing to start any more
+        }
+    }
+
+    /**
+     * Shows {@code message} as the reason of the trials waiting for {@code environment}, or, with
+     * null, of every trial waiting for an environment. Holds the lock.
+     */
+    private void showWaiting(Environment environment, String message) {
+        for (Trial trial : trials.values()) {
+            boolean waitsForIt = environment == null ? trial.environment == null
+                    : trial.environment == environment || options.reuse() && trial.environment == null;
+            if (waitsForIt && trial.job.status() == TrialStatus.WAITING && trial.cancel == null
+                    && !message.equals(trial.job.message())) {
+                changed(trial, trial.job.withMessage(message));
+            }
+        }
     }
 
     private void assign(Trial trial, Environment environment) {
@@ -194,6 +278,7 @@ final class KeeperSession implements TrainingSession {
         environment.current = trial;
         cancelIdleCheck(environment);
         trial.environment = environment;
+        linkFile.running(environment.id, trial.application.trialId());
         trial.job = trial.job.withMessage("Platform: " + options.platform() + ", environment: " + environment.id);
         Map<String, Object> command = trialDescription(trial);
         command.put("type", "new-trial");
@@ -214,7 +299,7 @@ final class KeeperSession implements TrainingSession {
     }
 
     /** One keeper process and what the manager knows of it. */
-    private final class Environment implements KeeperPeer {
+    private final class Environment implements KeeperPeer, EnvironmentListener {
         final String id;
         KeeperLink link;
         LaunchedEnvironment handle;
@@ -229,8 +314,35 @@ final class KeeperSession implements TrainingSession {
             this.id = id;
         }
 
+        /** The platform's progress report while the environment starts: the waiting trials show it. */
+        @Override
+        public void stateChanged(EnvironmentState environmentState, String message) {
+            synchronized (lock) {
+                if (closed || state == State.GONE || message == null || message.isBlank()) {
+                    return;
+                }
+                LOG.debug("experiment {}: environment {} {}: {}", context.experimentId(), id, environmentState, message);
+                showWaiting(this, message);
+            }
+        }
+
+        /** @return the trial's handle: this environment's id, then the platform's handle on it */
+        String trialHandle() {
+            String platformHandle = handle == null ? "" : handle.handle();
+            return platformHandle.isEmpty() ? id : id + " " + platformHandle;
+        }
+
+        /** While the session is detached, keepers are told to keep their reports and try later. */
+        private void requireAttached() {
+            if (detached) {
+                throw new HttpError(503, "the " + options.platform() + " session of experiment " + context.experimentId()
+                        + " is detached; keep the reports and send them again later");
+            }
+        }
+
         @Override
         public Map<String, Object> handshakeAccepted(String keeperVersion) {
+            requireAttached();
             synchronized (lock) {
                 connected = true;
                 earlyDeathsInARow = 0;
@@ -251,6 +363,15 @@ final class KeeperSession implements TrainingSession {
 
         @Override
         public void apply(List<Map<String, Object>> reports) {
+            requireAttached();
+            applyAll(reports);
+            // the servlet has checked every seq (a whole number) and hands over only new ones, in order
+            if (!reports.isEmpty() && reports.get(reports.size() - 1).get("seq") instanceof Number last) {
+                linkFile.applied(id, last.longValue());
+            }
+        }
+
+        private void applyAll(List<Map<String, Object>> reports) {
             List<String> metrics = new ArrayList<>();
             String metricsTrial = null;
             for (Map<String, Object> report : reports) {
@@ -341,9 +462,13 @@ final class KeeperSession implements TrainingSession {
                 TrialJob waiting = trial.job;
                 String directory = String.valueOf(report.getOrDefault("dir", ""));
                 String url = handle != null && !handle.url().isEmpty() ? handle.url() : "file://localhost" + directory;
-                TrialJob running = new TrialJob(waiting.id(), waiting.sequenceId(), TrialStatus.RUNNING, waiting.submitTime(),
-                        instant(report.get("time")), null, directory, url, waiting.hyperParameters(), false, waiting.message());
-                changed(trial, running);
+                TrialJob.Builder running = waiting.toBuilder().status(TrialStatus.RUNNING).startTime(instant(report.get("time")))
+                        .workingDirectory(directory).url(url).handle(trialHandle());
+                if (handle != null) {
+                    running.host(handle.host()).attributes(handle.attributes());
+                    linkFile.handle(id, handle.handle()); // some platforms know it only once the keeper runs
+                }
+                changed(trial, running.build());
             }
         }
 
@@ -360,6 +485,7 @@ final class KeeperSession implements TrainingSession {
                 }
                 if (current == trial) {
                     current = null;
+                    linkFile.running(id, null);
                 }
                 if (!options.reuse()) {
                     state = State.STOPPING; // a per-trial keeper exits by itself once its reports are in
@@ -407,6 +533,9 @@ final class KeeperSession implements TrainingSession {
         cancelIdleCheck(environment);
         environment.link.send(Map.of("type", "stop"));
         LaunchedEnvironment handle = environment.handle;
+        if (handle == null) {
+            return; // re-attached without the platform's handle: the keeper ends on the stop command
+        }
         try {
             timer.schedule(() -> handle.stop(), STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closing) {
@@ -416,13 +545,14 @@ final class KeeperSession implements TrainingSession {
 
     private void environmentEnded(Environment environment, String why) {
         synchronized (lock) {
-            if (environment.state == State.GONE) {
+            if (environment.state == State.GONE || detached) {
                 return;
             }
             boolean expected = environment.state == State.STOPPING;
             environment.state = State.GONE;
             cancelIdleCheck(environment);
             links.unregister(environment.link);
+            linkFile.remove(environment.id);
             Trial trial = environment.current;
             environment.current = null;
             if (trial != null && !trial.job.status().isTerminal()) {
@@ -478,6 +608,10 @@ final class KeeperSession implements TrainingSession {
             }
             trial.cancel = earlyStopped;
             trial.environment.link.send(Map.of("type", "kill", "trial", trialId));
+            if (!options.reuse() && !trial.environment.connected && trial.environment.handle != null) {
+                // its keeper has not started (it may wait for a machine): the trial ends with the environment, now
+                trial.environment.handle.stop();
+            }
         }
     }
 
@@ -547,6 +681,24 @@ final class KeeperSession implements TrainingSession {
         }
     }
 
+    private void giveUpUnlessBack(Environment environment) {
+        synchronized (lock) {
+            if (environment.state == State.GONE || environment.link.contacted()) {
+                return;
+            }
+            environment.state = State.GONE;
+            links.unregister(environment.link);
+            linkFile.remove(environment.id);
+            Trial trial = environment.current;
+            environment.current = null;
+            if (trial != null) {
+                end(trial, TrialStatus.FAILED, "its keeper " + environment.id + " did not call back within "
+                        + RECONNECT_WAIT.toSeconds() + " s after the runtime restarted");
+            }
+            schedule();
+        }
+    }
+
     @Override
     public void close() {
         try {
@@ -580,8 +732,11 @@ final class KeeperSession implements TrainingSession {
                 for (Environment environment : environments.values()) {
                     if (environment.state != State.GONE) {
                         stopEnvironment(environment);
-                        environment.handle.stop();
+                        if (environment.handle != null) {
+                            environment.handle.stop();
+                        }
                         links.unregister(environment.link);
+                        linkFile.remove(environment.id);
                     }
                 }
             }
@@ -591,6 +746,166 @@ final class KeeperSession implements TrainingSession {
             LOG.error("experiment {}: closing the session failed", context.experimentId(), e);
         } finally {
             timer.shutdown();
+        }
+    }
+
+    /**
+     * Lets go of the session: no more scheduling, timers stopped, every environment detached from
+     * its platform ({@link LaunchedEnvironment#detach()}); keepers and trials keep running. The
+     * links stay registered and answer the keepers "later" until a new session adopts them
+     * ({@link #reattach}) or the runtime stops.
+     */
+    @Override
+    public void detach() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            detached = true;
+            for (Environment environment : environments.values()) {
+                cancelIdleCheck(environment);
+                if (environment.state != State.GONE && environment.handle != null) {
+                    try {
+                        environment.handle.detach();
+                    } catch (RuntimeException e) {
+                        LOG.warn("experiment {}: detaching environment {} failed", context.experimentId(), environment.id, e);
+                    }
+                }
+            }
+            logRequests.values().forEach(request -> request.complete(null));
+            lock.notifyAll();
+        }
+        timer.shutdownNow();
+        linkFile.flush(); // the sequences applied so far, for a restart to come
+    }
+
+    /**
+     * Takes back a trial that a keeper still runs, in one of two ways. When the keeper's link is
+     * still registered in this runtime (a detached session of this experiment left it, e.g. while
+     * its platform bundle was updated), a new environment of this session adopts it. Otherwise,
+     * when the experiment's link file lists the keeper as running the trial (a runtime before a
+     * restart started it), its link is registered again from the file (same id, token and applied
+     * sequence), so that the keeper's next request is accepted; the trial is given up if the keeper
+     * does not call back within {@link #RECONNECT_WAIT}, and ends FAILED at once if the keeper
+     * calls back elsewhere (the runtime listens on another port now). Either way the platform is
+     * asked to find the environment again ({@link EnvironmentLauncher#reattach}) from the handle it
+     * gave (kept in the link file, else in the trial's handle), so that its end is noticed and a
+     * stop reaches it. The reports the keeper held back meanwhile then arrive here.
+     */
+    @Override
+    public Optional<TrialJob> reattach(TrialJob stored) {
+        String trialHandle = stored.handle();
+        int space = trialHandle.indexOf(' ');
+        String handleEnvironment = space < 0 ? trialHandle : trialHandle.substring(0, space);
+        KeeperLinkFile.Keeper keeper = linkFile.previousRunning(stored.id()).orElse(null);
+        synchronized (lock) {
+            if (closed || trials.containsKey(stored.id())) {
+                return Optional.empty();
+            }
+            Environment environment = adopt(handleEnvironment);
+            if (environment == null && keeper == null) {
+                if (!trialHandle.isEmpty()) {
+                    LOG.info("experiment {}: trial {} cannot be re-attached: the link of its keeper {} is gone",
+                            context.experimentId(), stored.id(), handleEnvironment);
+                }
+                return Optional.empty();
+            }
+            String environmentId = environment != null ? handleEnvironment : keeper.id();
+            String platformHandle = keeper != null && keeper.id().equals(environmentId) && !keeper.handle().isEmpty()
+                    ? keeper.handle()
+                    : environmentId.equals(handleEnvironment) && space >= 0 ? trialHandle.substring(space + 1) : "";
+            if (environment != null) {
+                if (keeper != null && keeper.id().equals(environmentId)) { // still listed for a restart to come
+                    linkFile.put(keeper.id(), keeper.token(), stored.id(), keeper.applied(), platformHandle);
+                }
+                LOG.info("experiment {}: trial {} re-attached to keeper {}", context.experimentId(), stored.id(), environmentId);
+            } else {
+                String before = linkFile.previousManagerUrl();
+                if (before != null && !before.equals(managerUrl)) {
+                    String why = "its keeper " + keeper.id() + " reports to " + before + ", but the runtime now listens at "
+                            + managerUrl + "; resume with the same port (--port " + java.net.URI.create(before).getPort()
+                            + ") to take such trials back";
+                    LOG.warn("experiment {}: trial {} cannot be taken back: {}", context.experimentId(), stored.id(), why);
+                    context.trialChanged(stored.ended(TrialStatus.FAILED, Instant.now(), why));
+                    return Optional.of(stored);
+                }
+                environment = restore(keeper);
+                if (environment == null) {
+                    return Optional.empty();
+                }
+                linkFile.put(keeper.id(), keeper.token(), stored.id(), keeper.applied(), platformHandle);
+                LOG.info("experiment {}: trial {} taken back; its keeper {} reports from sequence {} on", context.experimentId(),
+                        stored.id(), keeper.id(), keeper.applied() + 1);
+            }
+            environment.connected = true;
+            environment.state = State.BUSY;
+            TrialApplication application = TrialApplication.builder(stored.id()).sequenceId(stored.sequenceId())
+                    .hyperParameters(stored.hyperParameters()).build();
+            Trial trial = new Trial(application, stored);
+            trial.environment = environment;
+            environment.current = trial;
+            trials.put(stored.id(), trial);
+            environments.put(environmentId, environment);
+            findAgain(environment, platformHandle);
+            return Optional.of(stored);
+        }
+    }
+
+    /** @return a new environment holding the live link of keeper {@code id} in this runtime, or null. Holds the lock. */
+    private Environment adopt(String id) {
+        if (id.isEmpty() || environments.containsKey(id)) {
+            return null;
+        }
+        Environment environment = new Environment(id);
+        Optional<KeeperLink> live = links.adopt(context.experimentId(), id, environment);
+        if (live.isEmpty()) {
+            return null;
+        }
+        environment.link = live.get();
+        return environment;
+    }
+
+    /**
+     * @return a new environment with the link of a keeper a runtime before a restart started,
+     *         registered again from the link file; null when it cannot be. Holds the lock.
+     */
+    private Environment restore(KeeperLinkFile.Keeper keeper) {
+        if (environments.containsKey(keeper.id())) {
+            return null;
+        }
+        Environment environment = new Environment(keeper.id());
+        try {
+            environment.link = links.restore(context.experimentId(), keeper.id(), keeper.token(), keeper.applied(), environment);
+        } catch (IllegalStateException stale) {
+            // a detached session of this runtime left the link, and its keeper never ran the trial: a new submit replaces it
+            return null;
+        }
+        try {
+            timer.schedule(() -> giveUpUnlessBack(environment), RECONNECT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the session is closing
+        }
+        return environment;
+    }
+
+    /** Asks the platform to track a re-attached environment again, so that its end is noticed. Holds the lock. */
+    private void findAgain(Environment environment, String platformHandle) {
+        try {
+            environment.handle = launcher.reattach(environment.id, platformHandle).orElse(null);
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: the {} platform failed to find environment {} again", context.experimentId(),
+                    options.platform(), environment.id, e);
+        }
+        if (environment.handle != null) {
+            LaunchedEnvironment found = environment.handle;
+            LOG.info("experiment {}: the {} platform found environment {} again ({})", context.experimentId(), options.platform(),
+                    environment.id, platformHandle);
+            found.ended().whenComplete((why, error) -> later(() ->
+                    environmentEnded(environment, why != null ? why : String.valueOf(error))));
+        } else {
+            LOG.info("experiment {}: the {} platform cannot find environment {} again; its keeper ends on the stop command",
+                    context.experimentId(), options.platform(), environment.id);
         }
     }
 

@@ -8,6 +8,10 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -19,26 +23,30 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import nni.api.environment.EnvironmentLauncher;
+import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperRuntime;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
 
 /**
- * Provides {@link KeeperSessions}: the keeper jar (built by the {@code nni.trialkeeper} module and
- * embedded in this bundle as {@code keeper/nni-trialkeeper.jar}) and sessions that run trials
- * through it.
+ * Provides {@link KeeperSessions}: the keepers embedded in this bundle under {@code keeper/} (the
+ * jar built by the {@code nni.trialkeeper} module and its Python keeper,
+ * {@code nni.trialkeeper/src/main/python/nni-trialkeeper.py}), written to the bundle's data area
+ * when first asked for, and sessions that run trials through them.
  */
 @Component(service = KeeperSessions.class)
 public class KeeperSessionsProvider implements KeeperSessions {
 
-    static final String KEEPER_RESOURCE = "keeper/nni-trialkeeper.jar";
+    static final String KEEPER_FOLDER = "keeper/";
 
     private final BundleContext bundleContext;
     private final KeeperLinks links;
-    private Path keeperJar;
+    private final Map<KeeperRuntime, Path> keeperFiles = new EnumMap<>(KeeperRuntime.class);
 
     @Activate
     public KeeperSessionsProvider(BundleContext bundleContext, @Reference KeeperLinks links) {
@@ -47,28 +55,51 @@ public class KeeperSessionsProvider implements KeeperSessions {
     }
 
     @Override
-    public synchronized Path keeperJar() {
-        if (keeperJar == null) {
-            URL resource = bundleContext.getBundle().getEntry(KEEPER_RESOURCE);
-            if (resource == null) {
-                throw new IllegalStateException("nni.manager was built without " + KEEPER_RESOURCE);
-            }
-            Path target = bundleContext.getDataFile("nni-trialkeeper.jar").toPath();
-            try (InputStream in = resource.openStream()) {
-                Path temporary = target.resolveSibling("nni-trialkeeper.jar.tmp");
-                Files.copy(in, temporary, StandardCopyOption.REPLACE_EXISTING);
-                Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot write the keeper jar to " + target, e);
-            }
-            keeperJar = target;
+    public synchronized Path keeperFile(KeeperRuntime runtime) {
+        Path known = keeperFiles.get(runtime);
+        if (known != null) {
+            return known;
         }
-        return keeperJar;
+        URL resource = bundleContext.getBundle().getEntry(KEEPER_FOLDER + runtime.fileName());
+        if (resource == null) {
+            throw new IllegalStateException(runtime == KeeperRuntime.PYTHON ? "this build has no Python keeper"
+                    : "nni.manager was built without " + KEEPER_FOLDER + runtime.fileName());
+        }
+        Path target = bundleContext.getDataFile(runtime.fileName()).toPath();
+        try (InputStream in = resource.openStream()) {
+            Path temporary = target.resolveSibling(runtime.fileName() + ".tmp");
+            Files.copy(in, temporary, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the keeper to " + target, e);
+        }
+        keeperFiles.put(runtime, target);
+        return target;
+    }
+
+    /** @return the keepers this build ships that {@code choice} allows, in order of preference */
+    private Map<KeeperRuntime, Path> offered(KeeperChoice choice) throws PlatformException {
+        Map<KeeperRuntime, Path> offered = new EnumMap<>(KeeperRuntime.class);
+        List<String> missing = new ArrayList<>();
+        for (KeeperRuntime runtime : KeeperRuntime.values()) {
+            if (choice.allows(runtime)) {
+                try {
+                    offered.put(runtime, keeperFile(runtime));
+                } catch (IllegalStateException e) {
+                    missing.add(e.getMessage());
+                }
+            }
+        }
+        if (offered.isEmpty()) {
+            throw new PlatformException("keeper = " + choice + ": " + String.join("; ", missing));
+        }
+        return offered;
     }
 
     @Override
     public TrainingSession open(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options)
             throws PlatformException {
+        Map<KeeperRuntime, Path> keepers = offered(options.keeper()); // before packing: fails when the keeper asked for is missing
         String managerUrl = managerUrl(options.managerHost());
         Object codeSetting = context.section().get("trialCodeDirectory");
         Path codeDirectory = Path.of(codeSetting == null ? "." : codeSetting.toString()).toAbsolutePath().normalize();
@@ -87,7 +118,8 @@ public class KeeperSessionsProvider implements KeeperSessions {
             thread.setDaemon(true);
             return thread;
         });
-        return new KeeperSession(context, launcher, options, links, keeperJar(), archive, managerUrl, timer);
+        return new KeeperSession(context, launcher, options, links, keepers, archive, managerUrl,
+                KeeperLinkFile.open(context.experimentDirectory(), managerUrl), timer);
     }
 
     /** @return the shared endpoint's URL with the host workers use */

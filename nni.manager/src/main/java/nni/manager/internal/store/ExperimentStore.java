@@ -24,13 +24,20 @@ import org.sqlite.SQLiteConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 /**
  * One experiment's database, {@code <exp>/db/nni.sqlite}, in NNI's schema (nni-core §2.10, v3
  * columns) so that NNI's own tools can read it, plus what NNI lacks:
  * <ul>
  * <li>a unique index on {@code MetricData(trialJobId, type, sequence)}: a metric reported twice
  *     (a platform re-reading a file after a restart, a keeper re-sending) is stored once;</li>
- * <li>table {@code NniOsgiExperiment} holding the experiment definition this runtime resumes from.</li>
+ * <li>table {@code NniOsgiExperiment} holding the experiment definition this runtime resumes from;</li>
+ * <li>table {@code TrialPlatform} holding, per trial, the platform's handle on it, its host and
+ *     display attributes ({@link TrialPlatformRecord}), which a platform needs to re-attach the
+ *     trial and users see in the trial's record.</li>
  * </ul>
  * SQLite in WAL mode with {@code synchronous=NORMAL}: a committed row survives the runtime being
  * killed (-9); only an operating-system crash can lose the last transactions. All methods use one
@@ -41,6 +48,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class ExperimentStore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ExperimentStore.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String CREATE_TRIAL_PLATFORM = "create table if not exists TrialPlatform "
+            + "(trialJobId text primary key, handle text, host text, attributes text)";
 
     private final Connection connection;
     private final boolean readOnly;
@@ -84,6 +94,7 @@ public final class ExperimentStore implements AutoCloseable {
                         + "revision integer)");
                 statement.executeUpdate("create index if not exists ExperimentProfile_id on ExperimentProfile(id)");
                 statement.executeUpdate("create table if not exists NniOsgiExperiment (definition text)");
+                statement.executeUpdate(CREATE_TRIAL_PLATFORM);
             }
             return new ExperimentStore(connection, new Checkpointer(connect(file, config), experimentDirectory));
         } catch (SQLException e) {
@@ -305,6 +316,52 @@ public final class ExperimentStore implements AutoCloseable {
             return rows.next() ? Optional.of(rows.getString(1)) : Optional.empty();
         } catch (SQLException e) {
             throw new StoreException("cannot read the experiment definition", e);
+        }
+    }
+
+    /** Stores (replacing) what the platform told about where a trial runs. */
+    public synchronized void saveTrialPlatform(TrialPlatformRecord record) {
+        try (PreparedStatement insert = connection.prepareStatement("insert or replace into TrialPlatform values (?,?,?,?)")) {
+            insert.setString(1, record.trialId());
+            insert.setString(2, record.handle());
+            insert.setString(3, record.host());
+            insert.setString(4, JSON.writeValueAsString(record.attributes()));
+            insert.executeUpdate();
+            checkpointer.committed();
+        } catch (SQLException | JsonProcessingException e) {
+            throw new StoreException("cannot store the platform facts of trial " + record.trialId(), e);
+        }
+    }
+
+    /**
+     * @return what platforms told about each trial, by trial id; empty for a database written
+     *         before the table existed
+     */
+    public synchronized Map<String, TrialPlatformRecord> trialPlatforms() {
+        Map<String, TrialPlatformRecord> records = new LinkedHashMap<>();
+        try (Statement query = connection.createStatement()) {
+            try (ResultSet table = query.executeQuery("select 1 from sqlite_master where type = 'table' and name = 'TrialPlatform'")) {
+                if (!table.next()) {
+                    return records;
+                }
+            }
+            try (ResultSet rows = query.executeQuery("select trialJobId, handle, host, attributes from TrialPlatform")) {
+                while (rows.next()) {
+                    Map<String, String> attributes;
+                    try {
+                        attributes = rows.getString(4) == null ? Map.of()
+                                : JSON.readValue(rows.getString(4), new TypeReference<LinkedHashMap<String, String>>() { });
+                    } catch (JsonProcessingException e) {
+                        LOG.warn("trial {}: unreadable attributes in the store, ignored: {}", rows.getString(1), e.getOriginalMessage());
+                        attributes = Map.of();
+                    }
+                    records.put(rows.getString(1), new TrialPlatformRecord(rows.getString(1), rows.getString(2), rows.getString(3),
+                            attributes));
+                }
+            }
+            return records;
+        } catch (SQLException e) {
+            throw new StoreException("cannot read the trials' platform facts", e);
         }
     }
 

@@ -53,6 +53,13 @@ public class ConfigCorpusTest {
         List<String> refused = new ArrayList<>();
         for (Path file : files) {
             ValidationReport report = loader.validate(file);
+            if (file.getFileName().toString().contains("-hybrid")) {
+                // valid NNI files this runtime does not run yet: exactly that one error, at trainingService
+                assertEquals(report.toString(), 1, report.errors().size());
+                assertEquals("trainingService", report.errors().get(0).path());
+                assertTrue(report.toString(), report.errors().get(0).message().startsWith("hybrid experiments (trainingService with "));
+                report = new ValidationReport(file, List.of(), report.unchecked());
+            }
             if (!report.ok()) {
                 refused.add(report.toString());
                 continue;

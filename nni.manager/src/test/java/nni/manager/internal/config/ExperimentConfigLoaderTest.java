@@ -63,10 +63,10 @@ public class ExperimentConfigLoaderTest {
         assertEquals(dir(), config.trialCodeDirectory());
         assertEquals("info", config.logLevel());
         assertFalse(config.debug());
-        // resolved to its real path when it exists, as written when it does not (a fresh HOME)
-        Path experiments = Path.of(System.getProperty("user.home"), "nni-experiments").toAbsolutePath().normalize();
-        assertEquals((java.nio.file.Files.exists(experiments) ? experiments.toRealPath() : experiments).toString(),
-                config.experimentWorkingDirectory().toString());
+        // ~ is $HOME (a folder of the build's own when tests run); the folder need not exist, and is not created
+        Path home = Files.createDirectories(Path.of(System.getenv("HOME")));
+        assertEquals(home.toRealPath().resolve("nni-experiments"), config.experimentWorkingDirectory());
+        assertFalse(Files.exists(home.resolve("nni-experiments")));
         assertEquals(Map.of("platform", "local", "trialCommand", "python main.py", "trialCodeDirectory", dir().toString(),
                 "debug", false, "maxTrialNumberPerGpu", 1, "reuseMode", false), config.trainingServices().get(0));
         assertEquals(List.of("experimentType", "searchSpace", "trialCommand", "trialCodeDirectory", "trialConcurrency",
@@ -144,7 +144,7 @@ public class ExperimentConfigLoaderTest {
                 """);
         assertEquals(folder.getRoot().toPath().resolve("code").toRealPath(), config.trialCodeDirectory());
         assertEquals(config.trialCodeDirectory().toString(), config.trainingServices().get(0).get("trialCodeDirectory"));
-        assertEquals(Path.of(System.getProperty("user.home"), "somewhere", "else").toAbsolutePath().normalize(),
+        assertEquals(Files.createDirectories(Path.of(System.getenv("HOME"))).toRealPath().resolve("somewhere").resolve("else"),
                 config.experimentWorkingDirectory());
     }
 
@@ -305,6 +305,61 @@ public class ExperimentConfigLoaderTest {
     }
 
     @Test
+    public void anAnnotationFileGetsOnlyTheAnnotationMessage() throws Exception {
+        // NNI's annotation examples have no search space (annotations were to produce it) and often a v1 layout
+        List<ConfigError> v2 = errors("""
+                trialCommand: python3 mnist.py
+                trialConcurrency: 1
+                useAnnotation: true
+                tuner: {name: TPE}
+                trainingService: {platform: lokal}
+                """);
+        assertEquals(List.of("useAnnotation: expected false: annotation is not supported since NNI v3.0"),
+                v2.stream().map(e -> e.path() + ": " + e.message()).toList());
+        assertEquals(3, v2.get(0).line());
+        List<ConfigError> v1 = errors("""
+                authorName: default
+                trialConcurrency: 1
+                trainingServicePlatform: local
+                useAnnotation: true
+                tuner: {builtinTunerName: TPE}
+                trial: {command: python3 mnist.py, codeDir: ., gpuNum: 0}
+                """);
+        assertEquals(List.of("useAnnotation: expected false: annotation is not supported since NNI v3.0"),
+                v1.stream().map(e -> e.path() + ": " + e.message()).toList());
+        assertEquals(4, v1.get(0).line());
+    }
+
+    @Test
+    public void aFieldAV1FileLeavesOutIsReportedAtTheV1KeyItBelongsTo() throws Exception {
+        List<ConfigError> errors = errors("""
+                authorName: default
+                trialConcurrency: 1
+                trainingServicePlatform: remote
+                searchSpacePath: search_space.json
+                tuner:
+                  builtinTunerName: TPE
+                trial:
+                  codeDir: .
+                """.replace("search_space.json", "../ss.json"));
+        List<String> found = errors.stream().map(e -> e.line() + ":" + e.column() + " " + e.path()).toList();
+        assertTrue(found.toString(), found.contains("3:26 trainingService.machineList"));
+        assertTrue(found.toString(), found.contains("7:1 trainingService.trialCommand"));
+    }
+
+    @Test
+    public void aPlatformNameNoBundleAndNoNniPlatformHasIsAnErrorInValidateToo() throws Exception {
+        Path file = write("exp/typo.yml", COMMON + "searchSpace: {}\ntrainingService: {platform: lokal}\n");
+        ValidationReport report = loader.validate(file);
+        assertFalse(report.ok());
+        assertEquals(List.of(), report.unchecked());
+        String line = report.lines().get(0);
+        assertTrue(line, line.endsWith("trainingService.platform: expected a platform name (local, remote, openpai, kubeflow, "
+                + "frameworkcontroller, aml, dlc, adl, dlts), got \"lokal\""));
+        assertTrue(line, line.startsWith(file + ":"));
+    }
+
+    @Test
     public void unknownAlgorithmsNameWhatIsInstalled() throws Exception {
         ConfigError error = errors(COMMON.replace("Random", "SMAC") + "searchSpace: {}\ntrainingService: {platform: local}\n").get(0);
         assertEquals("tuner.name", error.path());
@@ -336,14 +391,31 @@ public class ExperimentConfigLoaderTest {
 
     @Test
     public void validateReportsPlatformsWithoutBundleAsNotChecked() throws Exception {
-        Path file = write("exp/x.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: local}, {platform: adl, whatever: 1}]\n");
+        Path file = write("exp/x.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: adl, whatever: 1}]\n");
         ValidationReport report = loader.validate(file);
         assertTrue(report.ok());
-        assertEquals(List.of("trainingService[1] (platform adl)"), report.unchecked());
-        assertEquals(List.of("OK: " + file, file + ": trainingService[1] (platform adl): not checked, the platform is not installed"),
+        assertEquals(List.of("trainingService[0] (platform adl)"), report.unchecked());
+        assertEquals(List.of("OK: " + file, file + ": trainingService[0] (platform adl): not checked, the platform is not installed"),
                 report.lines());
         ConfigException e = assertThrows(ConfigException.class, () -> loader.load(file));
-        assertEquals("trainingService[1].platform", e.errors().get(0).path());
+        assertEquals("trainingService[0].platform", e.errors().get(0).path());
+    }
+
+    /** Issue 10: a hybrid list used to run every trial on its first platform; it is refused until hybrid is built. */
+    @Test
+    public void hybridExperimentsAreRefusedToRunAndByValidateButStillLoad() throws Exception {
+        Path file = write("exp/hybrid.yml", COMMON + "searchSpace: {}\ntrainingService:\n  - platform: local\n"
+                + "  - platform: remote\n    machineList: [{host: 127.0.0.2, user: u, password: p}]\n");
+        String expected = file.toAbsolutePath() + ":5:1: trainingService: hybrid experiments (trainingService with 2 members: "
+                + "local, remote) are not supported yet";
+        ValidationReport report = loader.validate(file);
+        assertEquals(List.of(expected), report.lines());
+        ConfigException refused = assertThrows(ConfigException.class, () -> loader.loadRunnable(file));
+        assertEquals(expected, refused.getMessage());
+        assertEquals(2, loader.load(file).trainingServices().size());
+        Path single = write("exp/single.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: local}]\n");
+        assertTrue(loader.validate(single).ok());
+        assertEquals("local", loader.loadRunnable(single).platform());
     }
 
     @Test

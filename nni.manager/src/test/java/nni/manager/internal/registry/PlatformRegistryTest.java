@@ -30,6 +30,7 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
+import nni.api.platform.TransientPlatformException;
 
 public class PlatformRegistryTest {
 
@@ -66,7 +67,7 @@ public class PlatformRegistryTest {
     }
 
     @Test
-    public void sessionsOfAPlatformThatGoesAwayAreClosedTheirTrialsSysCanceledAndTheExperimentTold() throws Exception {
+    public void sessionsOfAPlatformThatGoesAwayAreDetachedTheirTrialsLeftRunningAndTheExperimentTold() throws Exception {
         FakePlatform platform = new FakePlatform();
         ServiceReference<TrainingPlatform> ref = reference("fake", 1, 0);
         registry.bindPlatform(ref, platform);
@@ -80,15 +81,38 @@ public class PlatformRegistryTest {
 
         registry.unbindPlatform(ref);
 
-        assertTrue("the platform's session was closed", platform.session.closed);
-        assertEquals(1, lost.size());
-        assertTrue(lost.get(0), lost.get(0).startsWith("platform 'fake' went away"));
-        TrialJob last = context.lastOf("run01");
-        assertEquals(TrialStatus.SYS_CANCELED, last.status());
-        assertEquals(lost.get(0), last.message());
-        assertEquals("a finished trial keeps its status", TrialStatus.SUCCEEDED, context.lastOf("done1").status());
-        assertThrows(PlatformException.class, () -> session.submit(application("later")));
+        assertTrue("the platform's session was detached", platform.session.detached);
+        assertFalse("and not closed", platform.session.closed);
+        assertEquals(List.of("platform 'fake' is away: bundle ? ? stopped"), lost);
+        assertEquals("a running trial is left running", TrialStatus.RUNNING, context.lastOf("run01").status());
+        assertEquals(TrialStatus.SUCCEEDED, context.lastOf("done1").status());
+        // a detached session forwards nothing: a late status is dropped, a late metric refused so that its sender keeps it
+        int changes = context.changes.size();
+        platform.session.finish("run01");
+        assertEquals(changes, context.changes.size());
+        assertThrows(IllegalStateException.class, () -> platform.session.context.metricReported("run01", "{}"));
+        // a submit that raced the loss waits for the platform's return instead of failing
+        assertThrows(TransientPlatformException.class, () -> session.submit(application("later")));
+        session.close();
+        assertFalse("closing after the loss does not reach the platform", platform.session.closed);
         assertTrue(registry.platforms().isEmpty());
+    }
+
+    @Test
+    public void deactivatingTheRegistryDetachesEverySessionAndClosesNone() throws Exception {
+        FakePlatform platform = new FakePlatform();
+        registry.bindPlatform(reference("fake", 1, 0), platform);
+        RecordingContext context = new RecordingContext();
+        List<String> lost = new CopyOnWriteArrayList<>();
+        registry.open("fake", context, lost::add).submit(application("run01"));
+
+        registry.deactivate();
+
+        assertTrue(platform.session.detached);
+        assertFalse(platform.session.closed);
+        assertEquals(TrialStatus.RUNNING, context.lastOf("run01").status());
+        assertTrue("the runtime stops: no experiment is told its platform is away", lost.isEmpty());
+        assertEquals(0, registry.platforms().get(0).sessions());
     }
 
     @Test
@@ -117,7 +141,7 @@ public class PlatformRegistryTest {
     }
 
     private static TrialApplication application(String id) {
-        return new TrialApplication(id, 0, new HyperParameters("{}", 0), Placement.NONE);
+        return TrialApplication.builder(id).hyperParameters(HyperParameters.of("{}", 0)).placement(Placement.none()).build();
     }
 
     @SuppressWarnings("unchecked")
@@ -194,9 +218,10 @@ public class PlatformRegistryTest {
 
     /** Keeps trials RUNNING until finished; close() cancels what runs, as the SPI asks. */
     private static final class FakeSession implements TrainingSession {
-        private final SessionContext context;
+        final SessionContext context;
         private final Map<String, TrialJob> trials = new java.util.LinkedHashMap<>();
         boolean closed;
+        boolean detached;
 
         FakeSession(SessionContext context) {
             this.context = context;
@@ -246,6 +271,11 @@ public class PlatformRegistryTest {
             closed = true;
             List.copyOf(trials.keySet()).forEach(id -> cancel(id, false));
         }
+
+        @Override
+        public synchronized void detach() {
+            detached = true;
+        }
     }
 
     private static final class RecordingContext implements SessionContext {
@@ -272,8 +302,17 @@ public class PlatformRegistryTest {
         }
 
         @Override
+        public String platform() {
+            return "fake";
+        }
+
+        @Override
         public Map<String, Object> section() {
             return Map.of();
+        }
+
+        @Override
+        public void capacityChanged() {
         }
 
         @Override

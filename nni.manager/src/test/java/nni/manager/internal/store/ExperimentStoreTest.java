@@ -24,6 +24,39 @@ public class ExperimentStoreTest {
     public TemporaryFolder folder = new TemporaryFolder();
 
     @Test
+    public void platformFactsOfTrialsAreKeptBesideNnisTablesAndReadBack() throws Exception {
+        Path directory = folder.getRoot().toPath();
+        try (ExperimentStore store = ExperimentStore.open(directory)) {
+            store.saveTrialPlatform(new TrialPlatformRecord("Ab1cD", "4711:1700000000000", "gpu-node-3",
+                    java.util.Map.of("keeper", "python 3.11")));
+            store.saveTrialPlatform(new TrialPlatformRecord("Ab1cD", "4712:1700000000001", "gpu-node-3",
+                    java.util.Map.of("keeper", "python 3.11")));
+            store.saveTrialPlatform(new TrialPlatformRecord("Zz9yY", "", "", java.util.Map.of()));
+        }
+        try (ExperimentStore store = ExperimentStore.openReadOnly(directory)) {
+            var facts = store.trialPlatforms();
+            assertEquals(2, facts.size());
+            assertEquals(new TrialPlatformRecord("Ab1cD", "4712:1700000000001", "gpu-node-3",
+                    java.util.Map.of("keeper", "python 3.11")), facts.get("Ab1cD"));
+            assertEquals("", facts.get("Zz9yY").handle());
+        }
+    }
+
+    @Test
+    public void aDatabaseWithoutTheTrialPlatformTableReadsAsNoFacts() throws Exception {
+        Path directory = folder.getRoot().toPath();
+        try (ExperimentStore store = ExperimentStore.open(directory)) {
+            store.addEvent(new TrialEvent(1, "Ab1cD", "WAITING", "{}", "file://x", 0L, null));
+        }
+        try (java.sql.Connection sql = java.sql.DriverManager.getConnection("jdbc:sqlite:" + directory.resolve("db/nni.sqlite"))) {
+            sql.createStatement().executeUpdate("drop table TrialPlatform"); // as an experiment of an older version has it
+        }
+        try (ExperimentStore store = ExperimentStore.openReadOnly(directory)) {
+            assertTrue(store.trialPlatforms().isEmpty());
+        }
+    }
+
+    @Test
     public void metricsAreStoredOnceAndTrialsReplayFromEvents() throws Exception {
         Path directory = folder.getRoot().toPath();
         try (ExperimentStore store = ExperimentStore.open(directory)) {

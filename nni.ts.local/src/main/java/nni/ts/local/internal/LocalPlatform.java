@@ -2,6 +2,7 @@ package nni.ts.local.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -23,6 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.config.SectionCheck;
+import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
@@ -89,10 +91,23 @@ public class LocalPlatform implements TrainingPlatform {
                 throw new PlatformException("reuseMode needs the manager's keeper sessions, which are not available");
             }
             return keepers.open(context, new LocalEnvironmentLauncher(context.experimentDirectory().resolve("environments"),
-                    config.kill_grace_seconds(), shippedSdk(context)), new KeeperOptions("local", true, config.reuse_max_environments(),
-                    Duration.ofSeconds(config.reuse_idle_seconds()), "127.0.0.1"));
+                    config.kill_grace_seconds(), shippedSdk(context), HOST),
+                    KeeperOptions.builder("local").reuse(true).maxEnvironments(config.reuse_max_environments())
+                            .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost("127.0.0.1")
+                            .keeper(KeeperChoice.JAVA).build());
         }
-        return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context), config.nvidia_smi());
+        return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context), config.nvidia_smi(), HOST);
+    }
+
+    /** This machine's name, shown as the host of local trials. */
+    private static final String HOST = hostName();
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
+        }
     }
 
     /**
@@ -100,8 +115,7 @@ public class LocalPlatform implements TrainingPlatform {
      *         SDK shipped in this bundle, or null when the trials use an installed NNI
      */
     private Path shippedSdk(SessionContext context) throws PlatformException {
-        String mode = config.python_sdk();
-        if ("never".equals(mode) || ("auto".equals(mode) && nniImportable())) {
+        if (!needsShippedSdk(context)) {
             return null;
         }
         Path directory = context.experimentDirectory().resolve("sdk");
@@ -117,9 +131,24 @@ public class LocalPlatform implements TrainingPlatform {
         }
     }
 
-    private static boolean nniImportable() {
+    /** @return whether trials get the shipped SDK: always, never, or ("auto") when they cannot import nni themselves */
+    boolean needsShippedSdk(SessionContext context) {
+        String mode = config.python_sdk();
+        Object code = context.section().get("trialCodeDirectory");
+        return !"never".equals(mode) && !("auto".equals(mode)
+                && nniImportable(code == null ? Path.of("").toAbsolutePath() : Path.of(code.toString())));
+    }
+
+    /**
+     * Whether {@code import nni} works where and as a trial runs: {@code python3} in the trial's code
+     * directory (the first place Python looks), with the environment trials inherit. The runtime's
+     * own working directory has nothing to do with it: an unrelated {@code nni/} folder there once
+     * made this say yes while every trial then failed with {@code ModuleNotFoundError}.
+     */
+    static boolean nniImportable(Path codeDirectory) {
         try {
-            Process probe = new ProcessBuilder("python3", "-c", "import nni")
+            Process probe = new ProcessBuilder("python3", "-c", "import nni").directory(codeDirectory.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             return probe.waitFor(30, TimeUnit.SECONDS) && probe.exitValue() == 0;
         } catch (IOException e) {

@@ -50,7 +50,10 @@ import nni.api.platform.TrainingSession;
  *     (the JDK's {@link WatchService}) says the trial wrote, and drained completely before the
  *     terminal status is reported;</li>
  * <li>trials that need GPUs wait in submission order until {@link GpuScheduler} places them; the
- *     waiting trial's message says why.</li>
+ *     waiting trial's message says why;</li>
+ * <li>a trial's handle is {@code <pid>:<start time in epoch ms>} of its process group leader, so
+ *     that {@link #reattach} finds exactly that process again (a reused pid has another start
+ *     time); {@link #detach()} leaves the processes running and only stops watching them.</li>
  * </ul>
  */
 final class LocalSession implements TrainingSession {
@@ -91,13 +94,17 @@ final class LocalSession implements TrainingSession {
     private final String trialCommand;
     private final Path sdkPath;
     private final String nvidiaSmi;
+    private final String host;
     private GpuScheduler gpus;
     private ScheduledFuture<?> gpuRecheck;
     private volatile boolean closed;
+    /** Set by {@link #detach()}: trials are left alone and nothing more is reported. */
+    private volatile boolean detached;
 
-    LocalSession(SessionContext context, String shell, int graceSeconds, Path sdkPath, String nvidiaSmi)
+    LocalSession(SessionContext context, String shell, int graceSeconds, Path sdkPath, String nvidiaSmi, String host)
             throws PlatformException {
         this.context = context;
+        this.host = host;
         this.nvidiaSmi = nvidiaSmi;
         this.sdkPath = sdkPath;
         this.shell = shell;
@@ -235,7 +242,8 @@ final class LocalSession implements TrainingSession {
             trial.process = handle;
             Instant started = handle.info().startInstant().orElse(Instant.now());
             Files.writeString(trial.directory.resolve(".nni").resolve("pid"), handle.pid() + " " + started.toEpochMilli());
-            trial.job = trial.job.running(Instant.now());
+            trial.job = trial.job.toBuilder().handle(handle.pid() + ":" + started.toEpochMilli()).host(host).build()
+                    .running(Instant.now());
             context.trialChanged(trial.job);
             process.onExit().thenAccept(done -> ended(trial, done.exitValue()));
         } catch (IOException | RuntimeException e) {
@@ -273,6 +281,9 @@ final class LocalSession implements TrainingSession {
     // ------------------------------------------------------------------ end
 
     private void ended(LocalTrial trial, int exitCode) {
+        if (detached) {
+            return; // a later session re-attaches the trial and reports its end
+        }
         trial.tail.read(true);
         unwatch(trial);
         TrialJob ended;
@@ -350,27 +361,20 @@ final class LocalSession implements TrainingSession {
     @Override
     public Optional<TrialJob> reattach(TrialJob stored) {
         Path directory = context.experimentDirectory().resolve("trials").resolve(stored.id());
-        Path pidFile = directory.resolve(".nni").resolve("pid");
-        if (!Files.isRegularFile(pidFile)) {
+        long[] pidAndStart = processOf(stored, directory);
+        if (pidAndStart == null) {
             return Optional.empty();
         }
-        long pid;
-        long startMillis;
-        try {
-            String[] words = Files.readString(pidFile).trim().split("\\s+");
-            pid = Long.parseLong(words[0]);
-            startMillis = Long.parseLong(words[1]);
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("trial {}: unreadable {}: {}", stored.id(), pidFile, e.getMessage());
-            return Optional.empty();
-        }
-        TrialApplication application = new TrialApplication(stored.id(), stored.sequenceId(), stored.hyperParameters(),
-                nni.api.model.Placement.NONE);
+        long pid = pidAndStart[0];
+        long startMillis = pidAndStart[1];
+        TrialApplication application = TrialApplication.builder(stored.id()).sequenceId(stored.sequenceId())
+                .hyperParameters(stored.hyperParameters()).build();
         LocalTrial trial = new LocalTrial(application, directory,
                 new MetricTail(stored.id(), directory, context::metricReported),
-                new TrialJob(stored.id(), stored.sequenceId(), TrialStatus.RUNNING, stored.submitTime(),
-                        stored.startTime() == null ? Instant.ofEpochMilli(startMillis) : stored.startTime(), null,
-                        directory.toString(), "file://localhost" + directory, stored.hyperParameters(), false, ""));
+                stored.toBuilder().status(TrialStatus.RUNNING).endTime(null).message("")
+                        .startTime(stored.startTime() == null ? Instant.ofEpochMilli(startMillis) : stored.startTime())
+                        .workingDirectory(directory.toString()).url("file://localhost" + directory)
+                        .handle(pid + ":" + startMillis).host(stored.host().isEmpty() ? host : stored.host()).build());
         Optional<ProcessHandle> process = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
                 .filter(p -> p.info().startInstant().map(Instant::toEpochMilli).orElse(-1L) == startMillis);
         synchronized (this) {
@@ -390,6 +394,36 @@ final class LocalSession implements TrainingSession {
             timers.execute(() -> ended(trial, exitCodeFromState(directory)));
         }
         return Optional.of(trial.job);
+    }
+
+    /**
+     * @return the pid and start time (epoch ms) of the trial's process group leader: from its handle,
+     *         or, for trials stored before handles existed, from {@code .nni/pid}; null when neither
+     *         says
+     */
+    private static long[] processOf(TrialJob stored, Path directory) {
+        String handle = stored.handle();
+        String source = "handle";
+        if (handle.isEmpty()) {
+            Path pidFile = directory.resolve(".nni").resolve("pid");
+            if (!Files.isRegularFile(pidFile)) {
+                return null;
+            }
+            try {
+                handle = Files.readString(pidFile).trim().replaceAll("\\s+", ":");
+                source = pidFile.toString();
+            } catch (IOException e) {
+                LOG.warn("trial {}: unreadable {}: {}", stored.id(), pidFile, e.getMessage());
+                return null;
+            }
+        }
+        try {
+            String[] words = handle.split(":");
+            return new long[] {Long.parseLong(words[0]), Long.parseLong(words[1])};
+        } catch (RuntimeException e) {
+            LOG.warn("trial {}: {} '{}' is not <pid>:<start time>", stored.id(), source, handle);
+            return null;
+        }
     }
 
     private static int exitCodeFromState(Path directory) {
@@ -476,6 +510,21 @@ final class LocalSession implements TrainingSession {
         return Files.isRegularFile(file) ? Optional.of(Files.newInputStream(file)) : Optional.empty();
     }
 
+    /**
+     * Stops watching: the watch thread and timers end, the trials' processes keep running and
+     * their exits are no longer reported. Pending SIGKILLs of trials being cancelled still fire.
+     */
+    @Override
+    public void detach() {
+        if (closed) {
+            return;
+        }
+        detached = true;
+        release();
+        LOG.info("experiment {}: local session detached; {} trials keep running", context.experimentId(),
+                trials.values().stream().filter(t -> !t.job.status().isTerminal()).count());
+    }
+
     @Override
     public void close() {
         if (closed) {
@@ -484,6 +533,11 @@ final class LocalSession implements TrainingSession {
         for (LocalTrial trial : trials.values()) {
             cancel(trial.application.trialId(), false);
         }
+        release();
+    }
+
+    /** Ends the watch thread and the timers; pending SIGKILLs still run (shutdown lets scheduled kills fire). */
+    private void release() {
         closed = true;
         synchronized (this) {
             if (gpuRecheck != null) {
@@ -495,7 +549,6 @@ final class LocalSession implements TrainingSession {
         } catch (IOException e) {
             LOG.debug("closing the watch service failed", e);
         }
-        // pending SIGKILLs still run: shutdown() lets scheduled kills fire, then the thread ends
         timers.shutdown();
     }
 }

@@ -7,19 +7,22 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.environment.EnvironmentLauncher;
+import nni.api.environment.EnvironmentListener;
 import nni.api.environment.EnvironmentSpec;
+import nni.api.environment.EnvironmentState;
+import nni.api.environment.KeeperRuntime;
 import nni.api.environment.LaunchedEnvironment;
 import nni.ts.remote.internal.keeper.KeeperProbe;
 import nni.ts.remote.internal.schedule.Scheduler;
@@ -27,11 +30,17 @@ import nni.ts.remote.internal.ssh.Shell;
 import nni.ts.remote.internal.ssh.SshException;
 
 /**
- * Starts keepers on the experiment's machines over SSH. A keeper to start waits in a queue until
+ * Starts keepers on the experiment's machines over SSH. Each machine is asked once which keeper it
+ * can run ({@link KeeperProbe}: Java 17+, else Python 3.7+, as the configured {@code keeper} allows);
+ * one that can run none is not used, and environments say where their keeper runs in their
+ * attributes ({@code keeper=python 3.11}). A keeper to start waits in a queue until
  * a machine has room for it (the GPUs {@code trialGpuNumber} asks for); it is then started detached
  * ({@code setsid nohup}) in a process group of its own, its token fed through stdin. A periodic
  * check per machine notices keepers that ended, machines that cannot be reached (their keepers are
- * given up after {@code machineLostAfter}) and machines that are back.
+ * given up after {@code machineLostAfter}) and machines that are back. Why a keeper waits for a
+ * machine reaches its trials as the environment's {@link EnvironmentState#PENDING} message. An
+ * environment's handle is {@code <machine>/<keeper pid>}; {@link #detach()} closes the connections
+ * and leaves every keeper running.
  *
  * <p>State is guarded by {@link #lock}; SSH work runs on {@link #executor} threads outside it.
  */
@@ -44,11 +53,10 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
     private final int gpuNumber;
     private final Path codeArchive;
     private final Path sdk;
-    private final Keepers keepers;
+    private final KeeperCommands keepers;
     private final Duration killGrace;
     private final Duration machineLostAfter;
     private final ScheduledExecutorService executor;
-    private final BiConsumer<String, String> waitingListener;
     private final Object lock = new Object();
     private final Map<String, RemoteEnvironment> pending = new LinkedHashMap<>();
     private final Map<String, RemoteEnvironment> running = new LinkedHashMap<>();
@@ -57,12 +65,11 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
     private boolean closed;
 
     /**
-     * @param sdk             the nni SDK shipped with nni-osgi ({@code nni/__init__.py}), for machines without nni; or null
-     * @param waitingListener told (environment id, why) whenever an environment has to wait for a machine
+     * @param sdk     the nni SDK shipped with nni-osgi ({@code nni/__init__.py}), for machines without nni; or null
+     * @param keepers which keepers the machines may run, and with which interpreters
      */
-    RemoteLauncher(List<RemoteMachine> machines, int gpuNumber, Path codeArchive, Path sdk, Keepers keepers, Duration killGrace,
-                   Duration machineLostAfter, Duration checkInterval, ScheduledExecutorService executor,
-                   BiConsumer<String, String> waitingListener) {
+    RemoteLauncher(List<RemoteMachine> machines, int gpuNumber, Path codeArchive, Path sdk, KeeperCommands keepers, Duration killGrace,
+                   Duration machineLostAfter, Duration checkInterval, ScheduledExecutorService executor) {
         this.machines = machines;
         this.gpuNumber = gpuNumber;
         this.codeArchive = codeArchive;
@@ -71,7 +78,6 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         this.killGrace = killGrace;
         this.machineLostAfter = machineLostAfter;
         this.executor = executor;
-        this.waitingListener = waitingListener;
         executor.scheduleWithFixedDelay(this::check, checkInterval.toMillis(), checkInterval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -87,8 +93,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 synchronized (lock) {
                     machine.reachable(null);
                 }
-                KeeperProbe.Runtime runtime = machine.keeper(keepers);
-                LOG.info("remote machine {} runs the {} trial keeper", machine.name(), runtime == KeeperProbe.Runtime.JAVA ? "Java" : "Python");
+                LOG.info("remote machine {} runs the trial keeper on {}", machine.name(), machine.keeper(keepers).describe());
             } catch (KeeperProbe.NoKeeperException e) {
                 failures.add(e.getMessage());
                 LOG.warn("{}", e.getMessage());
@@ -104,43 +109,17 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
     }
 
     @Override
-    public LaunchedEnvironment start(EnvironmentSpec spec) {
-        RemoteEnvironment environment = new RemoteEnvironment(spec);
+    public LaunchedEnvironment start(EnvironmentSpec spec, EnvironmentListener listener) {
+        RemoteEnvironment environment = new RemoteEnvironment(spec, listener);
         synchronized (lock) {
             if (closed) {
-                environment.ended.complete("the remote session is closed");
+                environment.end("the remote session is closed");
                 return environment;
             }
-            pending.put(spec.environmentId(), environment);
+            pending.put(environment.id, environment);
         }
         submit(this::placePending);
         return environment;
-    }
-
-    /** @return why the environment waits, or null when it does not */
-    String whyWaiting(String environmentId) {
-        synchronized (lock) {
-            RemoteEnvironment environment = pending.get(environmentId);
-            return environment == null ? null : environment.whyWaiting;
-        }
-    }
-
-    /** Gives up an environment that still waits for a machine. */
-    void stopWaiting(String environmentId) {
-        RemoteEnvironment environment;
-        synchronized (lock) {
-            environment = pending.get(environmentId);
-        }
-        if (environment != null) {
-            environment.stop();
-        }
-    }
-
-    /** @return why environments wait for a machine, or null when none does */
-    String anyWaiting() {
-        synchronized (lock) {
-            return pending.values().stream().map(e -> e.whyWaiting).filter(w -> w != null).findFirst().orElse(null);
-        }
     }
 
     private void submit(Runnable task) {
@@ -174,32 +153,32 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         }
         List<Map.Entry<RemoteEnvironment, Scheduler.Placement>> toStart = new ArrayList<>();
         List<RemoteEnvironment> hopeless = new ArrayList<>();
-        Map<String, String> waiting = new LinkedHashMap<>();
+        Map<RemoteEnvironment, String> waiting = new LinkedHashMap<>();
         synchronized (lock) {
             for (RemoteEnvironment environment : new ArrayList<>(pending.values())) {
                 Scheduler.Decision decision = Scheduler.place(machines.stream().map(m -> m.slots).toList(), gpuNumber);
                 if (decision.placement().isPresent()) {
-                    pending.remove(environment.spec.environmentId());
+                    pending.remove(environment.id);
                     environment.placement = decision.placement().get();
                     environment.machine = machines.stream().filter(m -> m.slots == environment.placement.machine()).findFirst().orElseThrow();
-                    running.put(environment.spec.environmentId(), environment);
+                    running.put(environment.id, environment);
                     toStart.add(Map.entry(environment, environment.placement));
                 } else if (decision.hopeless()) {
-                    pending.remove(environment.spec.environmentId());
+                    pending.remove(environment.id);
                     environment.whyWaiting = decision.whyWaiting();
                     hopeless.add(environment);
                 } else {
                     if (!decision.whyWaiting().equals(environment.whyWaiting)) {
-                        waiting.put(environment.spec.environmentId(), decision.whyWaiting());
+                        waiting.put(environment, decision.whyWaiting());
                     }
                     environment.whyWaiting = decision.whyWaiting();
                 }
             }
         }
-        hopeless.forEach(e -> e.ended.complete("no machine can ever run it: " + e.whyWaiting.substring("waiting: ".length())));
-        waiting.forEach((id, why) -> {
-            LOG.info("environment {} {}", id, why);
-            waitingListener.accept(id, why);
+        hopeless.forEach(e -> e.end("no machine can ever run it: " + e.whyWaiting.substring("waiting: ".length())));
+        waiting.forEach((environment, why) -> {
+            LOG.info("environment {} {}", environment.id, why);
+            environment.listener.stateChanged(EnvironmentState.PENDING, why);
         });
         for (var start : toStart) {
             submit(() -> launch(start.getKey()));
@@ -213,8 +192,9 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         String workDirectory = machine.directory + "/envs/" + spec.environmentId();
         environment.url = "file://" + machine.config.target().host() + workDirectory;
         try {
-            machine.prepare(keepers, codeArchive, sdk);
-            KeeperProbe.Runtime runtime = machine.keeperRuntime();
+            environment.listener.stateChanged(EnvironmentState.STARTING, "waiting: starting the keeper on " + machine.name());
+            KeeperRuntime runtime = machine.keeper(keepers).runtime();
+            machine.prepare(runtime, spec.keeperFile(runtime), codeArchive, sdk);
             StringBuilder command = new StringBuilder();
             command.append("mkdir -p ").append(Shell.quote(workDirectory)).append(" && cd ").append(Shell.quote(workDirectory))
                     .append(" && IFS= read -r ").append(EnvironmentSpec.TOKEN_VARIABLE)
@@ -226,10 +206,8 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 command.append(" && export CUDA_VISIBLE_DEVICES=")
                         .append(environment.placement.gpus().stream().map(String::valueOf).collect(Collectors.joining(",")));
             }
-            command.append(" && { setsid nohup ").append(keepers.command(runtime, machine.keeperFile(runtime)));
-            for (String argument : spec.arguments(machine.directory + "/nni-code.tar.gz", workDirectory)) {
-                command.append(' ').append(Shell.quote(argument));
-            }
+            command.append(" && { setsid nohup ")
+                    .append(keepers.commandLine(spec, runtime, machine.keeperFile(runtime), machine.directory + "/nni-code.tar.gz", workDirectory));
             command.append(" >keeper.stdout 2>keeper.stderr </dev/null & echo $! ; }");
             String out = machine.ssh.check(command.toString(), spec.token() + "\n", "starting the trial keeper");
             long pid = Long.parseLong(out.strip());
@@ -238,12 +216,15 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 environment.pid = pid;
                 stopNow = environment.stopRequested;
             }
-            LOG.info("environment {} started on {} ({} keeper, pid {}, GPUs {})", spec.environmentId(), machine.name(),
-                    runtime == KeeperProbe.Runtime.JAVA ? "Java" : "Python", pid, environment.placement.gpus());
+            LOG.info("environment {} started on {} (keeper pid {} on {}, GPUs {})", spec.environmentId(), machine.name(), pid,
+                    machine.keeper(keepers).describe(), environment.placement.gpus());
+            environment.listener.stateChanged(EnvironmentState.RUNNING, "waiting: the keeper runs on " + machine.name()
+                    + " and connects to the manager");
             if (stopNow) {
                 kill(environment);
             }
-        } catch (KeeperProbe.NoKeeperException e) {
+        } catch (KeeperProbe.NoKeeperException | IllegalStateException e) {
+            // a machine that can run no keeper this experiment allows (or this build ships)
             LOG.warn("environment {}: {}", spec.environmentId(), e.getMessage());
             finish(environment, e.getMessage());
         } catch (SshException | NumberFormatException e) {
@@ -285,7 +266,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 machine.reachable(null);
             }
             for (RemoteEnvironment leftover : leftovers) {
-                LOG.info("environment {}: stopping its keeper, given up while {} was unreachable", leftover.spec.environmentId(), machine.name());
+                LOG.info("environment {}: stopping its keeper, given up while {} was unreachable", leftover.id, machine.name());
                 kill(leftover);
             }
             List<String> livePids = List.of(alive.strip().split("\\s+"));
@@ -323,14 +304,14 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
     /** Frees the environment's place and completes its end. */
     private void finish(RemoteEnvironment environment, String why) {
         synchronized (lock) {
-            if (running.remove(environment.spec.environmentId()) == null && pending.remove(environment.spec.environmentId()) == null) {
+            if (running.remove(environment.id) == null && pending.remove(environment.id) == null) {
                 return;
             }
             if (environment.placement != null) {
                 environment.placement.machine().release(environment.placement.gpus());
             }
         }
-        environment.ended.complete(why);
+        environment.end(why);
         submit(this::placePending);
     }
 
@@ -340,7 +321,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         try {
             environment.machine.ssh.exec(String.format(tree, "TERM"));
         } catch (SshException e) {
-            LOG.warn("environment {}: cannot stop the keeper on {}: {}", environment.spec.environmentId(), environment.machine.name(), e.getMessage());
+            LOG.warn("environment {}: cannot stop the keeper on {}: {}", environment.id, environment.machine.name(), e.getMessage());
             return;
         }
         try {
@@ -349,7 +330,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 try {
                     environment.machine.ssh.exec(String.format(tree, "KILL"));
                 } catch (SshException e) {
-                    LOG.warn("environment {}: cannot kill the keeper: {}", environment.spec.environmentId(), e.getMessage());
+                    LOG.warn("environment {}: cannot kill the keeper: {}", environment.id, e.getMessage());
                 }
             }, killGrace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closing) {
@@ -368,6 +349,68 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 + "for p in $(t " + pid + "); do kill -" + signal + " $p 2>/dev/null; done; true";
     }
 
+    /**
+     * Finds a keeper started by an earlier session from its handle ({@code <machine>/<pid>}): the
+     * machine must be one of this experiment's and the pid still a keeper there.
+     */
+    @Override
+    public Optional<LaunchedEnvironment> reattach(String environmentId, String handle) {
+        int slash = handle.lastIndexOf('/');
+        if (slash < 0) {
+            return Optional.empty();
+        }
+        String machineName = handle.substring(0, slash);
+        long pid;
+        try {
+            pid = Long.parseLong(handle.substring(slash + 1));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+        RemoteMachine machine = machines.stream().filter(m -> m.name().equals(machineName)).findFirst().orElse(null);
+        if (machine == null || pid <= 0) {
+            return Optional.empty();
+        }
+        try {
+            if (!machine.ssh.exec("grep -q nni-trialkeeper /proc/" + pid + "/cmdline").ok()) {
+                return Optional.empty();
+            }
+        } catch (SshException e) {
+            LOG.warn("environment {}: cannot look for its keeper on {}: {}", environmentId, machine.name(), e.getMessage());
+            return Optional.empty();
+        }
+        RemoteEnvironment environment = new RemoteEnvironment(null, (state, message) -> { });
+        environment.id = environmentId;
+        environment.machine = machine;
+        environment.pid = pid;
+        environment.url = "file://" + machine.config.target().host() + machine.directory + "/envs/" + environmentId;
+        synchronized (lock) {
+            if (closed) {
+                return Optional.empty();
+            }
+            running.put(environmentId, environment);
+        }
+        LOG.info("environment {}: keeper pid {} on {} found again", environmentId, pid, machine.name());
+        return Optional.of(environment);
+    }
+
+    /**
+     * Lets go of every keeper without stopping it: the environments are detached (their ends are
+     * no longer reported), the checks end, the connections are closed. The keepers keep running.
+     */
+    void detach() {
+        List<RemoteEnvironment> all;
+        synchronized (lock) {
+            closed = true;
+            all = new ArrayList<>(running.values());
+            all.addAll(pending.values());
+            running.clear();
+            pending.clear();
+        }
+        all.forEach(RemoteEnvironment::detach);
+        executor.shutdownNow();
+        machines.forEach(m -> m.ssh.close());
+    }
+
     /** Stops every keeper and closes the connections. */
     @Override
     public void close() {
@@ -382,7 +425,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 try {
                     environment.machine.ssh.exec(killTree(environment.pid, "KILL"));
                 } catch (SshException e) {
-                    LOG.warn("environment {}: cannot kill the keeper on {}: {}", environment.spec.environmentId(),
+                    LOG.warn("environment {}: cannot kill the keeper on {}: {}", environment.id,
                             environment.machine.name(), e.getMessage());
                 }
             }
@@ -392,19 +435,30 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         executor.shutdown();
     }
 
-    /** One keeper to start or started. */
+    /** One keeper to start or started (or found again: then without a spec). */
     private final class RemoteEnvironment implements LaunchedEnvironment {
         final EnvironmentSpec spec;
+        final EnvironmentListener listener;
         final CompletableFuture<String> ended = new CompletableFuture<>();
+        String id;
         RemoteMachine machine;
         Scheduler.Placement placement;
         String whyWaiting;
         volatile String url = "";
         long pid;
         boolean stopRequested;
+        private volatile boolean detached;
 
-        RemoteEnvironment(EnvironmentSpec spec) {
+        RemoteEnvironment(EnvironmentSpec spec, EnvironmentListener listener) {
             this.spec = spec;
+            this.listener = listener;
+            this.id = spec == null ? null : spec.environmentId();
+        }
+
+        void end(String why) {
+            if (!detached) {
+                ended.complete(why);
+            }
         }
 
         @Override
@@ -417,9 +471,9 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
             boolean wasPending;
             boolean started;
             synchronized (lock) {
-                wasPending = pending.containsKey(spec.environmentId());
+                wasPending = pending.containsKey(id);
                 stopRequested = true;
-                started = pid > 0 && running.containsKey(spec.environmentId());
+                started = pid > 0 && running.containsKey(id);
             }
             if (wasPending) {
                 finish(this, "stopped before a machine was free for it");
@@ -429,8 +483,31 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         }
 
         @Override
+        public void detach() {
+            detached = true;
+        }
+
+        @Override
         public String url() {
             return url;
+        }
+
+        @Override
+        public String handle() {
+            synchronized (lock) {
+                return machine == null || pid <= 0 ? "" : machine.name() + "/" + pid;
+            }
+        }
+
+        @Override
+        public String host() {
+            return machine == null ? "" : machine.name();
+        }
+
+        @Override
+        public Map<String, String> attributes() {
+            KeeperProbe.Found keeper = machine == null ? null : machine.keeperFound();
+            return keeper == null ? Map.of() : Map.of("keeper", keeper.describe());
         }
     }
 }

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 
+import nni.api.environment.KeeperRuntime;
 import nni.ts.remote.internal.keeper.KeeperProbe;
 import nni.ts.remote.internal.schedule.GpuInfo;
 import nni.ts.remote.internal.schedule.MachineSlots;
@@ -23,7 +24,7 @@ final class RemoteMachine {
     final MachineSlots slots;
     final String directory;
     private boolean prepared;
-    private KeeperProbe.Runtime keeper;
+    private KeeperProbe.Found keeper;
     private String sdkDirectory;
     private Instant unreachableSince;
     private Instant gpusSeen = Instant.EPOCH;
@@ -46,11 +47,11 @@ final class RemoteMachine {
      *
      * @throws KeeperProbe.NoKeeperException naming the machine and both requirements
      */
-    synchronized KeeperProbe.Runtime keeper(Keepers keepers) throws SshException, KeeperProbe.NoKeeperException {
+    synchronized KeeperProbe.Found keeper(KeeperCommands commands) throws SshException, KeeperProbe.NoKeeperException {
         if (keeper == null) {
-            String output = ssh.exec(KeeperProbe.command(keepers.javaCommand(), keepers.pythonCommand())).stdout();
+            String output = ssh.exec(KeeperProbe.command(commands.javaCommand(), commands.pythonCommand())).stdout();
             try {
-                keeper = KeeperProbe.choose(name(), keepers.choice(), output, keepers.javaCommand(), keepers.pythonCommand());
+                keeper = KeeperProbe.choose(name(), commands.choice(), output, commands.javaCommand(), commands.pythonCommand());
             } catch (KeeperProbe.NoKeeperException e) {
                 slots.exclude(e.getMessage());
                 throw e;
@@ -60,31 +61,31 @@ final class RemoteMachine {
     }
 
     /** @return the keeper this machine runs, or null before {@link #keeper} decided it */
-    synchronized KeeperProbe.Runtime keeperRuntime() {
+    synchronized KeeperProbe.Found keeperFound() {
         return keeper;
     }
 
-    /** @return where the keeper file is on the machine */
-    String keeperFile(KeeperProbe.Runtime runtime) {
-        return directory + (runtime == KeeperProbe.Runtime.JAVA ? "/nni-trialkeeper.jar" : "/nni-trialkeeper.py");
+    /** @return where the file of {@code runtime}'s keeper is on the machine */
+    String keeperFile(KeeperRuntime runtime) {
+        return directory + "/" + runtime.fileName();
     }
 
     /**
      * Creates the experiment's directory and uploads the keeper this machine runs and the code, once
      * per experiment; where {@code python3} cannot {@code import nni}, also the SDK shipped with nni-osgi.
      *
-     * @param sdk the local {@code nni/__init__.py} to upload where needed, or null
+     * @param keeperFile the local file of the keeper {@code runtime} names
+     * @param sdk        the local {@code nni/__init__.py} to upload where needed, or null
      */
-    synchronized void prepare(Keepers keepers, Path codeArchive, Path sdk) throws SshException, KeeperProbe.NoKeeperException {
+    synchronized void prepare(KeeperRuntime runtime, Path keeperFile, Path codeArchive, Path sdk) throws SshException {
         if (prepared) {
             return;
         }
-        KeeperProbe.Runtime runtime = keeper(keepers);
         String experimentRoot = directory.substring(0, directory.lastIndexOf('/'));
         // the experiment's root is shared by the users of one host (umask 0, as NNI does)
         ssh.check("(umask 0; mkdir -p " + Shell.quote(experimentRoot) + ") && mkdir -p " + Shell.quote(directory + "/envs"),
                 "creating " + directory);
-        ssh.upload(keepers.file(runtime), keeperFile(runtime));
+        ssh.upload(keeperFile, keeperFile(runtime));
         ssh.upload(codeArchive, directory + "/nni-code.tar.gz");
         if (sdk != null && !ssh.exec("python3 -c 'import nni'").ok()) {
             ssh.check("mkdir -p " + Shell.quote(directory + "/sdk/nni"), "creating the SDK directory");

@@ -20,7 +20,9 @@ import org.osgi.service.metatype.annotations.Option;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.config.ConfigReader;
 import nni.api.config.SectionCheck;
+import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
@@ -28,7 +30,6 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
-import nni.ts.remote.internal.keeper.KeeperProbe;
 import nni.ts.remote.internal.pack.CodeArchiver;
 import nni.ts.remote.internal.ssh.HostKeyPolicy;
 import nni.ts.remote.internal.ssh.SshConnection;
@@ -91,13 +92,13 @@ public class RemotePlatform implements TrainingPlatform {
 
     private final Config config;
     private final KeeperSessions keeperSessions;
-    private final KeeperProbe.Choice keeperChoice;
+    private final KeeperChoice keeperChoice;
 
     @Activate
     public RemotePlatform(Config config, @Reference KeeperSessions keeperSessions) {
         this.config = config;
         this.keeperSessions = keeperSessions;
-        this.keeperChoice = KeeperProbe.Choice.parse(config.keeper()); // a bad value fails the activation, naming the key
+        this.keeperChoice = KeeperChoice.of(config.keeper()); // a bad value fails the activation, naming the key
         if (config.insecure_skip_host_key_check()) {
             LOG.warn("remote platform: host keys are NOT checked (insecure_skip_host_key_check=true)");
         }
@@ -118,11 +119,9 @@ public class RemotePlatform implements TrainingPlatform {
             throw new PlatformException(e instanceof CodeArchiver.TooLargeException ? e.getMessage()
                     : "cannot pack trialCodeDirectory " + settings.codeDirectory() + ": " + e.getMessage(), e);
         }
-        Path sdk = shipped("/sdk/nni/__init__.py", context.experimentDirectory().resolve("remote").resolve("sdk").resolve("nni"));
-        Keepers keepers = new Keepers(keeperChoice, config.java_command(), config.python_command(), keeperSessions.keeperJar(),
-                shipped("/keeper/nni-trialkeeper.py", context.experimentDirectory().resolve("remote")));
+        Path sdk = shippedSdk(context.experimentDirectory().resolve("remote").resolve("sdk"));
         HostKeyPolicy hostKeys = new HostKeyPolicy(config.known_hosts().isBlank()
-                ? Path.of(System.getProperty("user.home"), ".ssh", "known_hosts") : Path.of(config.known_hosts()),
+                ? Path.of(ConfigReader.userHome(), ".ssh", "known_hosts") : Path.of(config.known_hosts()),
                 config.insecure_skip_host_key_check());
         Duration timeout = Duration.ofSeconds(config.connect_timeout_seconds());
         List<RemoteMachine> machines = new ArrayList<>();
@@ -137,44 +136,39 @@ public class RemotePlatform implements TrainingPlatform {
             return thread;
         });
         executor.setRemoveOnCancelPolicy(true);
-        return RemoteSession.open(context, settings.reuseMode(), new RemoteSession.KeeperSessionOpener() {
-            @Override
-            public RemoteLauncher launcher(java.util.function.BiConsumer<String, String> waitingListener) throws PlatformException {
-                RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, sdk, keepers,
-                        Duration.ofSeconds(config.kill_grace_seconds()), Duration.ofSeconds(config.machine_lost_seconds()),
-                        Duration.ofSeconds(config.check_interval_seconds()), executor, waitingListener);
-                List<String> failures = launcher.connectAll();
-                if (failures.size() == machines.size()) {
-                    launcher.close();
-                    executor.shutdownNow();
-                    throw new PlatformException("no remote machine can be used: " + String.join("; ", failures));
-                }
-                return launcher;
-            }
-
-            @Override
-            public TrainingSession open(SessionContext wrapped, RemoteLauncher launcher) throws PlatformException {
-                return keeperSessions.open(wrapped, launcher, new KeeperOptions("remote", settings.reuseMode(),
-                        Math.max(1, config.max_keepers()), Duration.ofSeconds(config.reuse_idle_seconds()), settings.nniManagerIp()));
-            }
-        });
+        RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, sdk,
+                new KeeperCommands(keeperChoice, config.java_command(), config.python_command()),
+                Duration.ofSeconds(config.kill_grace_seconds()), Duration.ofSeconds(config.machine_lost_seconds()),
+                Duration.ofSeconds(config.check_interval_seconds()), executor);
+        List<String> failures = launcher.connectAll();
+        if (failures.size() == machines.size()) {
+            launcher.close();
+            executor.shutdownNow();
+            throw new PlatformException("no remote machine can be used: " + String.join("; ", failures));
+        }
+        try {
+            return new RemoteSession(keeperSessions.open(context, launcher, KeeperOptions.builder("remote")
+                    .reuse(settings.reuseMode()).maxEnvironments(Math.max(1, config.max_keepers()))
+                    .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost(settings.nniManagerIp())
+                    .keeper(keeperChoice).build()), launcher);
+        } catch (PlatformException | RuntimeException e) {
+            launcher.close();
+            throw e;
+        }
     }
 
-    /**
-     * @return a file shipped in this bundle ({@code resource}: the nni SDK, the Python keeper), written into
-     *         {@code directory} under its own name for upload
-     */
-    private static Path shipped(String resource, Path directory) throws PlatformException {
-        Path file = directory.resolve(resource.substring(resource.lastIndexOf('/') + 1));
-        try (java.io.InputStream in = RemotePlatform.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new PlatformException(resource.substring(1) + " is missing from bundle nni.ts.remote");
+    /** @return the SDK shipped in this bundle, written to {@code directory}/nni/__init__.py for upload */
+    private static Path shippedSdk(Path directory) throws PlatformException {
+        Path file = directory.resolve("nni").resolve("__init__.py");
+        try (java.io.InputStream sdk = RemotePlatform.class.getResourceAsStream("/sdk/nni/__init__.py")) {
+            if (sdk == null) {
+                throw new PlatformException("the nni SDK is missing from bundle nni.ts.remote");
             }
-            java.nio.file.Files.createDirectories(directory);
-            java.nio.file.Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            java.nio.file.Files.createDirectories(file.getParent());
+            java.nio.file.Files.copy(sdk, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             return file;
         } catch (IOException e) {
-            throw new PlatformException("cannot provide " + resource.substring(1) + " in " + directory + ": " + e.getMessage(), e);
+            throw new PlatformException("cannot provide the nni SDK in " + directory + ": " + e.getMessage(), e);
         }
     }
 }

@@ -4,32 +4,28 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import nni.api.environment.KeeperChoice;
+import nni.api.environment.KeeperRuntime;
+
 /**
  * Which trial keeper a worker can run, decided once per worker from what {@code java -version}
  * and {@code python3 --version} print there: the Java keeper needs Java 17 or newer, the Python
- * keeper Python 3.7 or newer. With {@link Choice#AUTO} Java is preferred (it is the keeper measured
- * for throughput), Python taken when Java is missing or too old. Pure logic: a platform runs
- * {@link #command} where its workers are (over SSH, in a pod, in a job) and hands the output here.
+ * keeper Python 3.7 or newer. With {@link KeeperChoice#AUTO} Java is preferred (it is the keeper
+ * measured for throughput), Python taken when Java is missing or too old. Pure logic: the platform
+ * runs {@link #command} on the worker (over SSH) and hands the output here.
  */
 public final class KeeperProbe {
 
-    /** The keeper that runs on a worker. */
-    public enum Runtime {
-        JAVA, PYTHON
-    }
+    /**
+     * What a worker runs: the keeper and the version of its interpreter there.
+     *
+     * @param version the Java feature release ({@code 17}) or the Python version ({@code 3.11})
+     */
+    public record Found(KeeperRuntime runtime, String version) {
 
-    /** What the platform's configuration asks for ({@code keeper = auto | java | python}). */
-    public enum Choice {
-        AUTO, JAVA, PYTHON;
-
-        /** @throws IllegalArgumentException naming the allowed values */
-        public static Choice parse(String text) {
-            for (Choice choice : values()) {
-                if (choice.name().equalsIgnoreCase(text == null ? "" : text.trim())) {
-                    return choice;
-                }
-            }
-            throw new IllegalArgumentException("keeper must be auto, java or python, got '" + text + "'");
+        /** @return how trials show where their keeper ran ({@code java 17}, {@code python 3.11}) */
+        public String describe() {
+            return runtime.name().toLowerCase(Locale.ROOT) + " " + version;
         }
     }
 
@@ -66,39 +62,26 @@ public final class KeeperProbe {
      * @param output  what {@link #command} printed there
      * @throws NoKeeperException when the worker has neither (or not the one the choice names)
      */
-    public static Runtime choose(String machine, Choice choice, String output, String javaCommand, String pythonCommand)
+    public static Found choose(String machine, KeeperChoice choice, String output, String javaCommand, String pythonCommand)
             throws NoKeeperException {
         int separator = output.indexOf(SEPARATOR);
         String javaSays = versionLine(separator < 0 ? output : output.substring(0, separator));
         String pythonSays = firstLine(separator < 0 ? "" : output.substring(separator + SEPARATOR.length()));
-        boolean java = javaMajor(javaSays) >= JAVA_MAJOR;
-        boolean python = pythonSays(pythonSays);
+        int javaMajor = javaMajor(javaSays);
+        String python = pythonVersion(pythonSays);
         String javaNeed = "Java " + JAVA_MAJOR + " or newer (`" + javaCommand + " -version`: " + said(javaSays) + ")";
         String pythonNeed = "Python 3." + PYTHON_MINOR + " or newer (`" + pythonCommand + " --version`: " + said(pythonSays) + ")";
-        switch (choice) {
-            case JAVA -> {
-                if (java) {
-                    return Runtime.JAVA;
-                }
-                throw new NoKeeperException("machine " + machine + " cannot run the Java trial keeper (keeper = java): it needs " + javaNeed);
-            }
-            case PYTHON -> {
-                if (python) {
-                    return Runtime.PYTHON;
-                }
-                throw new NoKeeperException("machine " + machine + " cannot run the Python trial keeper (keeper = python): it needs "
-                        + pythonNeed);
-            }
-            default -> {
-                if (java) {
-                    return Runtime.JAVA;
-                }
-                if (python) {
-                    return Runtime.PYTHON;
-                }
-                throw new NoKeeperException("machine " + machine + " can run no trial keeper: it needs " + javaNeed + " or " + pythonNeed);
-            }
+        if (choice.allows(KeeperRuntime.JAVA) && javaMajor >= JAVA_MAJOR) {
+            return new Found(KeeperRuntime.JAVA, Integer.toString(javaMajor));
         }
+        if (choice.allows(KeeperRuntime.PYTHON) && python != null) {
+            return new Found(KeeperRuntime.PYTHON, python);
+        }
+        throw new NoKeeperException(switch (choice) {
+            case JAVA -> "machine " + machine + " cannot run the Java trial keeper (keeper = java): it needs " + javaNeed;
+            case PYTHON -> "machine " + machine + " cannot run the Python trial keeper (keeper = python): it needs " + pythonNeed;
+            case AUTO -> "machine " + machine + " can run no trial keeper: it needs " + javaNeed + " or " + pythonNeed;
+        });
     }
 
     /** @return the Java feature release {@code java -version} names (8 for "1.8.0"), or -1 */
@@ -111,9 +94,15 @@ public final class KeeperProbe {
         return major == 1 && m.group(2) != null ? Integer.parseInt(m.group(2)) : major;
     }
 
-    private static boolean pythonSays(String says) {
+    /** @return "major.minor" when {@code python3 --version} names Python 3.7 or newer, else null */
+    private static String pythonVersion(String says) {
         Matcher m = PYTHON_VERSION.matcher(says);
-        return m.find() && (Integer.parseInt(m.group(1)) > 3 || (Integer.parseInt(m.group(1)) == 3 && Integer.parseInt(m.group(2)) >= PYTHON_MINOR));
+        if (!m.find()) {
+            return null;
+        }
+        int major = Integer.parseInt(m.group(1));
+        int minor = Integer.parseInt(m.group(2));
+        return major > 3 || (major == 3 && minor >= PYTHON_MINOR) ? major + "." + minor : null;
     }
 
     /** @return the line naming the version (a JVM may first say "Picked up JAVA_TOOL_OPTIONS"), else the first one */

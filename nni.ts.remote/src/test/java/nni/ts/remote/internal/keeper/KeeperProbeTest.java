@@ -9,9 +9,10 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.Test;
 
-import nni.ts.remote.internal.keeper.KeeperProbe.Choice;
+import nni.api.environment.KeeperChoice;
+import nni.api.environment.KeeperRuntime;
+import nni.ts.remote.internal.keeper.KeeperProbe.Found;
 import nni.ts.remote.internal.keeper.KeeperProbe.NoKeeperException;
-import nni.ts.remote.internal.keeper.KeeperProbe.Runtime;
 
 public class KeeperProbeTest {
 
@@ -23,38 +24,50 @@ public class KeeperProbeTest {
     private static final String PYTHON_36 = "Python 3.6.15";
     private static final String NO_PYTHON = "bash: line 1: python3: command not found";
 
-    private static Runtime choose(Choice choice, String java, String python) throws NoKeeperException {
+    private static KeeperRuntime choose(KeeperChoice choice, String java, String python) throws NoKeeperException {
+        return found(choice, java, python).runtime();
+    }
+
+    private static Found found(KeeperChoice choice, String java, String python) throws NoKeeperException {
         return KeeperProbe.choose("gpu-1:22", choice, java + SEP + python + "\n", "java", "python3");
     }
 
     @Test
     public void autoPrefersJava17AndTakesPython37WhenJavaIsMissingOrOld() throws Exception {
-        assertEquals(Runtime.JAVA, choose(Choice.AUTO, JAVA_17, PYTHON_311));
-        assertEquals(Runtime.JAVA, choose(Choice.AUTO, "Picked up JAVA_TOOL_OPTIONS: -Xmx1g\n" + JAVA_17, NO_PYTHON));
-        assertEquals(Runtime.PYTHON, choose(Choice.AUTO, NO_JAVA, PYTHON_311));
-        assertEquals(Runtime.PYTHON, choose(Choice.AUTO, JAVA_8, "Python 3.7.16"));
-        assertEquals(Runtime.PYTHON, choose(Choice.PYTHON, JAVA_17, PYTHON_311));
+        assertEquals(KeeperRuntime.JAVA, choose(KeeperChoice.AUTO, JAVA_17, PYTHON_311));
+        assertEquals(KeeperRuntime.JAVA, choose(KeeperChoice.AUTO, "Picked up JAVA_TOOL_OPTIONS: -Xmx1g\n" + JAVA_17, NO_PYTHON));
+        assertEquals(KeeperRuntime.PYTHON, choose(KeeperChoice.AUTO, NO_JAVA, PYTHON_311));
+        assertEquals(KeeperRuntime.PYTHON, choose(KeeperChoice.AUTO, JAVA_8, "Python 3.7.16"));
+        assertEquals(KeeperRuntime.PYTHON, choose(KeeperChoice.PYTHON, JAVA_17, PYTHON_311));
+    }
+
+    @Test
+    public void whatWasFoundNamesTheRuntimeAndItsVersion() throws Exception {
+        assertEquals("java 17", found(KeeperChoice.AUTO, JAVA_17, PYTHON_311).describe());
+        assertEquals("java 21", found(KeeperChoice.AUTO, "openjdk version \"21\" 2023-09-19", NO_PYTHON).describe());
+        assertEquals("python 3.11", found(KeeperChoice.AUTO, NO_JAVA, PYTHON_311).describe());
+        assertEquals("python 3.7", found(KeeperChoice.PYTHON, JAVA_17, "Python 3.7.3").describe());
     }
 
     @Test
     public void aMachineWithNeitherIsNamedWithBothRequirements() {
-        NoKeeperException e = assertThrows(NoKeeperException.class, () -> choose(Choice.AUTO, JAVA_8, PYTHON_36));
+        NoKeeperException e = assertThrows(NoKeeperException.class, () -> choose(KeeperChoice.AUTO, JAVA_8, PYTHON_36));
         assertEquals("machine gpu-1:22 can run no trial keeper: it needs Java 17 or newer (`java -version`: java version \"1.8.0_292\")"
                 + " or Python 3.7 or newer (`python3 --version`: Python 3.6.15)", e.getMessage());
-        e = assertThrows(NoKeeperException.class, () -> choose(Choice.AUTO, NO_JAVA, NO_PYTHON));
+        e = assertThrows(NoKeeperException.class, () -> choose(KeeperChoice.AUTO, NO_JAVA, NO_PYTHON));
         assertTrue(e.getMessage(), e.getMessage().contains("(`java -version`: not found)") && e.getMessage().contains("(`python3 --version`: not found)"));
     }
 
     @Test
     public void aForcedChoiceNeedsThatRuntime() throws Exception {
-        assertEquals(Runtime.JAVA, choose(Choice.JAVA, JAVA_17, NO_PYTHON));
-        NoKeeperException e = assertThrows(NoKeeperException.class, () -> choose(Choice.JAVA, NO_JAVA, PYTHON_311));
+        assertEquals(KeeperRuntime.JAVA, choose(KeeperChoice.JAVA, JAVA_17, NO_PYTHON));
+        NoKeeperException e = assertThrows(NoKeeperException.class, () -> choose(KeeperChoice.JAVA, NO_JAVA, PYTHON_311));
         assertTrue(e.getMessage(), e.getMessage().startsWith("machine gpu-1:22 cannot run the Java trial keeper (keeper = java)"));
-        e = assertThrows(NoKeeperException.class, () -> choose(Choice.PYTHON, JAVA_17, PYTHON_36));
+        e = assertThrows(NoKeeperException.class, () -> choose(KeeperChoice.PYTHON, JAVA_17, PYTHON_36));
         assertTrue(e.getMessage(), e.getMessage().contains("keeper = python") && e.getMessage().contains("Python 3.6.15"));
-        assertEquals(Choice.PYTHON, Choice.parse(" Python "));
-        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> Choice.parse("jvm"));
-        assertTrue(bad.getMessage(), bad.getMessage().contains("auto, java or python"));
+        assertEquals(KeeperChoice.PYTHON, KeeperChoice.of(" Python "));
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> KeeperChoice.of("jvm"));
+        assertTrue(bad.getMessage(), bad.getMessage().startsWith("keeper: expected java, python or auto"));
     }
 
     @Test
@@ -63,9 +76,9 @@ public class KeeperProbeTest {
         String output = new String(shell.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(shell.waitFor(60, TimeUnit.SECONDS));
         assertEquals(0, shell.exitValue());
-        assertEquals(Runtime.JAVA, KeeperProbe.choose("here", Choice.AUTO, output, "java", "no-such-python3"));
+        assertEquals(KeeperRuntime.JAVA, KeeperProbe.choose("here", KeeperChoice.AUTO, output, "java", "no-such-python3").runtime());
         NoKeeperException e = assertThrows(NoKeeperException.class,
-                () -> KeeperProbe.choose("here", Choice.PYTHON, output, "java", "no-such-python3"));
+                () -> KeeperProbe.choose("here", KeeperChoice.PYTHON, output, "java", "no-such-python3"));
         assertTrue(e.getMessage(), e.getMessage().contains("(`no-such-python3 --version`: not found)"));
     }
 }

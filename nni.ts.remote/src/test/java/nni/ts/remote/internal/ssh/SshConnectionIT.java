@@ -14,7 +14,9 @@ import java.time.Duration;
 
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
+import org.junit.Rule;
 import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
 
 import nni.itest.sshd.SshdHarness;
 import nni.itest.sshd.SshdMachine;
@@ -24,6 +26,9 @@ public class SshConnectionIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private static SshdHarness sshd;
+
+    @Rule
+    public TemporaryFolder folder = new TemporaryFolder();
 
     @BeforeClass
     public static void startServers() throws Exception {
@@ -67,7 +72,7 @@ public class SshConnectionIT {
         SshdMachine machine = sshd.machines().get(1);
         SshTarget plain = new SshTarget(machine.host(), machine.port(), "root", null, sshd.userKey(), null, null);
         SshTarget protectedKey = new SshTarget(machine.host(), machine.port(), "root", null, sshd.passphraseKey(), SshdHarness.PASSPHRASE, null);
-        Path local = Files.createTempFile("nni-upload", ".bin");
+        Path local = folder.newFile("upload.bin").toPath();
         byte[] content = new byte[300_000];
         for (int i = 0; i < content.length; i++) {
             content[i] = (byte) (i * 31);
@@ -113,7 +118,7 @@ public class SshConnectionIT {
             assertEquals(SshException.Reason.HOST_KEY_MISMATCH, e.reason());
             assertTrue(e.getMessage(), e.getMessage().contains("host key mismatch") && e.getMessage().contains(sshd.wrongKnownHosts().toString()));
         }
-        Path empty = Files.createTempFile("known_hosts", "");
+        Path empty = folder.newFile("known_hosts").toPath();
         try (SshConnection ssh = connection(target, empty)) {
             SshException e = assertThrows(SshException.class, () -> ssh.exec("true"));
             assertEquals(SshException.Reason.HOST_KEY_UNKNOWN, e.reason());

@@ -1,0 +1,105 @@
+package nni.manager.internal.command;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import org.apache.felix.service.command.Descriptor;
+import org.apache.felix.service.command.Parameter;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.nnictl.NnictlBridge;
+import nni.manager.internal.nnictl.TrialExport;
+import nni.manager.internal.store.ExperimentStore;
+
+/**
+ * What {@code nnictl experiment export|import|delete} do, as Gogo commands: {@code nni:export},
+ * {@code nni:import} (also {@code nni:importdata}, which {@code help} can describe), {@code nni:delete}.
+ */
+@Component(service = ExperimentDataCommands.class, property = {
+        "osgi.command.scope=nni",
+        "osgi.command.function=export", "osgi.command.function=import", "osgi.command.function=importdata",
+        "osgi.command.function=delete"})
+public class ExperimentDataCommands {
+
+    private final ExperimentManager experiments;
+    private final NnictlBridge nnictl;
+
+    @Activate
+    public ExperimentDataCommands(@Reference ExperimentManager experiments, @Reference NnictlBridge nnictl) {
+        this.experiments = experiments;
+        this.nnictl = nnictl;
+    }
+
+    @Descriptor("writes an experiment's results to a file as nnictl experiment export does: a row per succeeded trial "
+            + "with its parameters and final result (JSON, or CSV with a column per parameter and result)")
+    public String export(
+            @Descriptor("json (default) or csv") @Parameter(names = {"-t", "--type"}, absentValue = "json") String type,
+            @Descriptor("add each trial's intermediate results") @Parameter(names = {"-i", "--intermediate"},
+                    presentValue = "true", absentValue = "false") boolean intermediate,
+            @Descriptor("experiment id (open or stored)") String id,
+            @Descriptor("the file to write") String file) throws IOException {
+        String kind = type.toLowerCase(Locale.ROOT);
+        if (!kind.equals("json") && !kind.equals("csv")) {
+            throw new IllegalArgumentException("--type: expected json or csv, got '" + type + "'");
+        }
+        Optional<Experiment> open = experiments.get(id);
+        ExperimentStore store = open.isPresent() ? open.get().store() : ExperimentStore.openReadOnly(experiments.directoryOf(id));
+        try {
+            String text = kind.equals("json") ? TrialExport.json(store, intermediate) : TrialExport.csv(store, intermediate);
+            Path target = Path.of(file).toAbsolutePath();
+            Files.writeString(target, text, StandardCharsets.UTF_8);
+            return "experiment " + id + ": " + TrialExport.rows(store).size() + " trials exported to " + target;
+        } finally {
+            if (open.isEmpty()) {
+                store.close();
+            }
+        }
+    }
+
+    @Descriptor("feeds results of trials run elsewhere to a running experiment's tuner, as nnictl experiment import "
+            + "does (also as nni:import): a JSON file with a list of {\"parameter\": {...}, \"value\": ...}, what nni:export writes")
+    public String importdata(@Descriptor("experiment id (open)") String id,
+                             @Descriptor("the JSON file of results") String file) throws IOException {
+        Experiment experiment = experiments.get(id).orElseThrow(() -> new IllegalArgumentException("no open experiment "
+                + id + "; open: " + experiments.open().stream().map(Experiment::id).toList()));
+        int imported = experiment.importData(Files.readString(Path.of(file), StandardCharsets.UTF_8));
+        return "experiment " + id + ": " + imported + " results given to the tuner";
+    }
+
+    /**
+     * {@code nni:import}, nnictl's name: Gogo calls a function named like a Java keyword through a
+     * method with a leading underscore, which its {@code help} cannot find; {@code help nni:importdata}
+     * shows the description.
+     */
+    public String _import(String id, String file) throws IOException {
+        return importdata(id, file);
+    }
+
+    @Descriptor("deletes a stopped experiment as nnictl experiment delete does: its folder (database, logs, trial outputs) and its entry in NNI's "
+            + "experiment registry; this cannot be undone")
+    public String delete(@Descriptor("experiment id (not open: nni:halt it first)") String id)
+            throws IOException, InterruptedException {
+        Optional<Experiment> open = experiments.get(id);
+        if (open.isPresent()) {
+            throw new IllegalStateException("experiment " + id + " is open (" + open.get().status() + "); stop it first");
+        }
+        Path directory = experiments.directoryOf(id);
+        try (Stream<Path> walk = Files.walk(directory)) {
+            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+        nnictl.forget(id);
+        return "experiment " + id + " deleted (" + directory + ")";
+    }
+}

@@ -1,0 +1,90 @@
+package nni.manager.internal.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import nni.api.config.ConfigProblem;
+import nni.api.config.ConfigReader;
+
+/**
+ * The experiment fields that can change while it runs ({@code nnictl update}), each with one rule
+ * that decides what a valid value is, whether it comes from a file ({@link ExperimentConfigLoader})
+ * or from a request or the console ({@link #trialConcurrency(Object)} and the others). Values are
+ * as parsed: Integer, Long, BigInteger, BigDecimal or Double, String; a number is never converted
+ * to fit ({@code 4294967297} is not 1, {@code 1e309} is not 2147483647): out of range is an error
+ * naming the field and the range.
+ */
+public final class UpdatableFields {
+
+    public static final String TRIAL_CONCURRENCY = "trialConcurrency";
+    public static final String MAX_TRIAL_NUMBER = "maxTrialNumber";
+    public static final String MAX_EXPERIMENT_DURATION = "maxExperimentDuration";
+
+    private UpdatableFields() {
+    }
+
+    static Integer trialConcurrency(ConfigReader reader) {
+        return reader.requiredInteger(TRIAL_CONCURRENCY, 1, Integer.MAX_VALUE);
+    }
+
+    static Integer maxTrialNumber(ConfigReader reader) {
+        return reader.integer(MAX_TRIAL_NUMBER, null, 1, Integer.MAX_VALUE);
+    }
+
+    /** @return whole seconds */
+    static Long maxExperimentDuration(ConfigReader reader) {
+        return reader.duration(MAX_EXPERIMENT_DURATION);
+    }
+
+    /** @throws IllegalArgumentException naming the field and its range */
+    public static int trialConcurrency(Object value) {
+        return check(TRIAL_CONCURRENCY, value, UpdatableFields::trialConcurrency);
+    }
+
+    /** @throws IllegalArgumentException naming the field and its range */
+    public static int maxTrialNumber(Object value) {
+        return check(MAX_TRIAL_NUMBER, value, UpdatableFields::maxTrialNumber);
+    }
+
+    /** @throws IllegalArgumentException naming the field and what a duration is */
+    public static Duration maxExperimentDuration(Object value) {
+        return Duration.ofSeconds(check(MAX_EXPERIMENT_DURATION, value, UpdatableFields::maxExperimentDuration));
+    }
+
+    /**
+     * @return a value typed at the console as a file would give it: a whole number as Integer, Long
+     *         or (too large for a long) BigInteger; anything else as the text itself
+     */
+    public static Object fromText(String text) {
+        String trimmed = text.trim();
+        if (!trimmed.matches("[+-]?\\d+")) {
+            return trimmed;
+        }
+        java.math.BigInteger number = new java.math.BigInteger(trimmed);
+        if (number.bitLength() < 32) {
+            return number.intValue();
+        }
+        return number.bitLength() < 64 ? (Object) number.longValue() : number;
+    }
+
+    private static <T> T check(String field, Object value, Function<ConfigReader, T> rule) {
+        if (value == null) {
+            throw new IllegalArgumentException(field + ": a value is required");
+        }
+        Map<String, Object> one = new HashMap<>();
+        one.put(field, value);
+        ConfigReader reader = ConfigReader.of(one, Path.of("."));
+        T checked = rule.apply(reader);
+        List<ConfigProblem> problems = reader.check().problems();
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(problems.stream().map(p -> p.path() + ": " + p.message())
+                    .collect(Collectors.joining("; ")));
+        }
+        return checked;
+    }
+}

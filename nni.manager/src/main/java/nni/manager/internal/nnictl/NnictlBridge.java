@@ -1,0 +1,280 @@
+package nni.manager.internal.nnictl;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.servlet.runtime.HttpServiceRuntime;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.experiment.ExperimentStatus;
+
+/**
+ * Makes this runtime's experiments visible to NNI's own tools, as NNI's launcher and manager do for
+ * theirs: every open experiment has an entry in NNI's registry ({@link ExperimentRegistry}) with
+ * the runtime's port, its status and end time kept current, a pid of its own ({@link PidSentinel})
+ * through which {@code nnictl stop ID} and NNI's {@code Experiment.stop()} stop exactly that
+ * experiment, the URL prefix under which its REST API is served alone
+ * ({@value #PREFIX}{@code <id>}), and the log files {@code nnictl log stdout|stderr} read.
+ *
+ * <p>Registry writes and stop requests run on threads of this component, never on the
+ * experiments' threads.
+ */
+@Component(service = NnictlBridge.class, immediate = true)
+public class NnictlBridge implements ExperimentManager.Listener {
+
+    /** The URL prefix of one experiment's REST API: {@code /experiments/<id>/api/v1/nni/...}. */
+    public static final String PREFIX = "experiments/";
+    static final String STDOUT_LOG = "nnictl_stdout.log";
+    static final String STDERR_LOG = "nnictl_stderr.log";
+
+    private static final Logger LOG = LoggerFactory.getLogger(NnictlBridge.class);
+    private static final Duration STOP_PATIENCE = Duration.ofSeconds(30);
+
+    private final ExperimentManager manager;
+    private final ExperimentRegistry registry;
+    private final String configuredPort;
+    /** Registry writes, in order. */
+    private final ExecutorService writer;
+    /** Stop requests and the sentinels' output readers. */
+    private final ExecutorService workers;
+    private final Map<String, PidSentinel> sentinels = new ConcurrentHashMap<>();
+    /** How many errors of each experiment are in its stderr log already. */
+    private final Map<String, Integer> errorsLogged = new ConcurrentHashMap<>();
+    /** The status each experiment's stdout log shows last. */
+    private final Map<String, ExperimentStatus> statusLogged = new ConcurrentHashMap<>();
+
+    @Reference(service = HttpServiceRuntime.class, cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile Map<String, Object> http;
+
+    @Activate
+    public NnictlBridge(@Reference ExperimentManager manager, BundleContext context) {
+        this.manager = manager;
+        this.registry = new ExperimentRegistry(manager.root());
+        this.configuredPort = context.getProperty("org.osgi.service.http.port");
+        AtomicInteger count = new AtomicInteger();
+        this.writer = Executors.newSingleThreadExecutor(r -> daemon(r, "nni-registry"));
+        this.workers = Executors.newCachedThreadPool(r -> daemon(r, "nni-experiment-pid-" + count.incrementAndGet()));
+        manager.addListener(this);
+        manager.open().forEach(this::opened);
+    }
+
+    private static Thread daemon(Runnable work, String name) {
+        Thread thread = new Thread(work, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /**
+     * The runtime (or this bundle) stops: its experiments are detached, their pids end, and NNI's
+     * tools see them STOPPED, as after NNI's manager exits; {@code resume} takes them back.
+     */
+    @Deactivate
+    void deactivate() {
+        manager.removeListener(this);
+        for (String id : List.copyOf(sentinels.keySet())) {
+            manager.get(id).ifPresent(experiment -> write(experiment, ExperimentStatus.STOPPED.name()));
+        }
+        writer.shutdown();
+        try {
+            if (!writer.awaitTermination(10, TimeUnit.SECONDS)) {
+                LOG.warn("the experiment registry {} was not updated within 10 s", registry.file());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        sentinels.values().forEach(PidSentinel::close);
+        sentinels.clear();
+        workers.shutdownNow();
+    }
+
+    @Override
+    public void opened(Experiment experiment) {
+        String id = experiment.id();
+        writer.execute(() -> {
+            if (sentinels.containsKey(id)) {
+                return;
+            }
+            try {
+                sentinels.put(id, PidSentinel.start(id, () -> stopRequested(id), workers));
+            } catch (IOException e) {
+                LOG.warn("experiment {}: no pid of its own for NNI's tools ({}); nnictl cannot stop it", id, e.getMessage());
+            }
+            logHeader(experiment);
+            write(experiment, experiment.status().name());
+        });
+    }
+
+    @Override
+    public void changed(Experiment experiment) {
+        writer.execute(() -> {
+            if (sentinels.containsKey(experiment.id())) {
+                write(experiment, experiment.status().name());
+                logStatus(experiment);
+            }
+        });
+    }
+
+    @Override
+    public void closed(Experiment experiment, boolean stopped) {
+        writer.execute(() -> {
+            write(experiment, ExperimentStatus.STOPPED.name());
+            logStatus(experiment);
+            statusLogged.remove(experiment.id());
+            errorsLogged.remove(experiment.id());
+            PidSentinel sentinel = sentinels.remove(experiment.id());
+            if (sentinel != null) {
+                sentinel.close(); // last: a client waiting for the pid finds the registry updated
+            }
+        });
+    }
+
+    /** nnictl stop (SIGTERM to the experiment's pid) or a SIGKILL of that pid. */
+    private void stopRequested(String id) {
+        workers.execute(() -> {
+            try {
+                manager.stop(id, STOP_PATIENCE);
+            } catch (IllegalArgumentException alreadyClosed) {
+                LOG.debug("experiment {} was closed already", id);
+            }
+        });
+    }
+
+    /** @return the registry's entries, experiments whose pid is gone marked STOPPED, as NNI's manager does */
+    public List<Map<String, Object>> entries() throws IOException, InterruptedException {
+        return registry.update(entries -> {
+            for (Map<String, Object> entry : entries.values()) {
+                if (!ExperimentStatus.STOPPED.name().equals(entry.get("status")) && !alive(entry.get("pid"))) {
+                    entry.put("status", ExperimentStatus.STOPPED.name());
+                    entry.remove("port");
+                }
+            }
+            return new ArrayList<>(entries.values());
+        });
+    }
+
+    /** @return the registry entry of an experiment */
+    public Optional<Map<String, Object>> entry(String id) throws IOException, InterruptedException {
+        return entries().stream().filter(entry -> id.equals(entry.get("id"))).findFirst();
+    }
+
+    /** Removes an experiment's entry (nni:delete). */
+    public void forget(String id) throws IOException, InterruptedException {
+        registry.update(entries -> entries.remove(id));
+    }
+
+    public ExperimentRegistry registry() {
+        return registry;
+    }
+
+    private static boolean alive(Object pid) {
+        return pid instanceof Number number && ProcessHandle.of(number.longValue()).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    private void write(Experiment experiment, String status) {
+        PidSentinel sentinel = sentinels.get(experiment.id());
+        Path workingDirectory = experiment.directory().getParent();
+        Map<String, Object> entry = ExperimentRegistry.entry(experiment.id(), port(), experiment.startTime(),
+                experiment.endTime(), status, platform(experiment), experiment.config().experimentName(), List.of(),
+                sentinel == null ? -1 : sentinel.pid(), workingDirectory.toString(), PREFIX + experiment.id());
+        try {
+            registry.update(entries -> {
+                Map<String, Object> known = entries.get(experiment.id());
+                if (known != null && known.get("tag") != null) {
+                    entry.put("tag", known.get("tag")); // tags are the user's
+                }
+                return entries.put(experiment.id(), entry);
+            });
+        } catch (IOException e) {
+            LOG.warn("experiment {}: cannot update NNI's experiment registry {}: {}", experiment.id(), registry.file(), e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String platform(Experiment experiment) {
+        return experiment.config().trainingServices().size() > 1 ? "hybrid" : experiment.config().platform();
+    }
+
+    /** @return the runtime's HTTP port: the one it listens on, else the configured one */
+    private Integer port() {
+        Map<String, Object> runtime = http;
+        Object endpoint = runtime == null ? null : runtime.get("osgi.http.endpoint");
+        if (endpoint instanceof String[] endpoints && endpoints.length > 0) {
+            endpoint = endpoints[0];
+        } else if (endpoint instanceof java.util.Collection<?> endpoints && !endpoints.isEmpty()) {
+            endpoint = endpoints.iterator().next();
+        }
+        if (endpoint != null) {
+            int port = URI.create(endpoint.toString()).getPort();
+            if (port > 0) {
+                return port;
+            }
+        }
+        try {
+            int port = Integer.parseInt(String.valueOf(configuredPort).trim());
+            return port > 0 ? port : null;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    // nnictl log stdout|stderr show <experiment>/log/nnictl_stdout.log and nnictl_stderr.log: NNI's
+    // launcher starts them with this header and its manager writes its console there.
+
+    private void logHeader(Experiment experiment) {
+        String header = "-".repeat(80) + "\nExperiment " + experiment.id() + " start: " + LocalDateTime.now() + "\n"
+                + "-".repeat(80) + "\n";
+        append(experiment, STDOUT_LOG, header);
+        append(experiment, STDERR_LOG, header);
+        logStatus(experiment);
+    }
+
+    private void logStatus(Experiment experiment) {
+        if (statusLogged.put(experiment.id(), experiment.status()) != experiment.status()) {
+            append(experiment, STDOUT_LOG, LocalDateTime.now() + " experiment " + experiment.id() + ": " + experiment.status() + "\n");
+        }
+        List<String> errors = experiment.errors();
+        int logged = errorsLogged.getOrDefault(experiment.id(), 0);
+        if (errors.size() > logged) {
+            StringBuilder text = new StringBuilder();
+            errors.subList(logged, errors.size()).forEach(error -> text.append(LocalDateTime.now()).append(" ").append(error).append("\n"));
+            append(experiment, STDERR_LOG, text.toString());
+            errorsLogged.put(experiment.id(), errors.size());
+        }
+    }
+
+    private static void append(Experiment experiment, String name, String text) {
+        Path file = experiment.directory().resolve("log").resolve(name);
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            LOG.debug("experiment {}: cannot write {}", experiment.id(), file, e);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package nni.manager.internal.experiment;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+import nni.api.model.TrialApplication;
+import nni.api.model.TrialJob;
+import nni.api.platform.TrainingSession;
+
+/**
+ * An experiment allowed a very high concurrency keeps its thread busy submitting: a stop must
+ * still get through at once, and numbers it is updated with are checked, never clamped.
+ */
+public class BusyExperimentTest {
+
+    @Rule
+    public TemporaryFolder folder = new TemporaryFolder();
+
+    /** Accepts every trial and runs it "forever"; cancelling ends it. */
+    private static final class AcceptingSession implements TrainingSession {
+        final Map<String, TrialJob> jobs = new ConcurrentHashMap<>();
+        volatile Experiment experiment;
+
+        @Override
+        public TrialJob submit(TrialApplication application) {
+            TrialJob running = TrialJob.waiting(application, "", "").running(Instant.now());
+            jobs.put(application.trialId(), running);
+            return running;
+        }
+
+        @Override
+        public void cancel(String trialId, boolean earlyStopped) {
+            TrialJob job = jobs.get(trialId);
+            if (job != null && !job.status().isTerminal()) {
+                TrialJob ended = job.ended(nni.api.model.TrialStatus.USER_CANCELED, Instant.now(), "cancelled");
+                jobs.put(trialId, ended);
+                experiment.trialChanged(ended);
+            }
+        }
+
+        @Override
+        public Optional<TrialJob> trial(String trialId) {
+            return Optional.ofNullable(jobs.get(trialId));
+        }
+
+        @Override
+        public List<TrialJob> trials() {
+            return List.copyOf(jobs.values());
+        }
+
+        @Override
+        public Optional<InputStream> openTrialFile(String trialId, String name) {
+            return Optional.empty();
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void detach() {
+        }
+    }
+
+    private Experiment busyExperiment(AcceptingSession session) throws Exception {
+        Experiments setup = new Experiments(folder.newFolder("code").toPath(), folder.newFolder("experiments").toPath());
+        setup.concurrency = 1_000_000;
+        setup.maxTrials = 1_000_000;
+        Experiment experiment = Experiment.create("busy0001", setup.config());
+        session.experiment = experiment;
+        experiment.start(new ListTuner(2_000_000), null, e -> session);
+        // it is submitting (every submission is a row in the store): thousands of trials to go
+        await().atMost(Duration.ofSeconds(30)).until(() -> session.jobs.size() > 200);
+        return experiment;
+    }
+
+    @Test(timeout = 60_000)
+    public void anExperimentBusySubmittingStopsAtOnce() throws Exception {
+        AcceptingSession session = new AcceptingSession();
+        Experiment experiment = busyExperiment(session);
+        long start = System.nanoTime();
+        CompletableFuture<Void> stop = CompletableFuture.runAsync(() -> experiment.stop(Duration.ofSeconds(20)));
+        stop.get(45, TimeUnit.SECONDS);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(ExperimentStatus.STOPPED, experiment.status());
+        assertEquals(ExperimentStatus.STOPPED, experiment.settled().getNow(null));
+        int submitted = session.jobs.size();
+        assertTrue("every trial submitted was cancelled",
+                session.jobs.values().stream().allMatch(job -> job.status().isTerminal()));
+        System.out.printf("stopped a busy experiment (%d trials submitted) in %d ms%n", submitted, millis);
+    }
+
+    @Test(timeout = 60_000)
+    public void updatesAreRangeCheckedNotClamped() throws Exception {
+        AcceptingSession session = new AcceptingSession();
+        Experiment experiment = busyExperiment(session);
+        try {
+            Object[][] refused = {
+                {Experiment.Update.TRIAL_CONCURRENCY, 4294967297L, "trialConcurrency"},
+                {Experiment.Update.TRIAL_CONCURRENCY, new java.math.BigDecimal("1e309"), "trialConcurrency"},
+                {Experiment.Update.TRIAL_CONCURRENCY, -1, "trialConcurrency"},
+                {Experiment.Update.TRIAL_CONCURRENCY, 2.5, "trialConcurrency"},
+                {Experiment.Update.MAX_TRIAL_NUM, new java.math.BigDecimal("3e9"), "maxTrialNumber"},
+                {Experiment.Update.MAX_TRIAL_NUM, 3_000_000_000L, "maxTrialNumber"},
+                {Experiment.Update.MAX_EXEC_DURATION, "1e400h", "maxExperimentDuration"},
+                {Experiment.Update.MAX_EXEC_DURATION, Long.MAX_VALUE, "maxExperimentDuration"},
+            };
+            for (Object[] c : refused) {
+                try {
+                    experiment.update((Experiment.Update) c[0], c[1]);
+                    throw new AssertionError(c[0] + " " + c[1] + " was accepted");
+                } catch (IllegalArgumentException e) {
+                    assertTrue(e.getMessage(), e.getMessage().startsWith(c[2] + ": expected"));
+                }
+            }
+            assertEquals(1_000_000, experiment.config().trialConcurrency());
+            assertEquals(Integer.valueOf(1_000_000), experiment.config().maxTrialNumber());
+            experiment.update(Experiment.Update.TRIAL_CONCURRENCY, 7);
+            assertEquals(7, experiment.config().trialConcurrency());
+        } finally {
+            experiment.stop(Duration.ofSeconds(20));
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package nni.manager.internal.report;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/** An experiment's keeper links as a restarted runtime finds them. */
+public class KeeperLinkFileTest {
+
+    @Rule
+    public TemporaryFolder folder = new TemporaryFolder();
+
+    @Test
+    public void aRestartedRuntimeFindsTheKeeperOfEachRunningTrialWithItsTokenSequenceAndHandle() throws Exception {
+        Path experiment = folder.newFolder("exp").toPath();
+        KeeperLinkFile before = KeeperLinkFile.open(experiment, "http://127.0.0.1:4711/");
+        before.put("envA", "secret-a", null, 0, "");
+        before.put("envB", "secret-b", null, 0, "");
+        before.running("envA", "Trial1");
+        before.handle("envA", "4242:1700000000000");
+        before.applied("envA", 41);
+        before.flush();
+        before.remove("envB");
+        Path file = experiment.resolve("environments").resolve("links.json");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+
+        KeeperLinkFile after = KeeperLinkFile.open(experiment, "http://127.0.0.1:4711/");
+        KeeperLinkFile.Keeper keeper = after.previousRunning("Trial1").orElseThrow();
+        assertEquals(new KeeperLinkFile.Keeper("envA", "secret-a", "Trial1", 41, "4242:1700000000000"), keeper);
+        assertEquals("http://127.0.0.1:4711/", after.previousManagerUrl());
+        assertTrue(after.previousRunning("Trial2").isEmpty());
+
+        assertTrue(KeeperLinkFile.lists(experiment, "envA", "secret-a"));
+        assertFalse(KeeperLinkFile.lists(experiment, "envA", "secret-b"));
+        assertFalse("a removed keeper is not listed", KeeperLinkFile.lists(experiment, "envB", "secret-b"));
+        assertFalse(KeeperLinkFile.lists(folder.newFolder("other").toPath(), "envA", "secret-a"));
+
+        KeeperLinkFile.delete(experiment);
+        assertFalse("a stopped experiment's keepers are not listed", KeeperLinkFile.lists(experiment, "envA", "secret-a"));
+    }
+}
