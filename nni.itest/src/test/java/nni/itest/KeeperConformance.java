@@ -14,7 +14,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -496,15 +495,7 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
     }
 
     private RecordingContext context(String experimentId, boolean reuse, String command) throws IOException {
-        Path experiment = Files.createDirectories(root.resolve(experimentId));
-        Path code = experiment.resolve("code");
-        TrialScripts.write(code);
-        Map<String, Object> section = new HashMap<>();
-        section.put("platform", "remote");
-        section.put("trialCommand", command);
-        section.put("trialCodeDirectory", code.toString());
-        section.put("reuseMode", reuse);
-        return new RecordingContext(experimentId, experiment, section);
+        return RecordingContext.withTrialScripts(experimentId, Files.createDirectories(root.resolve(experimentId)), "remote", command, reuse);
     }
 
     private static TrialApplication trial(String id, long sequence, String parameters) {

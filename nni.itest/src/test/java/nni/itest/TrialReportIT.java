@@ -11,7 +11,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -66,15 +65,7 @@ public class TrialReportIT extends RuntimeTestSupport {
     }
 
     private RecordingContext context(String experimentId, boolean reuse) throws IOException {
-        Path experiment = scratch("report-" + experimentId);
-        Path code = experiment.resolve("code");
-        TrialScripts.write(code);
-        Map<String, Object> section = new HashMap<>();
-        section.put("platform", "local");
-        section.put("trialCommand", "./trial.sh");
-        section.put("trialCodeDirectory", code.toString());
-        section.put("reuseMode", reuse);
-        return new RecordingContext(experimentId, experiment, section);
+        return RecordingContext.withTrialScripts(experimentId, scratch("report-" + experimentId), "local", "./trial.sh", reuse);
     }
 
     private static TrialApplication trial(String id, long sequence, String parameters) {
