@@ -355,7 +355,7 @@ public class ExperimentConfigLoaderTest {
         assertEquals(List.of(), report.unchecked());
         String line = report.lines().get(0);
         assertTrue(line, line.endsWith("trainingService.platform: expected a platform name (local, remote, openpai, kubeflow, "
-                + "frameworkcontroller, aml, dlc, adl, dlts), got \"lokal\""));
+                + "frameworkcontroller, dlts, aml, dlc, adl), got \"lokal\""));
         assertTrue(line, line.startsWith(file + ":"));
     }
 
