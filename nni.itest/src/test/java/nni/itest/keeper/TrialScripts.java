@@ -43,6 +43,7 @@ public final class TrialScripts {
                 "done",
                 "frame \"$(metric FINAL 0 $pid)\"",
                 "echo phase2-done",
+                "[ \"${code:-0}\" = 0 ] || echo \"failing with $code on purpose\" >&2",
                 "exit ${code:-0}",
                 "");
         Path file = codeDirectory.resolve("trial.sh");
