@@ -53,9 +53,9 @@ public class PlatformComesBackIT extends RuntimeTestSupport {
         }
     }
 
-    @SuppressWarnings("unchecked")
+    /** @return the rows of nni:trials (its first two lines are the experiment and the header) */
     private List<String> trials(String status) throws Exception {
-        return (List<String>) command(status.isEmpty() ? "nni:trials" : "nni:trials --status " + status);
+        return command(status.isEmpty() ? "nni:trials" : "nni:trials --status " + status).toString().lines().skip(2).toList();
     }
 
     private static List<String> ids(List<String> lines) {
@@ -112,7 +112,7 @@ public class PlatformComesBackIT extends RuntimeTestSupport {
         await().atMost(WAIT).until(() -> trials("RUNNING").stream().allMatch(t -> t.contains("is away")));
         assertEquals("experiment " + id + " stopped", command("nni:halt " + id));
         assertEquals("experiment " + id + " VIEWED, 2 trials", command("nni:view " + id));
-        List<String> cancelled = trials("SYS_CANCELED");
+        List<String> cancelled = trials("SYS_CANCELED --experiment " + id); // ended: no longer the default
         assertEquals(running, ids(cancelled));
         assertTrue(cancelled.toString(), cancelled.get(0).contains("the experiment stopped while platform 'echo' is away")
                 && cancelled.get(0).contains("may still run"));

@@ -146,18 +146,55 @@ public class PlatformRegistryTest {
 
     @SuppressWarnings("unchecked")
     private static ServiceReference<TrainingPlatform> reference(String name, long id, int ranking) {
+        return reference(name, id, ranking, null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ServiceReference<TrainingPlatform> reference(String name, long id, int ranking, Bundle bundle) {
         Hashtable<String, Object> properties = new Hashtable<>();
         if (name != null) {
             properties.put(TrainingPlatform.PLATFORM, name);
         }
         properties.put("service.id", id);
         properties.put("service.ranking", ranking);
-        return new FakeReference(properties);
+        return new FakeReference(properties, bundle);
+    }
+
+    /** @return a bundle that is still active, as a platform's bundle is while SCR restarts its component */
+    private static Bundle activeBundle(String symbolicName) {
+        return (Bundle) java.lang.reflect.Proxy.newProxyInstance(Bundle.class.getClassLoader(), new Class<?>[] {Bundle.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "getState" -> Bundle.ACTIVE;
+                    case "getSymbolicName" -> symbolicName;
+                    case "getVersion" -> org.osgi.framework.Version.parseVersion("1.0.0");
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> null;
+                });
+    }
+
+    /** Issue 17: SCR restarting a platform's component with a new configuration is not its bundle stopping. */
+    @Test
+    public void aReconfiguredPlatformIsNotSaidToHaveItsBundleStoppedAndAChecksOnlyOneRunsNoTrials() throws Exception {
+        ServiceReference<TrainingPlatform> ref = reference("fake", 1, 0, activeBundle("nni.ts.fake"));
+        FakePlatform platform = new FakePlatform();
+        registry.bindPlatform(ref, platform);
+        assertTrue(registry.platforms().get(0).runsTrials());
+        List<String> lost = new CopyOnWriteArrayList<>();
+        registry.open("fake", new RecordingContext(), lost::add);
+        registry.unbindPlatform(ref);
+        assertEquals(List.of("platform 'fake' is away: its component (bundle nni.ts.fake) is restarting with a new configuration"),
+                lost);
+
+        ServiceReference<TrainingPlatform> checksOnly = reference("kubeflow", 2, 0);
+        ((FakeReference) checksOnly).properties().put(PlatformInfo.CHECKS_ONLY, "true");
+        registry.bindPlatform(checksOnly, new FakePlatform());
+        assertFalse(registry.platforms().get(0).runsTrials());
     }
 
     /** Orders as the framework does: higher ranking first, then lower service id. */
     @SuppressWarnings("rawtypes")
-    private record FakeReference(Hashtable<String, Object> properties) implements ServiceReference {
+    private record FakeReference(Hashtable<String, Object> properties, Bundle bundle) implements ServiceReference {
         @Override
         public Object getProperty(String key) {
             return properties.get(key);
@@ -170,7 +207,7 @@ public class PlatformRegistryTest {
 
         @Override
         public Bundle getBundle() {
-            return null;
+            return bundle;
         }
 
         @Override
