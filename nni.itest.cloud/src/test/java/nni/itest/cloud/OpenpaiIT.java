@@ -260,7 +260,8 @@ public class OpenpaiIT {
         });
         String vanishing = third.get();
         pai.vanish("nni_exp_" + id + "_trial_" + vanishing);
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(120)));
+        // DONE with no trial that succeeded: run says so with its exit code 5
+        assertEquals(runtime.console(), 5, runtime.awaitExit(Duration.ofSeconds(120)));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(Map.of("cancel", "USER_CANCELED", "fail", "FAILED", "vanish", "FAILED"), CloudRuns.statusBy(store, "mode"));
             for (TrialRecord trial : store.trials()) {
