@@ -115,7 +115,8 @@ public final class HttpCalls implements AutoCloseable {
 
     /**
      * @return ": <the server's message>" from a JSON error body ({@code message}, {@code error}; Azure's
-     *         {@code {"error": {...}}}; OAuth's {@code error} and {@code error_description}), or the body's start
+     *         {@code {"error": {...}}}; OAuth's {@code error} and {@code error_description};
+     *         Alibaba Cloud's {@code Code} and {@code Message}), or the body's start
      */
     public static String serverSays(String body) {
         if (body == null || body.isBlank()) {
@@ -127,7 +128,9 @@ public final class HttpCalls implements AutoCloseable {
             if (node != null && node.path("error").isObject()) {
                 node = node.get("error"); // Azure Resource Manager: {"error": {"code", "message"}}
             }
-            if (node != null && node.path("error").isTextual() && node.path("error_description").isTextual()) {
+            if (node != null && node.path("Code").isTextual() && node.path("Message").isTextual()) {
+                text = node.get("Code").asText() + ": " + node.get("Message").asText(); // Alibaba Cloud's POP/ROA errors
+            } else if (node != null && node.path("error").isTextual() && node.path("error_description").isTextual()) {
                 text = node.get("error").asText() + ": " + node.get("error_description").asText(); // OAuth 2.0 (RFC 6749 5.2)
             } else {
                 for (String field : new String[] {"message", "error", "code"}) {

@@ -47,7 +47,7 @@ public final class Loaders {
                 defaults(nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform.Config.class)));
         platforms.put("dlts", new nni.ts.dlts.internal.DltsPlatform(defaults(nni.ts.dlts.internal.DltsPlatform.Config.class), null));
         platforms.put("aml", new nni.ts.aml.internal.AmlPlatform(defaults(nni.ts.aml.internal.AmlPlatform.Config.class), null));
-        platforms.put("dlc", new nni.ts.dlc.internal.DlcPlatform(defaults(nni.ts.dlc.internal.DlcPlatform.Config.class)));
+        platforms.put("dlc", new nni.ts.dlc.internal.DlcPlatform(defaults(nni.ts.dlc.internal.DlcPlatform.Config.class), null));
         Map<String, TunerProvider> tuners = new LinkedHashMap<>();
         tuners.put("random", new nni.tuners.internal.RandomTunerProvider());
         tuners.put("gridsearch", new nni.tuners.internal.GridSearchTunerProvider());
