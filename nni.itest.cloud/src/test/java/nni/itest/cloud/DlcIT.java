@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.After;
 import org.junit.Before;
@@ -147,25 +146,15 @@ public class DlcIT {
                 maxTrialNumber: 3
                 tuner: {name: GridSearch}
                 """));
-        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1);
-        String cancelled = runtime.get("trial-jobs?status=RUNNING").get(0).get("trialJobId").asText();
-        assertEquals(200, runtime.request("DELETE", "trial-jobs/" + cancelled, null).statusCode());
-        AtomicReference<String> failing = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> {
-            JsonNode running = runtime.get("trial-jobs?status=RUNNING");
-            if (running.size() == 1 && !running.get(0).get("trialJobId").asText().equals(cancelled)) {
-                failing.set(running.get(0).get("trialJobId").asText());
-                return true;
-            }
-            return false;
-        });
+        String[] trials = CloudRuns.cancelTheFirstTrialAndAwaitTheNext(runtime);
+        String failing = trials[1];
         DlcJob first = dlc.jobs().get(0);
         first.fail();
         assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(Map.of("cancel", "USER_CANCELED", "fail", "FAILED", "ok", "SUCCEEDED"), CloudRuns.statusBy(store, "mode"));
-            TrialRecord failed = store.trials().stream().filter(t -> t.id().equals(failing.get())).findFirst().orElseThrow();
+            TrialRecord failed = store.trials().stream().filter(t -> t.id().equals(failing)).findFirst().orElseThrow();
             assertTrue(failed.message(), failed.message().contains("PAI-DLC job " + first.id() + " Failed: the node of worker-0 was lost"));
             CloudRuns.assertEveryMetricOnce(store);
         }
