@@ -207,7 +207,7 @@ public class OpenpaiIT {
             assertTrue(Files.isRegularFile(ran.resolveSibling("trial.py")));
             // the experiment's end stopped the environments
             assertTrue(job.name(), stopped(job.name()));
-            await().atMost(Duration.ofSeconds(10)).until(() -> job.state().equals("STOPPED"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> job.state().equals("STOPPED")); // TERM, the grace, KILL; slow under load
         }
         assertFalse(calls("GET", "jobs?username=alice").isEmpty());
         assertTrue("reuse mode asks for the list, not for each job", calls("GET", "/jobs/alice~").isEmpty());
@@ -353,7 +353,7 @@ public class OpenpaiIT {
         assertEquals("the environments ran through the restart: none was submitted again", 2, jobs.size());
         for (PaiJob job : jobs) {
             assertTrue(job.name(), calls("GET", "/jobs/alice~" + job.name()).size() >= 1); // looked up by name on resume
-            await().atMost(Duration.ofSeconds(10)).until(() -> job.state().equals("STOPPED"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> job.state().equals("STOPPED")); // TERM, the grace, KILL; slow under load
         }
         assertTrue(pai.refused().toString(), pai.refused().isEmpty());
     }
