@@ -105,6 +105,8 @@ public class ScaleBenchmark extends RuntimeTestSupport {
         // 1,000 keepers poll from one address here; on a cluster they come from many
         var jetty = service(ConfigurationAdmin.class, null).getConfiguration("nni.manager.jetty", "?");
         jetty.update(new Hashtable<>(Map.of("max_connections_per_address", running * 3)));
+        var bodies = service(ConfigurationAdmin.class, null).getConfiguration("nni.manager.http", "?");
+        bodies.update(new Hashtable<>(Map.of("max_body_reads_per_address", running * 2)));
         KeeperSessions sessions = service(KeeperSessions.class, null);
         VirtualKeepers keepers = new VirtualKeepers(endpoint(), metrics, trialMillis);
         Dictionary<String, Object> properties = new Hashtable<>(Map.of(TrainingPlatform.PLATFORM, "scalebench"));
@@ -149,7 +151,7 @@ public class ScaleBenchmark extends RuntimeTestSupport {
                     + " trial time %d ms, %d cores, max heap %d MB; load average %s", trials, running, metrics, trialMillis,
                     Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, loadAverage());
 
-            await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(200)).until(() -> keepers.running.get() >= running);
+            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(200)).until(() -> keepers.running.get() >= running);
             line(figures, "%,d trials running at once after %.1f s (%d JVM threads); load average %s", keepers.running.get(),
                     (System.nanoTime() - began) / 1e9, ManagementFactory.getThreadMXBean().getThreadCount(), loadAverage());
             routes(figures, experiment, "with " + running + " running");
@@ -445,11 +447,22 @@ public class ScaleBenchmark extends RuntimeTestSupport {
                 HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(base + path)).header("Authorization", "Bearer " + spec.token())
                         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body))
                         .timeout(Duration.ofSeconds(60)).build();
-                return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).thenApply(answer -> {
+                return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).thenCompose(answer -> {
+                    if (answer.statusCode() == 503 && !stopped) { // busy: a keeper backs off and sends again
+                        CompletableFuture<HttpResponse<String>> again = new CompletableFuture<>();
+                        timer.schedule(() -> post(path, body).whenComplete((a, e) -> {
+                            if (e != null) {
+                                again.completeExceptionally(e);
+                            } else {
+                                again.complete(a);
+                            }
+                        }), 200, TimeUnit.MILLISECONDS);
+                        return again;
+                    }
                     if (answer.statusCode() != 200) {
                         throw new IllegalStateException(path + " answered " + answer.statusCode() + ": " + answer.body());
                     }
-                    return answer;
+                    return CompletableFuture.completedFuture(answer);
                 });
             }
         }
