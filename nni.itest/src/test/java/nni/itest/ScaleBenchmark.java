@@ -151,7 +151,13 @@ public class ScaleBenchmark extends RuntimeTestSupport {
                     + " trial time %d ms, %d cores, max heap %d MB; load average %s", trials, running, metrics, trialMillis,
                     Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, loadAverage());
 
-            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(200)).until(() -> keepers.running.get() >= running);
+            try {
+                await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(200)).until(() -> keepers.running.get() >= running);
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                line(figures, "NOT REACHED: after 5 min %d environments started, %d trials running, %d ended; load average %s",
+                        keepers.started(), keepers.running.get(), keepers.ended.get(), loadAverage());
+                throw e;
+            }
             line(figures, "%,d trials running at once after %.1f s (%d JVM threads); load average %s", keepers.running.get(),
                     (System.nanoTime() - began) / 1e9, ManagementFactory.getThreadMXBean().getThreadCount(), loadAverage());
             routes(figures, experiment, "with " + running + " running");
@@ -318,6 +324,10 @@ public class ScaleBenchmark extends RuntimeTestSupport {
             };
         }
 
+        int started() {
+            return keepers.size();
+        }
+
         void close() {
             keepers.values().forEach(k -> {
                 k.stopped = true;
@@ -447,8 +457,16 @@ public class ScaleBenchmark extends RuntimeTestSupport {
                 HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(base + path)).header("Authorization", "Bearer " + spec.token())
                         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body))
                         .timeout(Duration.ofSeconds(60)).build();
-                return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).thenCompose(answer -> {
-                    if (answer.statusCode() == 503 && !stopped) { // busy: a keeper backs off and sends again
+                return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((answer, error) -> {
+                    if (error != null && !stopped) { // a closed connection: a keeper sends again, as nni-trialkeeper.jar does
+                        return null;
+                    }
+                    if (error != null) {
+                        throw new IllegalStateException(error);
+                    }
+                    return answer;
+                }).thenCompose(answer -> {
+                    if ((answer == null || answer.statusCode() == 503) && !stopped) { // busy: a keeper backs off and sends again
                         CompletableFuture<HttpResponse<String>> again = new CompletableFuture<>();
                         timer.schedule(() -> post(path, body).whenComplete((a, e) -> {
                             if (e != null) {
