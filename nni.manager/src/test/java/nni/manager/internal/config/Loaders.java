@@ -46,8 +46,8 @@ public final class Loaders {
         platforms.put("frameworkcontroller", new nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform(
                 defaults(nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform.Config.class)));
         platforms.put("dlts", new nni.ts.dlts.internal.DltsPlatform(defaults(nni.ts.dlts.internal.DltsPlatform.Config.class), null));
-        platforms.put("aml", new nni.ts.aml.internal.AmlPlatform(defaults(nni.ts.aml.internal.AmlPlatform.Config.class)));
-        platforms.put("dlc", new nni.ts.dlc.internal.DlcPlatform(defaults(nni.ts.dlc.internal.DlcPlatform.Config.class)));
+        platforms.put("aml", new nni.ts.aml.internal.AmlPlatform(defaults(nni.ts.aml.internal.AmlPlatform.Config.class), null));
+        platforms.put("dlc", new nni.ts.dlc.internal.DlcPlatform(defaults(nni.ts.dlc.internal.DlcPlatform.Config.class), null));
         Map<String, TunerProvider> tuners = new LinkedHashMap<>();
         tuners.put("random", new nni.tuners.internal.RandomTunerProvider());
         tuners.put("gridsearch", new nni.tuners.internal.GridSearchTunerProvider());
