@@ -37,7 +37,7 @@ public class ExperimentDataCommandsIT extends RuntimeTestSupport {
     @Configuration
     public Option[] config() throws Exception {
         Path root = scratch("data-commands-it");
-        return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")), bundle(reactorBundle("nni.ts.aml")),
+        return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")), bundle(reactorBundle("nni.ts.kubeflow")),
                 frameworkProperty("nni.experiments.dir").value(root.resolve("experiments").toString()),
                 frameworkProperty("nni.it.root").value(root.toString())};
     }
@@ -132,16 +132,17 @@ public class ExperimentDataCommandsIT extends RuntimeTestSupport {
         assertTrue(Files.exists(experiments.resolve(b)));
 
         // issue 17: a create that fails after its folder exists is listed, and nni:delete removes it
-        // (the aml platform validates its section but cannot run trials: its session does not open)
-        Path aml = Files.writeString(code.resolve("aml.yml"), Files.readString(config(code, "d", "Random", 1))
-                .replace("{platform: local}", "{platform: aml, subscriptionId: s, resourceGroup: g, workspaceName: w, "
-                        + "computeTarget: c}"));
-        Exception failed = assertThrows(Exception.class, () -> command("nni:create " + aml));
-        assertTrue(failed.getMessage(), failed.getMessage().matches("experiment \\w{8} could not start: running trials on the aml platform is not available.*nni:delete \\w{8} removes it\\)"));
+        // (no Kubernetes cluster here: the kubeflow session cannot open)
+        Path kubeflow = Files.writeString(code.resolve("kubeflow.yml"), Files.readString(config(code, "d", "Random", 1))
+                .replace("{platform: local}", "{platform: kubeflow, operator: tf-operator, apiVersion: v1, storage: {storageType: nfs, "
+                        + "server: 192.0.2.20, path: /exports/nni}, worker: {replicas: 1, command: bash trial.sh, cpuNumber: 1, "
+                        + "memorySize: 1024, dockerImage: image, codeDirectory: .}}"));
+        Exception failed = assertThrows(Exception.class, () -> command("nni:create " + kubeflow));
+        assertTrue(failed.getMessage(), failed.getMessage().matches("experiment \\w{8} could not start: .*nni:delete \\w{8} removes it\\)"));
         String d = failed.getMessage().split(" ")[1];
         assertTrue(command("nni:experiments").toString().contains(d));
         String platforms = command("nni:platforms").toString();
-        assertTrue(platforms, platforms.lines().anyMatch(line -> line.matches("aml +nni.ts.aml .* active +0 +no \\(validates its section only\\)")));
+        assertTrue(platforms, platforms.lines().anyMatch(line -> line.matches("kubeflow +nni.ts.kubeflow .* active +0 +no \\(validates its section only\\)")));
         assertEquals("experiment " + d + " deleted (" + experiments.resolve(d) + ")", command("nni:delete " + d));
         assertFalse(Files.exists(experiments.resolve(d)));
         assertFalse(command("nni:experiments").toString().contains(d));

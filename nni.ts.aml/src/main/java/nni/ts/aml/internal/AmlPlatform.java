@@ -37,8 +37,6 @@ import nni.ts.cloud.JobSession;
  * Azure users have them ({@link AzureCredential}). Configured through PID {@code nni.ts.aml}.
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.ts.aml",
-        // lists it as a platform that validates its section only (nni:platforms, the web UI)
-        property = "nni.platform.checks.only=true",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Platform("aml")
 @Designate(ocd = AmlPlatform.Config.class)

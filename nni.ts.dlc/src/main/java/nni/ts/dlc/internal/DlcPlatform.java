@@ -37,8 +37,6 @@ import nni.ts.cloud.SharedStorage;
  * ({@code nniManagerIp}). Configured through PID {@code nni.ts.dlc}.
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.ts.dlc",
-        // lists it as a platform that validates its section only (nni:platforms, the web UI)
-        property = "nni.platform.checks.only=true",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Platform("dlc")
 @Designate(ocd = DlcPlatform.Config.class)
