@@ -133,6 +133,11 @@ public final class Experiment {
     private final ArrayDeque<String> offered = new ArrayDeque<>();
     /** Trials asked of the algorithm and not given yet. */
     private int requested;
+    /**
+     * The algorithm said it has nothing for now (NNI's {@code NO}): it is asked again only when
+     * something changes (a trial ends, a limit or the search space changes), as NNI asks.
+     */
+    private boolean algorithmWaits;
     /** The platform session; null while the platform is away (see {@link #platformLost}). */
     private volatile TrainingSession session;
     private volatile SessionOpener opener;
@@ -569,7 +574,7 @@ public final class Experiment {
         if (maxTrials != null) {
             wanted = Math.min(wanted, maxTrials - submitted - requested);
         }
-        if (wanted > 0) {
+        if (wanted > 0 && !algorithmWaits) {
             requested += wanted;
             algorithm.request(wanted);
         }
@@ -661,6 +666,7 @@ public final class Experiment {
         public void offer(String packedParameters) {
             onThread(() -> {
                 requested = Math.max(0, requested - 1);
+                algorithmWaits = false;
                 offered.add(packedParameters);
                 if (status == ExperimentStatus.TUNER_NO_MORE_TRIAL && !tunerExhausted) {
                     becomeCounting(ExperimentStatus.RUNNING);
@@ -672,6 +678,7 @@ public final class Experiment {
         public void noMoreTrials(boolean forGood) {
             onThread(() -> {
                 requested = 0;
+                algorithmWaits = true;
                 tunerExhausted |= forGood;
                 if (status == ExperimentStatus.RUNNING) {
                     becomeCounting(ExperimentStatus.TUNER_NO_MORE_TRIAL);
@@ -830,6 +837,7 @@ public final class Experiment {
         store.addEvent(new TrialEvent(at, trial.id, ended.status().name(), null, ended.url(), trial.sequenceId,
                 ended.message().isEmpty() ? null : ended.message()));
         if (algorithm != null && status != ExperimentStatus.ERROR) {
+            algorithmWaits = false;
             algorithm.trialEnded(trial, ended.status());
         }
         if (status == ExperimentStatus.STOPPING) {
@@ -1132,6 +1140,7 @@ public final class Experiment {
                 }
             };
             config = next;
+            algorithmWaits = false;
             store.saveDefinition(ConfigCodec.write(next));
             LOG.info("experiment {}: {} updated to {}", id, what, value);
             if (what == Update.MAX_EXEC_DURATION) {
