@@ -221,6 +221,14 @@ public class DispatcherIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> runtime.get("check-status").get("status").asText()
                 .equals("TUNER_NO_MORE_TRIAL"));
         assertTrue(runtime.process.isAlive());
+        // nnictl experiment import: the results reach the dispatcher as NNI's FD
+        var imported = runtime.request("POST", "experiment/import-data", "[{\"parameter\": {\"x\": 7}, \"value\": 0.5}]");
+        assertEquals(imported.body(), 200, imported.statusCode());
+        Path running = experimentDirectory(runtime.console());
+        await().atMost(Duration.ofSeconds(30)).until(() -> types(commands(running)).contains("FD"));
+        JsonNode data = RuntimeProcess.JSON.readTree(commands(running).stream().filter(c -> c.get("type").asText().equals("FD"))
+                .findFirst().orElseThrow().get("content").asText());
+        assertEquals(7, data.get(0).get("parameter").get("x").asInt());
         // a third value: the tuner has more, the experiment runs again and reaches maxTrialNumber
         JsonNode profile = runtime.get("experiment");
         ObjectNode space = (ObjectNode) profile.get("params").get("searchSpace");
