@@ -297,6 +297,10 @@ final class DispatcherRun implements Dispatcher {
                 problem = description + " stopped answering: nothing heard for " + timing.silence().toSeconds() + " s";
             } else {
                 session.sendPing(ByteBuffer.allocate(0), Callback.NOOP);
+                if (framing == Framing.JSON && now - lastHeard > 3 * timing.ping().toNanos()) {
+                    // pongs are missing: a real command tells a dead connection from a slow peer, as NNI does
+                    session.sendText(framing.encode(Framing.KEEP_ALIVE, null), Callback.NOOP);
+                }
             }
         }
         if (problem != null) {
