@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import org.junit.After;
@@ -244,10 +245,17 @@ public class OpenpaiIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> stopped("nni_exp_" + id + "_trial_" + cancelled));
 
         // the second trial's ps role exits 7: OpenPAI fails the job; the third one's job vanishes
-        await().atMost(Duration.ofSeconds(90)).until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1
-                && !runtime.get("trial-jobs?status=RUNNING").get(0).get("trialJobId").asText().equals(cancelled)
-                && runtime.get("trial-jobs?status=FAILED").size() == 1);
-        String vanishing = runtime.get("trial-jobs?status=RUNNING").get(0).get("trialJobId").asText();
+        // one reading of the running trials per poll: two readings can straddle a trial's end
+        AtomicReference<String> third = new AtomicReference<>();
+        await().atMost(Duration.ofSeconds(90)).until(() -> {
+            JsonNode running = runtime.get("trial-jobs?status=RUNNING");
+            if (running.size() != 1 || running.get(0).get("trialJobId").asText().equals(cancelled)) {
+                return false;
+            }
+            third.set(running.get(0).get("trialJobId").asText());
+            return runtime.get("trial-jobs?status=FAILED").size() == 1;
+        });
+        String vanishing = third.get();
         pai.vanish("nni_exp_" + id + "_trial_" + vanishing);
         assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(120)));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {

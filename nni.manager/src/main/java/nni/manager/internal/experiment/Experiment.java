@@ -157,8 +157,11 @@ public final class Experiment {
     private boolean durationReached;
     private ScheduledFuture<?> durationLimit;
     private CompletableFuture<Void> allEnded;
-    /** Told after each status change, on the thread that made it (the manager publishes it to NNI's tools). */
-    private volatile Runnable statusListener = () -> { };
+    /**
+     * Told of each change (status, trials, metrics, limits), on the thread that made it: the
+     * manager's listeners (NNI's experiment registry, the web UI's live stream).
+     */
+    private volatile ExperimentManager.Listener listener = ExperimentListeners.NONE;
 
     private Experiment(String id, Path directory, ExperimentConfig config, ExperimentStore store, boolean readOnly) {
         this.id = id;
@@ -596,6 +599,7 @@ public final class Experiment {
         trials.put(trialId, trial);
         store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
                 trial.job.url(), sequenceId, null));
+        listener.trialChanged(this, trialId);
         send(trial);
     }
 
@@ -630,6 +634,7 @@ public final class Experiment {
             String message = Backoff.message(wait, e.getMessage());
             LOG.info("experiment {}: trial {} not accepted yet, {}", id, trial.id, message);
             trial.job = trial.job.withMessage(message);
+            listener.trialChanged(this, trial.id);
             trial.retry = executor.schedule(() -> {
                 trial.retry = null;
                 if (!trial.job.status().isTerminal() && status.counting()) {
@@ -790,6 +795,7 @@ public final class Experiment {
                 store.addEvent(new TrialEvent(at, job.id(), job.status().name(), null, job.url(), trial.sequenceId,
                         job.message().isEmpty() ? null : job.message()));
             }
+            listener.trialChanged(this, job.id());
         }
         if (job.status() == TrialStatus.RUNNING && known.status() != TrialStatus.RUNNING && config.maxTrialDuration() != null) {
             trial.durationLimit = executor.schedule(() -> {
@@ -836,6 +842,7 @@ public final class Experiment {
         long at = ended.endTime() == null ? System.currentTimeMillis() : ended.endTime().toEpochMilli();
         store.addEvent(new TrialEvent(at, trial.id, ended.status().name(), null, ended.url(), trial.sequenceId,
                 ended.message().isEmpty() ? null : ended.message()));
+        listener.trialChanged(this, trial.id);
         if (algorithm != null && status != ExperimentStatus.ERROR) {
             algorithmWaits = false;
             algorithm.trialEnded(trial, ended.status());
@@ -861,7 +868,12 @@ public final class Experiment {
         requireOpenForMetrics();
         ParsedMetric metric = parseMetric(trialId, line);
         if (metric != null && (metric.record() == null || store.addMetric(metric.record()))) {
-            execute(() -> onMetric(trialId, metric), () -> "a " + metric.type() + " metric of trial " + trialId);
+            execute(() -> {
+                onMetric(trialId, metric);
+                if (metric.record() != null) {
+                    listener.metricsStored(this, trialId);
+                }
+            }, () -> "a " + metric.type() + " metric of trial " + trialId);
         }
     }
 
@@ -901,8 +913,10 @@ public final class Experiment {
         }
         stored.addAll(requests);
         if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
-            execute(() -> stored.forEach(metric -> onMetric(trialId, metric)),
-                    () -> stored.size() + " metrics of trial " + trialId + " (stored)");
+            execute(() -> {
+                stored.forEach(metric -> onMetric(trialId, metric));
+                listener.metricsStored(this, trialId);
+            }, () -> stored.size() + " metrics of trial " + trialId + " (stored)");
         }
         if (!refused.isEmpty()) {
             throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
@@ -998,6 +1012,11 @@ public final class Experiment {
         } catch (JsonProcessingException e) {
             return null;
         }
+    }
+
+    /** @return a stored metric's value ({@link MetricRecord#data()}) as a number: a plain number or a dict's {@code default}; else null */
+    public static Double storedNumber(String data) {
+        return number(unwrapStored(data));
     }
 
     private static String unwrapStored(String data) {
@@ -1142,6 +1161,7 @@ public final class Experiment {
             config = next;
             algorithmWaits = false;
             store.saveDefinition(ConfigCodec.write(next));
+            listener.configChanged(this);
             LOG.info("experiment {}: {} updated to {}", id, what, value);
             if (what == Update.MAX_EXEC_DURATION) {
                 durationReached = false;
@@ -1188,13 +1208,13 @@ public final class Experiment {
         ExperimentStatus previous = status;
         status = next;
         if (previous != next) {
-            statusListener.run();
+            listener.changed(this);
         }
     }
 
-    /** Sets what hears status changes; the manager does this before the experiment starts. */
-    void onStatusChange(Runnable listener) {
-        statusListener = listener;
+    /** Sets who hears of this experiment's changes; the manager does this before the experiment starts. */
+    void listen(ExperimentManager.Listener newListener) {
+        listener = newListener;
     }
 
     private void becomeStatic(ExperimentStatus next) {
@@ -1267,6 +1287,7 @@ public final class Experiment {
             LOG.warn("experiment {}: {}; its trials are left as they are until it is back", id, reason);
             for (Trial trial : liveTrials()) {
                 trial.job = trial.job.withMessage(reason);
+                listener.trialChanged(this, trial.id);
             }
         }, () -> "the loss of its platform (" + reason + ")");
     }
@@ -1296,6 +1317,7 @@ public final class Experiment {
                 if (!trial.job.status().isTerminal()) {
                     if (trial.job.message().equals(away)) {
                         trial.job = trial.job.withMessage("");
+                        listener.trialChanged(this, trial.id);
                     }
                     takeBack(trial, "platform '" + platform + "' came back without this trial (" + away + ")");
                 }
@@ -1362,6 +1384,23 @@ public final class Experiment {
     public List<TrialView> trials() {
         return orderedTrials().stream().map(t -> new TrialView(t.job, t.sequenceId, t.packed, t.finalValue,
                 List.copyOf(t.intermediate))).toList();
+    }
+
+    /** @return the trials in sequence order, their intermediate results counted and not copied */
+    public List<TrialSummary> summaries() {
+        List<Trial> ordered = orderedTrials();
+        List<TrialSummary> summaries = new ArrayList<>(ordered.size());
+        for (Trial t : ordered) {
+            Double latest;
+            int count;
+            synchronized (t.intermediate) {
+                count = t.intermediate.size();
+                latest = count == 0 ? null : t.intermediate.get(count - 1);
+            }
+            summaries.add(new TrialSummary(t.job, t.sequenceId, Collections.unmodifiableMap(t.parameters), t.finalValue,
+                    latest, count));
+        }
+        return summaries;
     }
 
     public Optional<TrialView> trial(String trialId) {
