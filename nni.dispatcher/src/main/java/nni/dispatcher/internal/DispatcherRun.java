@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -145,7 +146,11 @@ final class DispatcherRun implements Dispatcher {
         }
         end();
         if (process != null && process.isAlive()) {
-            scheduler.schedule(this::kill, timing.stop().toMillis(), TimeUnit.MILLISECONDS);
+            try {
+                scheduler.schedule(this::kill, timing.stop().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                kill(); // the provider is gone already: nobody would end it later
+            }
         }
     }
 

@@ -328,32 +328,32 @@ public class DispatcherIT {
         assertEquals(1, requests.get(0).get("parameter_index").asInt());
     }
 
-    @Test(timeout = 120_000)
-    public void aDispatcherErrorFailsTheExperimentWithItsMessage() throws Exception {
-        Path config = experiment(COUNTING.replace("algorithms.Counting", "algorithms.FailsOnResults"));
+    /** @return the console of a run whose tuner is {@code tuner}, once it ended in ERROR (exit code 1) */
+    private String failedRun(String tuner) throws Exception {
+        Path config = experiment(COUNTING.replace("algorithms.Counting", tuner));
         runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
         assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(90)));
         String console = runtime.console();
+        assertTrue(console, console.contains(" ERROR ") && !console.contains("\tat "));
+        return console;
+    }
+
+    @Test(timeout = 120_000)
+    public void aDispatcherErrorFailsTheExperimentWithItsMessage() throws Exception {
+        String console = failedRun("algorithms.FailsOnResults");
         assertTrue(console, console.contains("reported an error") && console.contains("ValueError: the tuner cannot take result"));
-        assertTrue(console, console.contains(" ERROR "));
     }
 
     @Test(timeout = 120_000)
     public void aDispatcherThatDiesFailsTheExperimentWithTheEndOfItsLog() throws Exception {
-        Path config = experiment(COUNTING.replace("algorithms.Counting", "algorithms.Dies"));
-        runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
-        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(90)));
-        String console = runtime.console();
+        String console = failedRun("algorithms.Dies");
         assertTrue(console, console.contains("exited with code 3") && console.contains("log/dispatcher.log")
                 && console.contains("the tuner is about to die"));
     }
 
     @Test(timeout = 120_000)
     public void aDispatcherThatStopsAnsweringFailsTheExperimentInsteadOfHangingIt() throws Exception {
-        Path config = experiment(COUNTING.replace("algorithms.Counting", "algorithms.Hangs"));
-        runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
-        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(90)));
-        String console = runtime.console();
+        String console = failedRun("algorithms.Hangs");
         assertTrue(console, console.contains("stopped answering: nothing heard for 4 s") && console.contains("the tuner hangs"));
     }
 
