@@ -55,7 +55,14 @@ public class PlatformCommands {
         TextTable table = new TextTable(List.of("TYPE", "NAME", "BUNDLE", "VERSION"));
         algorithms.tunerEntries().forEach(e -> table.add(List.of("tuner", e.name(), e.bundleName(), e.bundleVersion())));
         algorithms.assessorEntries().forEach(e -> table.add(List.of("assessor", e.name(), e.bundleName(), e.bundleVersion())));
-        return table + "advisors: none installed (NNI's Hyperband and BOHB are not available here)\n";
+        for (AlgorithmRegistry.DispatcherEntry dispatcher : algorithms.dispatchers()) {
+            String bundle = dispatcher.reference().getBundle() == null ? "?" : dispatcher.reference().getBundle().getSymbolicName();
+            String version = dispatcher.reference().getBundle() == null ? "?" : dispatcher.reference().getBundle().getVersion().toString();
+            dispatcher.names().stream().sorted().forEach(name -> table.add(List.of("NNI dispatcher", name, bundle, version)));
+        }
+        return table + (algorithms.dispatchers().isEmpty() ? "advisors: none installed (NNI's Hyperband and BOHB run through NNI's "
+                + "dispatcher, which is not installed)\n" : "advisors (Hyperband, BOHB) and every other NNI algorithm run through "
+                + "NNI's dispatcher (rows above), with python3 and NNI's nni package\n");
     }
 
     @Descriptor("shows the versions of the manager, the platform SPI, the framework and Java")
