@@ -122,7 +122,9 @@ public class RunLaunchCommand implements LaunchCommand {
             // stopped from outside already (REST DELETE /experiment, nni:halt): nothing left to stop
             experiments.stopIfOpen(experiment.id(), Duration.ofSeconds(30));
         }
-        boolean anySucceeded = experiment.trials().stream().anyMatch(t -> t.job().status() == TrialStatus.SUCCEEDED);
+        // a trial an assessor stopped early ran as it should: its results count
+        boolean anySucceeded = experiment.trials().stream().anyMatch(t -> t.job().status() == TrialStatus.SUCCEEDED
+                || t.job().status() == TrialStatus.EARLY_STOPPED);
         out.println("experiment " + experiment.id() + " " + end + "; data in " + experiment.directory());
         if (end == ExperimentStatus.DONE && !anySucceeded) {
             err.println("no trial succeeded (exit code " + NO_TRIAL_SUCCEEDED + ")");
@@ -134,8 +136,8 @@ public class RunLaunchCommand implements LaunchCommand {
     static final int NO_TRIAL_SUCCEEDED = 5;
 
     /**
-     * @return 0 when the experiment ended DONE with a trial that succeeded, 5 when it ended DONE with
-     *         none, 3 when it was stopped before its end, 1 on ERROR
+     * @return 0 when the experiment ended DONE with a trial that succeeded (or was stopped early by its
+     *         assessor), 5 when it ended DONE with none, 3 when it was stopped before its end, 1 on ERROR
      */
     static int exitCode(ExperimentStatus end, boolean anySucceeded) {
         return switch (end) {
