@@ -50,6 +50,7 @@ import nni.manager.internal.retry.Backoff;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.Profile;
+import nni.manager.internal.store.StoreException;
 import nni.manager.internal.store.TrialEvent;
 import nni.manager.internal.store.TrialPlatformRecord;
 import nni.manager.internal.store.TrialRecord;
@@ -568,9 +569,10 @@ public final class Experiment {
         String packedJson = json(packed);
         Trial trial = new Trial(trialId, sequenceId, parameterId, parameters, packedJson);
         trial.job = TrialJob.waiting(application(trial), directory.resolve("trials").resolve(trialId).toString(), "");
-        trials.put(trialId, trial);
+        // stored first: a trial the database did not take does not exist (the failure fails the experiment)
         store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
                 trial.job.url(), sequenceId, null));
+        trials.put(trialId, trial);
         listener.trialChanged(this, trialId);
         send(trial);
     }
@@ -1150,8 +1152,28 @@ public final class Experiment {
         errors.add(message);
         endTime = System.currentTimeMillis();
         becomeStatic(ExperimentStatus.ERROR);
-        saveProfile();
+        try {
+            saveProfile();
+        } catch (StoreException e) {
+            LOG.warn("experiment {}: its end could not be stored: {}", id, e.getMessage());
+        }
         settled.complete(ExperimentStatus.ERROR);
+    }
+
+    /**
+     * Runs work of the experiment's thread; a failing database fails the experiment with the
+     * store's message (rethrown, for a caller waiting on {@link #call}), so that nothing the store
+     * did not take is acted on as if it had been.
+     */
+    private <T> T storing(Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (StoreException e) {
+            if (status != ExperimentStatus.ERROR) {
+                fail(e.getMessage(), e);
+            }
+            throw e;
+        }
     }
 
     /**
@@ -1337,7 +1359,12 @@ public final class Experiment {
         try {
             executor.execute(() -> {
                 try {
-                    work.run();
+                    storing(() -> {
+                        work.run();
+                        return null;
+                    });
+                } catch (StoreException e) {
+                    // the experiment failed with the store's message
                 } catch (RuntimeException e) {
                     LOG.error("experiment {}: internal error", id, e);
                 }
@@ -1358,7 +1385,7 @@ public final class Experiment {
             return work.get();
         }
         try {
-            return executor.submit(work::get).get(patience.toMillis(), TimeUnit.MILLISECONDS);
+            return executor.submit(() -> storing(work)).get(patience.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for experiment " + id, e);

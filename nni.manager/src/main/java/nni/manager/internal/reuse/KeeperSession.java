@@ -18,11 +18,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,7 +100,9 @@ final class KeeperSession implements TrainingSession {
     private final Path codeArchive;
     private final String managerUrl;
     private final KeeperLinkFile linkFile;
-    private final ScheduledExecutorService timer;
+    private final SessionTimer timer;
+    /** Told once the session closed or detached, so its provider lets go of it. */
+    private final Consumer<KeeperSession> ended;
     private final Object lock = new Object();
     private final Map<String, Trial> trials = new LinkedHashMap<>();
     private final Map<String, Environment> environments = new LinkedHashMap<>();
@@ -117,7 +119,7 @@ final class KeeperSession implements TrainingSession {
 
     KeeperSession(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options, KeeperLinks links,
                   Map<KeeperRuntime, Path> keeperFiles, Path codeArchive, String managerUrl, KeeperLinkFile linkFile,
-                  ScheduledExecutorService timer) {
+                  SessionTimer timer, Consumer<KeeperSession> ended) {
         this.context = context;
         this.launcher = launcher;
         this.options = options;
@@ -127,6 +129,7 @@ final class KeeperSession implements TrainingSession {
         this.managerUrl = managerUrl;
         this.linkFile = linkFile;
         this.timer = timer;
+        this.ended = ended;
         timer.scheduleWithFixedDelay(linkFile::flush, LINKS_FLUSH.toMillis(), LINKS_FLUSH.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -746,6 +749,7 @@ final class KeeperSession implements TrainingSession {
             LOG.error("experiment {}: closing the session failed", context.experimentId(), e);
         } finally {
             timer.shutdown();
+            ended.accept(this);
         }
     }
 
@@ -777,6 +781,7 @@ final class KeeperSession implements TrainingSession {
             lock.notifyAll();
         }
         timer.shutdownNow();
+        ended.accept(this);
         linkFile.flush(); // the sequences applied so far, for a restart to come
     }
 
