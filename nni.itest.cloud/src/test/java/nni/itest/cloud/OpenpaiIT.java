@@ -90,7 +90,7 @@ public class OpenpaiIT {
     }
 
     private Path home() throws Exception {
-        return CloudRuns.home(folder.newFolder().toPath(), "nni.ts.openpai", Map.of("keeper", "java",
+        return CloudRuns.home(folder.newFolder().toPath(), "nni.ts.openpai", Map.of("keeper", "python",
                 "status.refresh.seconds", "1", "list.refresh.seconds", "1", "missing.job.seconds", "3", "stop.grace.seconds", "3"));
     }
 
@@ -146,6 +146,9 @@ public class OpenpaiIT {
         assertEquals(STORAGE, protocol.path("extras").path("storages").get(0).path("name").asText());
         assertEquals(1024, protocol.path("taskRoles").path("taskrole").path("resourcePerInstance").path("memoryMB").asInt());
         assertFalse("the token is not in the command", protocol.path("taskRoles").toString().contains(TOKEN));
+        // OpenPAI's images have Python and no JDK: the jobs ran the Python keeper
+        String commands = protocol.path("taskRoles").path("taskrole").path("commands").toString();
+        assertTrue(commands, commands.contains("nni-trialkeeper.py") && !commands.contains("nni-trialkeeper.jar"));
         // one status request per job and refresh, no list
         assertTrue(calls("GET", "/jobs/alice~").size() >= 3);
         assertTrue(calls("GET", "jobs?username=").isEmpty());
