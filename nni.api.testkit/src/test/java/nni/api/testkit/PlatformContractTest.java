@@ -160,8 +160,14 @@ public class PlatformContractTest {
             return reader.check();
         }
 
+        /** Sessions detached so far: with REPORTS_AFTER_DETACH they report again when the next session opens. */
+        private final List<MemorySession> detachedSessions = new java.util.concurrent.CopyOnWriteArrayList<>();
+
         @Override
         public TrainingSession open(SessionContext context) {
+            if (breaches.contains(Breach.REPORTS_AFTER_DETACH)) {
+                detachedSessions.forEach(MemorySession::reportAgain);
+            }
             return new MemorySession(context);
         }
 
@@ -272,29 +278,47 @@ public class PlatformContractTest {
             }
 
             @Override
-            public synchronized void close() {
-                if (closed && breaches.contains(Breach.SECOND_CLOSE_THROWS)) {
-                    throw new IllegalStateException("closed already");
+            public void close() {
+                synchronized (this) {
+                    if (closed && breaches.contains(Breach.SECOND_CLOSE_THROWS)) {
+                        throw new IllegalStateException("closed already");
+                    }
+                    closed = true;
+                    if (!breaches.contains(Breach.CLOSE_LEAVES_TRIALS)) {
+                        trials.keySet().forEach(id -> cancel(id, false));
+                    }
                 }
-                closed = true;
-                if (!breaches.contains(Breach.CLOSE_LEAVES_TRIALS)) {
-                    trials.keySet().forEach(id -> cancel(id, false));
-                }
-                thread.shutdown();
+                stopThread();
             }
 
             @Override
-            public synchronized void detach() {
-                if (breaches.contains(Breach.DETACH_CANCELS)) {
-                    trials.keySet().forEach(id -> cancel(id, false));
-                }
-                if (breaches.contains(Breach.REPORTS_AFTER_DETACH) && !detached) {
+            public void detach() {
+                synchronized (this) {
+                    if (breaches.contains(Breach.DETACH_CANCELS)) {
+                        trials.keySet().forEach(id -> cancel(id, false));
+                    }
+                    if (!detached) {
+                        detachedSessions.add(this);
+                    }
                     detached = true;
-                    List<TrialJob> live = trials.values().stream().filter(job -> !job.status().isTerminal()).toList();
-                    thread.execute(() -> live.forEach(job -> context.trialChanged(job.withMessage("detached"))));
                 }
-                detached = true;
+                stopThread();
+            }
+
+            /** Ends the session's thread before returning, as a session must: nothing it does comes later. */
+            private void stopThread() {
                 thread.shutdown();
+                try {
+                    thread.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+
+            /** The breach REPORTS_AFTER_DETACH: a detached session reports its live trials once more. */
+            void reportAgain() {
+                trials.values().stream().filter(job -> !job.status().isTerminal())
+                        .forEach(job -> context.trialChanged(job.withMessage("detached")));
             }
         }
     }

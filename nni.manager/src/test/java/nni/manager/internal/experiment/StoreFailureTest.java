@@ -3,12 +3,9 @@ package nni.manager.internal.experiment;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.io.InputStream;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -17,11 +14,7 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-import nni.api.model.TrialApplication;
-import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
-import nni.api.platform.SessionContext;
-import nni.api.platform.TrainingSession;
 import nni.api.tuner.Tuner;
 
 /**
@@ -40,55 +33,6 @@ public class StoreFailureTest {
     public void tearDown() {
         if (experiment != null) {
             experiment.detach();
-        }
-    }
-
-    /** Keeps every trial RUNNING until the test ends it. */
-    private static final class HoldingSession implements TrainingSession {
-        final SessionContext context;
-        final List<TrialJob> running = new CopyOnWriteArrayList<>();
-
-        HoldingSession(SessionContext context) {
-            this.context = context;
-        }
-
-        @Override
-        public TrialJob submit(TrialApplication application) {
-            TrialJob job = TrialJob.waiting(application, "", "").running(Instant.now());
-            running.add(job);
-            context.trialChanged(job);
-            return job;
-        }
-
-        void succeed(TrialJob job) {
-            context.trialChanged(job.ended(TrialStatus.SUCCEEDED, Instant.now(), ""));
-        }
-
-        @Override
-        public void cancel(String trialId, boolean earlyStopped) {
-        }
-
-        @Override
-        public Optional<TrialJob> trial(String trialId) {
-            return Optional.empty();
-        }
-
-        @Override
-        public List<TrialJob> trials() {
-            return List.copyOf(running);
-        }
-
-        @Override
-        public Optional<InputStream> openTrialFile(String trialId, String name) {
-            return Optional.empty();
-        }
-
-        @Override
-        public void close() {
-        }
-
-        @Override
-        public void detach() {
         }
     }
 
@@ -111,14 +55,14 @@ public class StoreFailureTest {
             public void receiveTrialResult(long parameterId, Map<String, Object> parameters, double value) {
             }
         };
-        AtomicReference<HoldingSession> session = new AtomicReference<>();
+        AtomicReference<HeldSession> session = new AtomicReference<>();
         experiment = experiments.startWith("storefail", tuner, context -> {
-            session.set(new HoldingSession(context));
+            session.set(new HeldSession(context));
             return session.get();
         });
         started.set(experiment);
 
-        session.get().succeed(session.get().running.get(0));
+        session.get().finish(session.get().trials().get(0).id(), List.of(), null, TrialStatus.SUCCEEDED);
 
         assertEquals(ExperimentStatus.ERROR, experiment.settled().get(30, TimeUnit.SECONDS));
         assertEquals(ExperimentStatus.ERROR, experiment.status());
@@ -126,6 +70,6 @@ public class StoreFailureTest {
                 .anyMatch(error -> error.startsWith("cannot store event WAITING of trial")));
         assertTrue("no trial waits for a submit that never comes: " + experiment.trials(),
                 experiment.trials().stream().noneMatch(trial -> trial.job().status() == TrialStatus.WAITING));
-        assertEquals("the tuner drew no more after the failure", 1, session.get().running.size());
+        assertEquals("the tuner drew no more after the failure", 1, session.get().trials().size());
     }
 }

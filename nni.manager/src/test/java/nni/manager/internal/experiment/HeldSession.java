@@ -1,4 +1,4 @@
-package nni.manager.internal.ui;
+package nni.manager.internal.experiment;
 
 import java.io.InputStream;
 import java.time.Instant;
@@ -16,14 +16,15 @@ import nni.api.platform.TrainingSession;
 
 /**
  * A platform session of the test's own: every trial runs at once and stays RUNNING until the test
- * reports its metrics and ends it through the experiment ({@link #finish}).
+ * reports its metrics and ends it through the experiment ({@link #finish}). Public for the tests of
+ * the web UI's read model in {@code internal.ui}.
  */
-final class HeldSession implements TrainingSession {
+public final class HeldSession implements TrainingSession {
 
     private final SessionContext context;
     private final Map<String, TrialJob> trials = new ConcurrentHashMap<>();
 
-    HeldSession(SessionContext context) {
+    public HeldSession(SessionContext context) {
         this.context = context;
     }
 
@@ -35,7 +36,7 @@ final class HeldSession implements TrainingSession {
     }
 
     /** Reports the trial's intermediate results and final result (null: none), then ends it. */
-    void finish(String trialId, List<Double> intermediate, Double result, TrialStatus end) {
+    public void finish(String trialId, List<Double> intermediate, Double result, TrialStatus end) {
         List<String> lines = new ArrayList<>();
         for (int i = 0; i < intermediate.size(); i++) {
             lines.add("{\"type\":\"PERIODICAL\",\"sequence\":" + i + ",\"value\":" + intermediate.get(i) + "}");
