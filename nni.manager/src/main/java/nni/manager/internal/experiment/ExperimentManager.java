@@ -3,7 +3,6 @@ package nni.manager.internal.experiment;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -32,6 +31,7 @@ import nni.api.tuner.Assessor;
 import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.Tuner;
 import nni.api.tuner.TunerProvider;
+import nni.manager.internal.ids.Ids;
 import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.registry.AlgorithmRegistry;
@@ -53,8 +53,6 @@ public class ExperimentManager {
     public static final String ROOT = "nni.experiments.dir";
 
     private static final Logger LOG = LoggerFactory.getLogger(ExperimentManager.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final String ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789";
 
     private final PlatformRegistry platforms;
     private final AlgorithmRegistry algorithms;
@@ -171,7 +169,9 @@ public class ExperimentManager {
         Tuner tuner = tuner(config);
         Assessor assessor = assessor(config);
         platforms.require(config.platform());
-        String id = newId(config.experimentWorkingDirectory());
+        Path workingDirectory = config.experimentWorkingDirectory();
+        String id = Ids.experimentId(candidate -> experiments.containsKey(candidate)
+                || Files.exists(workingDirectory.resolve(candidate)));
         announce.accept(id, config.experimentWorkingDirectory().resolve(id));
         Experiment experiment = Experiment.create(id, config);
         watch(experiment);
@@ -344,12 +344,7 @@ public class ExperimentManager {
             return c;
         }
         // the profile shows the directory the experiment really is in
-        Map<String, Object> canonical = new java.util.LinkedHashMap<>(c.canonical() == null ? Map.of() : c.canonical());
-        canonical.computeIfPresent("experimentWorkingDirectory", (key, old) -> root.toString());
-        return new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
-                c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
-                c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), root, c.tuner(), c.assessor(),
-                c.trainingServices(), canonical, c.secrets());
+        return c.withExperimentWorkingDirectory(root);
     }
 
     /** @return NNI's default experiments directory, {@code ~/nni-experiments}, as a config file's path resolves it */
@@ -358,7 +353,7 @@ public class ExperimentManager {
     }
 
     private TrainingSession open(MemberContext member) throws PlatformException {
-        return platforms.open(member.platform(), member, member.experiment()::platformLost);
+        return platforms.open(member.platform(), member, reason -> member.experiment().platformLost(member.index(), reason));
     }
 
     private Tuner tuner(ExperimentConfig config) throws PlatformException {
@@ -394,18 +389,4 @@ public class ExperimentManager {
         }
     }
 
-    private String newId(Path workingDirectory) {
-        while (true) {
-            StringBuilder id = new StringBuilder(8);
-            while (id.length() < 8) {
-                char c = ID_CHARACTERS.charAt(RANDOM.nextInt(ID_CHARACTERS.length()));
-                if (id.indexOf(String.valueOf(c)) < 0) {
-                    id.append(c);
-                }
-            }
-            if (!experiments.containsKey(id.toString()) && !Files.exists(workingDirectory.resolve(id.toString()))) {
-                return id.toString();
-            }
-        }
-    }
 }

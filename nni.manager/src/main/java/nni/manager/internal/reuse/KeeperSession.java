@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,7 +33,6 @@ import nni.api.environment.EnvironmentState;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperRuntime;
 import nni.api.environment.LaunchedEnvironment;
-import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -43,6 +41,7 @@ import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
 import nni.api.platform.TransientPlatformException;
 import nni.manager.internal.http.HttpError;
+import nni.manager.internal.ids.Ids;
 import nni.manager.internal.report.KeeperLink;
 import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
@@ -68,8 +67,6 @@ import nni.manager.internal.retry.Backoff;
 final class KeeperSession implements TrainingSession {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeeperSession.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final String ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     private static final int EARLY_DEATHS_BEFORE_GIVING_UP = 3;
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(15);
@@ -188,7 +185,8 @@ final class KeeperSession implements TrainingSession {
     }
 
     private void startEnvironment(Trial forTrial) {
-        String id = forTrial != null ? forTrial.application.trialId() : newEnvironmentId();
+        String id = forTrial != null ? forTrial.application.trialId()
+                : Ids.environmentId(candidate -> environments.containsKey(candidate) || trials.containsKey(candidate));
         Environment environment = new Environment(id);
         String token = KeeperLinks.newToken();
         // a link of this id can only be left by a detached session whose keeper never ran the trial: replace it
@@ -619,18 +617,6 @@ final class KeeperSession implements TrainingSession {
     }
 
     @Override
-    public void sendParameters(String trialId, HyperParameters parameters) throws PlatformException {
-        synchronized (lock) {
-            Trial trial = trials.get(trialId);
-            if (trial == null || trial.job.status() != TrialStatus.RUNNING || trial.environment == null) {
-                throw new PlatformException("trial " + trialId + " is not running");
-            }
-            trial.environment.link.send(Map.of("type", "send-parameter", "trial", trialId,
-                    "parameter", Map.of("value", parameters.value(), "index", parameters.index())));
-        }
-    }
-
-    @Override
     public Optional<TrialJob> trial(String trialId) {
         synchronized (lock) {
             return Optional.ofNullable(trials.get(trialId)).map(t -> t.job);
@@ -926,18 +912,6 @@ final class KeeperSession implements TrainingSession {
             });
         } catch (RejectedExecutionException closed) {
             task.run();
-        }
-    }
-
-    private String newEnvironmentId() {
-        while (true) {
-            StringBuilder id = new StringBuilder(5);
-            for (int i = 0; i < 5; i++) {
-                id.append(ID_CHARACTERS.charAt(RANDOM.nextInt(ID_CHARACTERS.length())));
-            }
-            if (!environments.containsKey(id.toString()) && !trials.containsKey(id.toString())) {
-                return id.toString();
-            }
         }
     }
 

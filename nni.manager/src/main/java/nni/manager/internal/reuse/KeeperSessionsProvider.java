@@ -35,6 +35,7 @@ import nni.api.environment.KeeperSessions;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.manager.internal.pack.CodeArchiver;
 import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
 
@@ -143,8 +144,10 @@ public class KeeperSessionsProvider implements KeeperSessions {
         }
         Path archive = context.experimentDirectory().resolve("environments").resolve("nni-code.tar.gz");
         try {
-            // every file goes in; .nniignore rules plug in here as the filter
-            CodePacker.pack(codeDirectory, archive, relative -> !relative.startsWith("nni-experiments"));
+            // the experiments' folder may lie inside the code directory (NNI's default when both are ~): never packed
+            new CodeArchiver().pack(codeDirectory, archive, context.experimentDirectory().getParent());
+        } catch (CodeArchiver.TooLargeException e) {
+            throw new PlatformException(e.getMessage(), e);
         } catch (IOException e) {
             throw new PlatformException("cannot pack trialCodeDirectory " + codeDirectory + ": " + e.getMessage(), e);
         }

@@ -7,10 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
+import nni.api.platform.Capacity;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
 
@@ -23,16 +25,30 @@ public final class HeldSession implements TrainingSession {
 
     private final SessionContext context;
     private final Map<String, TrialJob> trials = new ConcurrentHashMap<>();
+    /** The trial ids submitted here, in order. */
+    public final List<String> submitted = new CopyOnWriteArrayList<>();
+    /** What {@link #capacity()} tells; unknown unless the test sets it. */
+    public volatile Capacity capacity = Capacity.unknown();
 
     public HeldSession(SessionContext context) {
         this.context = context;
+    }
+
+    public SessionContext context() {
+        return context;
     }
 
     @Override
     public TrialJob submit(TrialApplication application) {
         TrialJob running = TrialJob.waiting(application, "", "").running(Instant.now());
         trials.put(running.id(), running);
+        submitted.add(running.id());
         return running;
+    }
+
+    @Override
+    public Capacity capacity() {
+        return capacity;
     }
 
     /** Reports the trial's intermediate results and final result (null: none), then ends it. */

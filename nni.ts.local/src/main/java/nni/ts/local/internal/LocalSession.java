@@ -28,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -476,19 +475,6 @@ final class LocalSession implements TrainingSession {
     }
 
     // ------------------------------------------------------------------ queries
-
-    @Override
-    public void sendParameters(String trialId, HyperParameters parameters) throws PlatformException {
-        LocalTrial trial = trials.get(trialId);
-        if (trial == null || trial.job.status() != TrialStatus.RUNNING) {
-            throw new PlatformException("trial " + trialId + " is not running");
-        }
-        try {
-            writeAtomically(trial.directory.resolve(parameters.fileName()), parameters.value());
-        } catch (IOException e) {
-            throw new PlatformException("cannot write " + parameters.fileName() + " for trial " + trialId + ": " + e.getMessage(), e);
-        }
-    }
 
     @Override
     public Optional<TrialJob> trial(String trialId) {
