@@ -447,7 +447,12 @@ final class LocalSession implements TrainingSession {
 
     private void unwatch(LocalTrial trial) {
         for (WatchKey key : trial.watches) {
-            key.cancel();
+            try {
+                key.cancel();
+            } catch (ClosedWatchServiceException closing) {
+                // the session is closing or detaching its watch service: every key goes with it. A trial
+                // ending at that moment still reports its end (found by the conformance kit's close test)
+            }
             watched.remove(key);
         }
     }
