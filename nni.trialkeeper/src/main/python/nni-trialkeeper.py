@@ -1061,6 +1061,10 @@ class Keeper(object):
         elif kind == "kill":
             if trial is not None:
                 trial.kill()
+        elif kind == "send-parameter":
+            parameter = command["parameter"]
+            if trial is not None:
+                trial.write_parameters(parameter["value"], parameter["index"])
         elif kind == "log-tail":
             name = str(command.get("file"))
             text = None if trial is None else trial.tail(name, command.get("maxBytes", 65536))

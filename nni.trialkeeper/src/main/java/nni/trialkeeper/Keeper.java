@@ -254,6 +254,12 @@ final class Keeper implements TrialProcess.Host {
                     trial.kill();
                 }
             }
+            case "send-parameter" -> {
+                Map<String, Object> parameter = (Map<String, Object>) command.get("parameter");
+                if (trial != null) {
+                    trial.writeParameters((String) parameter.get("value"), ((Number) parameter.get("index")).intValue());
+                }
+            }
             case "log-tail" -> {
                 String file = String.valueOf(command.get("file"));
                 long maxBytes = ((Number) command.getOrDefault("maxBytes", 65536L)).longValue();

@@ -17,9 +17,9 @@ import nni.api.model.TrialJob;
  *
  * <h2>Call order</h2>
  * {@code open} &rarr; {@link #reattach} for each trial the experiment had live (on resume, and when
- * the platform came back) &rarr; {@link #submit} / {@link #cancel} / queries, any number of times,
- * from any manager thread &rarr; exactly one of {@link #close} or {@link #detach}, which the
- * manager may call more than once. Nothing else is called after either.
+ * the platform came back) &rarr; {@link #submit} / {@link #cancel} / {@link #sendParameters} /
+ * queries, any number of times, from any manager thread &rarr; exactly one of {@link #close} or
+ * {@link #detach}, which the manager may call more than once. Nothing else is called after either.
  *
  * <h2>Close or detach: what the manager calls when</h2>
  * <ul>
@@ -83,13 +83,10 @@ public interface TrainingSession extends AutoCloseable {
     void cancel(String trialId, boolean earlyStopped);
 
     /**
-     * Was to deliver another parameter set (NNI's multi-phase trials, {@link HyperParameters#index()}
-     * &ge; 1) to a running trial. The manager never calls it: NNI has had no multi-phase trials since
-     * 2.2 (a trial's {@code REQUEST_PARAMETER} is logged and answered with nothing, as NNI's SDK
-     * expects without {@code MULTI_PHASE}). Platforms do not implement it; it stays only so that the
-     * 1.x API keeps its shape.
+     * Delivers another parameter set (multi-phase) to a running trial: written as
+     * {@link HyperParameters#fileName()} in its directory.
      *
-     * @throws PlatformException always, by default
+     * @throws PlatformException if the trial is not running or the platform cannot deliver it
      */
     default void sendParameters(String trialId, HyperParameters parameters) throws PlatformException {
         throw new PlatformException("this platform does not support multi-phase parameters");

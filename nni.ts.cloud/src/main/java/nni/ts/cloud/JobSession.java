@@ -10,6 +10,7 @@ import java.util.Optional;
 
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
+import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.platform.Capacity;
@@ -77,6 +78,11 @@ public final class JobSession implements TrainingSession {
         if (jobPerTrial) {
             launcher.stopJobOf(trialId); // with a job per trial, the environment id is the trial id
         }
+    }
+
+    @Override
+    public void sendParameters(String trialId, HyperParameters parameters) throws PlatformException {
+        keepers.sendParameters(trialId, parameters);
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,14 +25,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import nni.api.model.HyperParameters;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
-import nni.api.searchspace.SearchSpace;
-import nni.api.searchspace.SearchSpaceException;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
 import nni.manager.internal.config.ExperimentConfig;
@@ -46,11 +47,13 @@ import nni.manager.internal.store.TrialPlatformRecord;
 
 /**
  * One experiment run: NNI's nnimanager for one experiment, driven by events instead of its 5 s
- * loops. Every decision (draw parameters from the tuner, submit, react to a status, feed a metric
+ * loops. Every decision (ask the algorithm for trials, submit, react to a status, feed a metric
  * to the tuner or assessor, enforce a limit) runs on the experiment's single executor thread, so
- * the tuner and assessor are called from one thread at a time and the state needs no locks.
+ * the tuner and assessor are called from one thread at a time and the state needs no locks. The
+ * tuner and assessor are behind one {@link Algorithm}, spoken to as NNI speaks to its dispatcher:
+ * requests for trials, metrics and ends go out; trials, kills and more parameters come back.
  *
- * <p>The experiment is the tuner's and the limits' side; its parts do the rest: the
+ * <p>The experiment is the algorithm's and the limits' side; its parts do the rest: the
  * {@link TrialScheduler} places trials on the experiment's members (one {@link MemberContext} and
  * platform session per training service) and talks to their platforms, {@link MetricIntake}
  * checks and stores the metric lines the platforms report, {@link ExperimentClock} keeps its time
@@ -89,8 +92,17 @@ public final class Experiment {
 
     private volatile ExperimentConfig config;
     private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
-    private volatile Tuner tuner;
-    private volatile Assessor assessor;
+    /** The tuner and assessor; null in view mode. */
+    private volatile Algorithm algorithm;
+    /** Trials the algorithm gave, packed, waiting for a free slot (NNI's waitingTrials). */
+    private final ArrayDeque<String> offered = new ArrayDeque<>();
+    /** Trials asked of the algorithm and not given yet. */
+    private int requested;
+    /**
+     * The algorithm said it has nothing for now (NNI's {@code NO}): it is asked again only when
+     * something changes (a trial ends, a limit or the search space changes), as NNI asks.
+     */
+    private boolean algorithmWaits;
     private long nextSequenceId;
     private int submitted;
     private boolean tunerExhausted;
@@ -176,12 +188,20 @@ public final class Experiment {
 
     // ------------------------------------------------------------------ lifecycle
 
-    /** Opens the members' platform sessions, creates tuner and assessor and starts submitting trials. */
+    /** Starts with a Java tuner and assessor (may be null); see {@link #start(Algorithm, TrialScheduler.SessionOpener)}. */
     void start(Tuner newTuner, Assessor newAssessor, TrialScheduler.SessionOpener opener) throws PlatformException {
-        tuner = newTuner;
-        assessor = newAssessor;
+        start(new JavaAlgorithm(newTuner, newAssessor), opener);
+    }
+
+    /** Starts the algorithm, opens the members' platform sessions and starts submitting trials. */
+    void start(Algorithm newAlgorithm, TrialScheduler.SessionOpener opener) throws PlatformException {
+        algorithm = newAlgorithm;
+        newAlgorithm.start(host, false, List.of(), List.of());
         scheduler.open(opener);
         call(() -> {
+            if (status == ExperimentStatus.ERROR) {
+                return null; // the algorithm failed already
+            }
             becomeCounting(ExperimentStatus.RUNNING);
             saveProfile();
             fill();
@@ -189,30 +209,26 @@ public final class Experiment {
         });
     }
 
-    /**
-     * Continues a reopened experiment: re-attaches trials the platforms still run (the others are
-     * FAILED, as NNI does), replays finished results into the new tuner, then submits as usual.
-     */
+    /** Resumes with a Java tuner and assessor (may be null); see {@link #resume(Algorithm, TrialScheduler.SessionOpener)}. */
     void resume(Tuner newTuner, Assessor newAssessor, TrialScheduler.SessionOpener opener) throws PlatformException {
-        tuner = newTuner;
-        assessor = newAssessor;
+        resume(new JavaAlgorithm(newTuner, newAssessor), opener);
+    }
+
+    /**
+     * Continues a reopened experiment: gives the algorithm the history (finished results, imported
+     * data, the trials it already has), re-attaches trials the platforms still run (submits again
+     * those that never started; the others are FAILED, as NNI does), then submits as usual.
+     */
+    void resume(Algorithm newAlgorithm, TrialScheduler.SessionOpener opener) throws PlatformException {
+        algorithm = newAlgorithm;
+        newAlgorithm.start(host, true, trials.ordered(), importedData());
         scheduler.open(opener);
         call(() -> {
-            for (String imported : importedData()) {
-                try {
-                    ImportedResults.parse(imported).forEach(result -> tuner.importResult(result.parameters(), result.value()));
-                } catch (RuntimeException e) {
-                    LOG.warn("experiment {}: imported data not given to the tuner again: {}", id, e.getMessage());
-                }
+            if (status == ExperimentStatus.ERROR) {
+                return null; // the algorithm failed already
             }
             for (Trial trial : trials.ordered()) {
-                if (trial.finalValue != null && trial.parameterId instanceof Number number) {
-                    tuner.receiveTrialResult(number.longValue(), trial.parameters, trial.finalValue);
-                }
                 if (trial.job.status().isTerminal()) {
-                    if (trial.parameterId instanceof Number number) {
-                        tuner.trialEnd(number.longValue(), trial.job.status() == TrialStatus.SUCCEEDED);
-                    }
                     continue;
                 }
                 scheduler.takeBack(trial, "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
@@ -281,6 +297,7 @@ public final class Experiment {
             LOG.warn("experiment {}: stopping failed", id, e.getCause());
         }
         scheduler.closeAll();
+        closeAlgorithm();
         Supplier<Void> stopped = () -> {
             clock.ended();
             becomeStatic(ExperimentStatus.STOPPED);
@@ -311,6 +328,7 @@ public final class Experiment {
     public void detach() {
         if (!readOnly) {
             scheduler.detachAll();
+            closeAlgorithm();
             executor.shutdown();
             try {
                 if (!executor.awaitTermination(DETACH_DRAIN_SECONDS, TimeUnit.SECONDS)) {
@@ -349,35 +367,21 @@ public final class Experiment {
         }
         int live = trials.live().size();
         // the members' free slots, when they know them: the concurrency is a ceiling, not a promise
-        TrialScheduler.Turn turn = scheduler.new Turn();
-        int count = 0;
-        while (live < config.trialConcurrency() && !limitsReached() && !tunerExhausted) {
-            if (stopping.get() || scheduler.detaching()) {
+        TrialScheduler.Turn room = scheduler.new Turn();
+        int turn = 0;
+        while (live < config.trialConcurrency() && room.any() && !limitsReached() && !tunerExhausted) {
+            if (stopping.get() || scheduler.detaching() || !status.counting()) {
                 return;
             }
-            if (count++ == SUBMITS_PER_TURN) {
+            if (turn == SUBMITS_PER_TURN) {
                 execute(this::fill, () -> "the rest of a fill");
                 return;
             }
-            TrialScheduler.Member member = turn.place();
-            if (member == null) {
+            if (offered.isEmpty() && !requestTrials(Math.min(config.trialConcurrency() - live, room.free()), turn)) {
                 break;
             }
-            long parameterId = nextSequenceId;
-            Optional<Map<String, Object>> parameters;
-            try {
-                parameters = tuner.generateParameters(parameterId);
-            } catch (RuntimeException e) {
-                fail("the tuner failed to generate parameters: " + e.getMessage(), e);
-                return;
-            }
-            if (parameters.isEmpty()) {
-                tunerExhausted = true;
-                becomeCounting(ExperimentStatus.TUNER_NO_MORE_TRIAL);
-                LOG.info("experiment {}: the tuner has no more parameters", id);
-                break;
-            }
-            submit(parameterId, parameters.get(), member.index());
+            turn++;
+            submit(offered.poll(), room.place().index());
             live++;
         }
         if (limitsReached() && status != ExperimentStatus.NO_MORE_TRIAL) {
@@ -392,22 +396,37 @@ public final class Experiment {
         }
     }
 
+    /**
+     * Asks the algorithm for as many trials as slots are free and not promised already (NNI's
+     * {@code GE}): a Java tuner answers at once, a dispatcher later (its trials then wait in
+     * {@link #offered}).
+     *
+     * @return whether a trial is there to submit now
+     */
+    private boolean requestTrials(int slots, int turn) {
+        int wanted = Math.min(slots, SUBMITS_PER_TURN - turn) - requested;
+        Integer maxTrials = config.maxTrialNumber();
+        if (maxTrials != null) {
+            wanted = Math.min(wanted, maxTrials - submitted - requested);
+        }
+        if (wanted > 0 && !algorithmWaits) {
+            requested += wanted;
+            algorithm.request(wanted);
+        }
+        return !offered.isEmpty() && status.counting();
+    }
+
     private boolean limitsReached() {
         Integer maxTrials = config.maxTrialNumber();
         return durationReached || (maxTrials != null && submitted >= maxTrials);
     }
 
-    private void submit(long parameterId, Map<String, Object> parameters, int member) {
+    private void submit(String packedJson, int member) {
         long sequenceId = nextSequenceId++;
         submitted++;
         String trialId = Ids.trialId(trials::contains);
-        Map<String, Object> packed = new LinkedHashMap<>();
-        packed.put("parameter_id", parameterId);
-        packed.put("parameter_source", "algorithm");
-        packed.put("parameters", parameters);
-        packed.put("parameter_index", 0);
-        String packedJson = json(packed);
-        Trial trial = new Trial(trialId, sequenceId, parameterId, parameters, packedJson);
+        Trials.Unpacked unpacked = Trials.unpack(id, trialId, packedJson);
+        Trial trial = new Trial(trialId, sequenceId, unpacked.parameterId(), unpacked.parameters(), packedJson);
         trial.member = member;
         trial.job = TrialJob.waiting(scheduler.application(trial), directory.resolve("trials").resolve(trialId).toString(), "");
         // stored first: a trial the database did not take does not exist (the failure fails the experiment)
@@ -416,6 +435,104 @@ public final class Experiment {
         trials.add(trial);
         listener.trialChanged(this, trialId);
         scheduler.send(trial);
+    }
+
+    // ------------------------------------------------------------------ the algorithm's answers
+
+    /**
+     * What the algorithm answers, handled on the experiment's thread: at once when it answers on
+     * that thread (a Java tuner, inside the request), else queued there, followed by a fill.
+     */
+    private final Algorithm.Host host = new Algorithm.Host() {
+        @Override
+        public void offer(String packedParameters) {
+            onThread(() -> {
+                requested = Math.max(0, requested - 1);
+                algorithmWaits = false;
+                offered.add(packedParameters);
+                if (status == ExperimentStatus.TUNER_NO_MORE_TRIAL && !tunerExhausted) {
+                    becomeCounting(ExperimentStatus.RUNNING);
+                }
+            }, "a new trial from the algorithm");
+        }
+
+        @Override
+        public void noMoreTrials(boolean forGood) {
+            onThread(() -> {
+                requested = 0;
+                algorithmWaits = true;
+                tunerExhausted |= forGood;
+                if (status == ExperimentStatus.RUNNING) {
+                    becomeCounting(ExperimentStatus.TUNER_NO_MORE_TRIAL);
+                    LOG.info("experiment {}: the tuner has no more parameters{}", id, forGood ? "" : " for now");
+                }
+            }, "no more trials from the algorithm");
+        }
+
+        @Override
+        public void kill(String trialId) {
+            onThread(() -> {
+                Trial trial = trials.get(trialId);
+                if (trial != null && trial.live()) {
+                    LOG.info("experiment {}: the assessor stops trial {} early", id, trialId);
+                    scheduler.cancel(trial, true);
+                }
+            }, "an early stop of trial " + trialId);
+        }
+
+        @Override
+        public void sendParameters(String packedParameters) {
+            onThread(() -> deliverParameters(packedParameters), "more parameters for a trial");
+        }
+
+        @Override
+        public void fail(String message, Throwable cause) {
+            onThread(() -> {
+                if (!status.settled() && status != ExperimentStatus.STOPPING) {
+                    Experiment.this.fail(message, cause);
+                }
+            }, "a failure of the algorithm");
+        }
+    };
+
+    private void onThread(Runnable work, String what) {
+        if (Thread.currentThread().getName().equals("nni-experiment-" + id)) {
+            work.run();
+        } else {
+            execute(() -> {
+                work.run();
+                fill();
+            }, () -> what);
+        }
+    }
+
+    /** NNI's {@code SP}: hands a running trial its next parameter set (multi-phase) and records it. */
+    private void deliverParameters(String packed) {
+        JsonNode node;
+        try {
+            node = JSON.readTree(packed);
+        } catch (JsonProcessingException e) {
+            LOG.warn("experiment {}: the algorithm sent parameters that are not JSON, ignored", id);
+            return;
+        }
+        String trialId = node.path("trial_job_id").asText("");
+        int index = node.path("parameter_index").asInt(-1);
+        Trial trial = trials.get(trialId);
+        if (trial == null || index < 1) {
+            LOG.warn("experiment {}: the algorithm sent parameters for trial '{}' index {}, ignored", id, trialId, index);
+            return;
+        }
+        try {
+            TrainingSession session = scheduler.sessionOf(trial)
+                    .orElseThrow(() -> new PlatformException("the platform is away"));
+            session.sendParameters(trialId, HyperParameters.of(packed, index));
+        } catch (PlatformException | RuntimeException e) {
+            LOG.warn("experiment {}: parameters {} not delivered to trial {}: {}", id, index, trialId, e.getMessage());
+            return;
+        }
+        if (!node.path("parameters").isNull()) {
+            store.addEvent(new TrialEvent(System.currentTimeMillis(), trialId, "ADD_HYPERPARAMETER", packed, null, null, null));
+        }
     }
 
     // ------------------------------------------------------------------ platform callbacks (through MemberContext)
@@ -508,17 +625,9 @@ public final class Experiment {
         store.addEvent(new TrialEvent(at, trial.id, ended.status().name(), null, ended.url(), trial.sequenceId,
                 ended.message().isEmpty() ? null : ended.message()));
         listener.trialChanged(this, trial.id);
-        boolean succeeded = ended.status() == TrialStatus.SUCCEEDED;
-        try {
-            if (trial.parameterId instanceof Number number && tuner != null) {
-                tuner.trialEnd(number.longValue(), succeeded);
-            }
-            if (assessor != null) {
-                assessor.trialEnd(trial.id, succeeded);
-            }
-        } catch (RuntimeException e) {
-            fail("the tuner failed on the end of trial " + trial.id + ": " + e.getMessage(), e);
-            return;
+        if (algorithm != null && status != ExperimentStatus.ERROR) {
+            algorithmWaits = false;
+            algorithm.trialEnded(trial, ended.status());
         }
         if (status == ExperimentStatus.STOPPING) {
             checkAllEnded();
@@ -542,9 +651,11 @@ public final class Experiment {
         MetricIntake.Metric metric = intake.take(trialId, line);
         if (metric != null) {
             execute(() -> {
-                onMetric(trialId, metric.type(), metric.value());
-                listener.metricsStored(this, trialId);
-            }, () -> "a " + metric.type() + " metric of trial " + trialId + " (stored)");
+                onMetric(trialId, metric);
+                if (metric.record() != null) {
+                    listener.metricsStored(this, trialId);
+                }
+            }, () -> "a " + metric.type() + " metric of trial " + trialId);
         }
     }
 
@@ -558,7 +669,7 @@ public final class Experiment {
         List<MetricIntake.Metric> stored = intake.take(trialId, lines, refused);
         if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
             execute(() -> {
-                stored.forEach(metric -> onMetric(trialId, metric.type(), metric.value()));
+                stored.forEach(metric -> onMetric(trialId, metric));
                 listener.metricsStored(this, trialId);
             }, () -> stored.size() + " metrics of trial " + trialId + " (stored)");
         }
@@ -575,29 +686,17 @@ public final class Experiment {
         }
     }
 
-    private void onMetric(String trialId, String type, Double value) {
+    private void onMetric(String trialId, MetricIntake.Metric metric) {
         Trial trial = trials.get(trialId);
-        if (trial == null || value == null) {
+        if (trial == null || algorithm == null || status == ExperimentStatus.ERROR) {
             return;
         }
-        try {
-            if ("FINAL".equals(type)) {
-                trial.finalValue = value;
-                if (trial.parameterId instanceof Number number && tuner != null) {
-                    tuner.receiveTrialResult(number.longValue(), trial.parameters, value);
-                }
-            } else if ("PERIODICAL".equals(type)) {
-                trial.intermediate.add(value);
-                if (assessor != null && trial.live()
-                        && assessor.assessTrial(trialId, List.copyOf(trial.intermediate)) == Assessor.Verdict.BAD) {
-                    LOG.info("experiment {}: the assessor stops trial {} early", id, trialId);
-                    scheduler.cancel(trial, true);
-                }
-            }
-        } catch (RuntimeException e) {
-            fail("the " + ("FINAL".equals(type) ? "tuner" : "assessor") + " failed on a metric of trial " + trialId
-                    + ": " + e.getMessage(), e);
+        if (metric.value() != null && "FINAL".equals(metric.type())) {
+            trial.finalValue = metric.value();
+        } else if (metric.value() != null && "PERIODICAL".equals(metric.type())) {
+            trial.intermediate.add(metric.value());
         }
+        algorithm.metric(trial, metric.type(), metric.value(), metric.line());
     }
 
     /** @return a stored metric's value ({@link MetricRecord#data()}) as a number: a plain number or a dict's {@code default}; else null */
@@ -644,11 +743,10 @@ public final class Experiment {
         requireWritable("import data");
         List<ImportedResults.Result> results = ImportedResults.parse(json);
         return call(() -> {
-            if (tuner == null || (!results.isEmpty() && !tuner.importResult(results.get(0).parameters(), results.get(0).value()))) {
+            if (algorithm == null || !algorithm.importData(results, json)) {
                 throw new IllegalArgumentException("the tuner " + (config.tuner() == null ? "" : config.tuner().name() + " ")
                         + "does not learn from imported results; nothing was imported");
             }
-            results.stream().skip(1).forEach(result -> tuner.importResult(result.parameters(), result.value()));
             store.addEvent(new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
             LOG.info("experiment {}: {} imported results given to the tuner", id, results.size());
             fill();
@@ -698,18 +796,12 @@ public final class Experiment {
                     }
                     @SuppressWarnings("unchecked")
                     Map<String, Object> searchSpace = (Map<String, Object>) space;
-                    try {
-                        SearchSpace parsed = SearchSpace.parse(searchSpace);
-                        if (tuner != null) {
-                            tuner.updateSearchSpace(parsed);
-                        }
-                    } catch (SearchSpaceException e) {
-                        throw new IllegalArgumentException("searchSpace: " + e.getMessage(), e);
-                    }
+                    algorithm.updateSearchSpace(searchSpace);
                     yield c.withSearchSpace(searchSpace);
                 }
             };
             config = next;
+            algorithmWaits = false;
             store.saveDefinition(ConfigCodec.write(next));
             listener.configChanged(this);
             LOG.info("experiment {}: {} updated to {}", id, what, value);
@@ -791,7 +883,19 @@ public final class Experiment {
         } catch (StoreException e) {
             LOG.warn("experiment {}: its end could not be stored: {}", id, e.getMessage());
         }
+        closeAlgorithm();
         settled.complete(ExperimentStatus.ERROR);
+    }
+
+    private void closeAlgorithm() {
+        Algorithm open = algorithm;
+        if (open != null) {
+            try {
+                open.close();
+            } catch (RuntimeException e) {
+                LOG.warn("experiment {}: closing its algorithm failed", id, e);
+            }
+        }
     }
 
     /**

@@ -21,6 +21,7 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.platform.Capacity;
@@ -245,6 +246,11 @@ public class PlatformRegistry {
             if (!detached) {
                 session.cancel(trialId, earlyStopped);
             }
+        }
+
+        @Override
+        public void sendParameters(String trialId, HyperParameters parameters) throws PlatformException {
+            live().sendParameters(trialId, parameters);
         }
 
         @Override

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.util.List;
 import java.util.Optional;
 
+import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.platform.Capacity;
@@ -35,6 +36,11 @@ final class RemoteSession implements TrainingSession {
     @Override
     public void cancel(String trialId, boolean earlyStopped) {
         delegate.cancel(trialId, earlyStopped);
+    }
+
+    @Override
+    public void sendParameters(String trialId, HyperParameters parameters) throws PlatformException {
+        delegate.sendParameters(trialId, parameters);
     }
 
     @Override
