@@ -17,19 +17,20 @@ import nni.manager.internal.store.MetricRecord;
 /**
  * Where an experiment's metric lines come in, on the platforms' threads: each line is checked
  * against NNI's metric protocol and the experiment's trials, and stored (durable when the call
- * returns, a repeat stored once). What is new goes on to the tuner or assessor, on the
- * experiment's thread, as {@link Metric}s.
+ * returns, a repeat stored once). What is new goes on to the algorithm, on the experiment's thread,
+ * as {@link Metric}s; a trial's request for more parameters ({@code REQUEST_PARAMETER}) too, not
+ * stored, as NNI does.
  */
 final class MetricIntake {
 
     private static final Logger LOG = LoggerFactory.getLogger(MetricIntake.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** A metric as stored, and its value as the tuner gets it (null: not a number). */
-    record Metric(MetricRecord record, Double value) {
-        String type() {
-            return record.type();
-        }
+    /**
+     * A metric line: as stored (null for a request for parameters, which NNI does not store), its
+     * value as the tuner gets it (null: not a number), and the line as reported.
+     */
+    record Metric(String type, MetricRecord record, Double value, String line) {
     }
 
     private final String experimentId;
@@ -45,43 +46,43 @@ final class MetricIntake {
     /**
      * Stores one line.
      *
-     * @return the metric when it is new, else null (a repeat, or a valid line that is not stored)
+     * @return the metric when it is new or a request for parameters, else null (a repeat)
      * @throws IllegalArgumentException when the line is not a metric of the trial
      */
     Metric take(String trialId, String line) {
         Metric metric = parse(trialId, line);
-        return metric != null && store.addMetric(metric.record()) ? metric : null;
+        return metric.record() == null || store.addMetric(metric.record()) ? metric : null;
     }
 
     /**
      * Stores a trial's lines in one transaction; lines that are not metrics are skipped.
      *
      * @param refused gets the reason for each line that is not a metric
-     * @return the new metrics, in order
+     * @return the new metrics in order, then the requests for parameters
      */
     List<Metric> take(String trialId, List<String> lines, List<String> refused) {
         List<Metric> metrics = new ArrayList<>(lines.size());
+        List<Metric> requests = new ArrayList<>();
         for (String line : lines) {
             try {
                 Metric metric = parse(trialId, line);
-                if (metric != null) {
-                    metrics.add(metric);
-                }
+                (metric.record() == null ? requests : metrics).add(metric);
             } catch (IllegalArgumentException e) {
                 refused.add(e.getMessage());
             }
         }
         boolean[] fresh = store.addMetrics(metrics.stream().map(Metric::record).toList());
-        List<Metric> stored = new ArrayList<>(fresh.length);
+        List<Metric> stored = new ArrayList<>(fresh.length + requests.size());
         for (int i = 0; i < fresh.length; i++) {
             if (fresh[i]) {
                 stored.add(metrics.get(i));
             }
         }
+        stored.addAll(requests);
         return stored;
     }
 
-    /** @return the metric to store, or null for a line that is valid but not stored (REQUEST_PARAMETER) */
+    /** @return the metric (with nothing to store for REQUEST_PARAMETER) */
     private Metric parse(String trialId, String line) {
         JsonNode metric;
         try {
@@ -98,8 +99,7 @@ final class MetricIntake {
         }
         String type = metric.get("type").asText();
         if ("REQUEST_PARAMETER".equals(type)) {
-            LOG.info("experiment {}: trial {} asked for more parameters; multi-phase is not supported", experimentId, trialId);
-            return null;
+            return new Metric(type, null, null, line);
         }
         JsonNode value = metric.get("value");
         String valueText = value == null || value.isNull() ? "null" : value.isTextual() ? value.asText() : value.toString();
@@ -108,9 +108,9 @@ final class MetricIntake {
         // the number from the node already parsed; only a value sent as text (as NNI's SDK does) is parsed once more
         Double number = value != null && value.isNumber() ? Double.valueOf(value.asDouble()) : number(valueText);
         String literal = MetricFields.plainStringLiteral(valueText);
-        return new Metric(new MetricRecord(System.currentTimeMillis(), trialId,
+        return new Metric(type, new MetricRecord(System.currentTimeMillis(), trialId,
                 parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence,
-                literal != null ? literal : Experiment.json(valueText)), number);
+                literal != null ? literal : Experiment.json(valueText)), number, line);
     }
 
     private String problem(String trialId, JsonNode metric) {

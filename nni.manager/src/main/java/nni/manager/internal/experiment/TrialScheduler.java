@@ -219,6 +219,25 @@ final class TrialScheduler {
             }
         }
 
+        /** @return whether some member has room for a trial */
+        boolean any() {
+            for (int room : free) {
+                if (room > 0) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** @return the trial slots free on all members together ({@link Integer#MAX_VALUE}: some cannot tell) */
+        int free() {
+            long total = 0;
+            for (int room : free) {
+                total += Math.max(0, room);
+            }
+            return (int) Math.min(Integer.MAX_VALUE, total);
+        }
+
         /** @return the member the next trial goes to, or null when no member has room */
         Member place() {
             Member best = null;

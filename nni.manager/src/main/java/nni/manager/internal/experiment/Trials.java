@@ -158,22 +158,28 @@ final class Trials {
         return maxSequence;
     }
 
-    private static Trial trialOf(TrialRecord record, TrialPlatformRecord facts, String experimentId, Path directory) {
-        Map<String, Object> parameters = Map.of();
-        Object parameterId = null;
-        String packed = record.parameters() == null ? "{}" : record.parameters();
+    /** A trial's packed parameters read: the algorithm's id for them and the parameters a trial sees. */
+    record Unpacked(Object parameterId, Map<String, Object> parameters) {
+    }
+
+    static Unpacked unpack(String experimentId, String trialId, String packed) {
         try {
             JsonNode node = JSON.readTree(packed);
-            parameterId = JSON.treeToValue(node.get("parameter_id"), Object.class);
-            if (node.get("parameters") != null && node.get("parameters").isObject()) {
-                parameters = JSON.convertValue(node.get("parameters"), new TypeReference<Map<String, Object>>() { });
-            }
-        } catch (JsonProcessingException e) {
-            LOG.warn("experiment {}: trial {} has unreadable parameters in the store: {}", experimentId, record.id(),
-                    e.getOriginalMessage());
+            Object parameterId = JSON.treeToValue(node.get("parameter_id"), Object.class);
+            Map<String, Object> parameters = node.get("parameters") != null && node.get("parameters").isObject()
+                    ? JSON.convertValue(node.get("parameters"), new TypeReference<Map<String, Object>>() { }) : Map.of();
+            return new Unpacked(parameterId, parameters);
+        } catch (JsonProcessingException | RuntimeException e) {
+            LOG.warn("experiment {}: trial {} has unreadable parameters: {}", experimentId, trialId, e.getMessage());
+            return new Unpacked(null, Map.of());
         }
-        Trial trial = new Trial(record.id(), record.sequenceId() == null ? -1 : record.sequenceId(), parameterId,
-                parameters, packed);
+    }
+
+    private static Trial trialOf(TrialRecord record, TrialPlatformRecord facts, String experimentId, Path directory) {
+        String packed = record.parameters() == null ? "{}" : record.parameters();
+        Unpacked unpacked = unpack(experimentId, record.id(), packed);
+        Trial trial = new Trial(record.id(), record.sequenceId() == null ? -1 : record.sequenceId(), unpacked.parameterId(),
+                unpacked.parameters(), packed);
         TrialStatus trialStatus = TrialStatus.valueOf(record.status());
         Instant submit = Instant.ofEpochMilli(record.submitTime() == null ? 0 : record.submitTime());
         TrialJob.Builder job = TrialJob.builder(record.id()).sequenceId(trial.sequenceId).status(trialStatus).submitTime(submit)

@@ -33,6 +33,7 @@ import nni.api.environment.EnvironmentState;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperRuntime;
 import nni.api.environment.LaunchedEnvironment;
+import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -613,6 +614,18 @@ final class KeeperSession implements TrainingSession {
                 // its keeper has not started (it may wait for a machine): the trial ends with the environment, now
                 trial.environment.handle.stop();
             }
+        }
+    }
+
+    @Override
+    public void sendParameters(String trialId, HyperParameters parameters) throws PlatformException {
+        synchronized (lock) {
+            Trial trial = trials.get(trialId);
+            if (trial == null || trial.job.status() != TrialStatus.RUNNING || trial.environment == null) {
+                throw new PlatformException("trial " + trialId + " is not running");
+            }
+            trial.environment.link.send(Map.of("type", "send-parameter", "trial", trialId,
+                    "parameter", Map.of("value", parameters.value(), "index", parameters.index())));
         }
     }
 
