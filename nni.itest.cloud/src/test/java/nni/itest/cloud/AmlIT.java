@@ -155,8 +155,9 @@ public class AmlIT {
     public void aWrongClientSecretStopsTheSessionWithEntraIdsReasonAndIsInNoLog() throws Exception {
         String wrong = "not-the-secret~9Tw3";
         run(wrong, config("x: {_type: choice, _value: [1]}", "trialConcurrency: 1\nmaxTrialNumber: 1\ntuner: {name: Random}\n"));
-        assertEquals(1, runtime.awaitExit(Duration.ofSeconds(90)));
+        int exit = runtime.awaitExit(Duration.ofSeconds(90));
         String console = runtime.console() + runtime.log();
+        assertEquals(console, 1, exit);
         assertTrue(console, console.contains("Microsoft Entra ID at " + aml.address() + " answered HTTP 401 while getting a token for "
                 + "service principal " + CLIENT + " of tenant " + TENANT + ": invalid_client: AADSTS7000215: Invalid client secret provided"));
         assertTrue(console, console.contains("check AZURE_TENANT_ID, AZURE_CLIENT_ID and AZURE_CLIENT_SECRET"));
