@@ -46,8 +46,17 @@ public abstract class RuntimeTestSupport {
     }
 
     protected Option baseOptions() {
+        return composite(runtime(httpPort()), additionalOptions());
+    }
+
+    /**
+     * @param httpPort the HTTP port, "0" for a free one
+     * @return the runtime's bundles and settings without a test class's additions; static for test
+     *         classes with another base class (the conformance kit's)
+     */
+    public static Option runtime(String httpPort) {
         return composite(
-                frameworkProperty("org.osgi.service.http.port").value(httpPort()),
+                frameworkProperty("org.osgi.service.http.port").value(httpPort),
                 frameworkProperty("org.apache.felix.http.host").value("127.0.0.1"),
                 // as in run.bndrun: lets the manager's HTTP limits see each request's connection (JettyLimits)
                 frameworkProperty("org.apache.felix.proxy.load.balancer.connection.enable").value("true"),
@@ -81,8 +90,7 @@ public abstract class RuntimeTestSupport {
                 bundle(reactorBundle("nni.ts.local")),
                 junitBundles(),
                 mavenBundle("org.awaitility", "awaitility").versionAsInProject(),
-                mavenBundle("org.hamcrest", "hamcrest").versionAsInProject(),
-                additionalOptions());
+                mavenBundle("org.hamcrest", "hamcrest").versionAsInProject());
     }
 
     /**

@@ -29,7 +29,8 @@ import nni.api.platform.TrainingSession;
  * A platform that runs nothing: each trial "runs" at once, reports its parameter text back as one
  * FINAL metric and succeeds. Trials whose parameters contain {@code "hold"} stay RUNNING until
  * cancelled, so tests can watch what happens to running trials; a later session takes them back
- * ({@code reattach}) by their handle {@code echo:<id>}. Every trial runs on host {@value #HOST}.
+ * ({@code reattach}) by their handle {@code echo:<id>}. Every trial runs on host {@value #HOST}. The
+ * section may hold a secret, {@code echoToken}, which the platform reads as a real one would.
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.itest.echo")
 @Platform("echo")
@@ -55,6 +56,8 @@ public class EchoPlatform implements TrainingPlatform {
     public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
         ConfigReader reader = ConfigReader.of(section, baseDirectory);
         reader.trainingServiceFields(false);
+        // a secret, as a cluster's token would be: masked by the manager, real in the session's section
+        reader.secret("echoToken", false);
         if (reader.has("echoFails")) {
             reader.any("echoFails");
             reader.problem("echoFails", "expected nothing here, the echo platform refuses this key");

@@ -135,11 +135,108 @@ public record ExperimentConfig(
             });
             services.add(SecretPaths.replaced(trainingServices.get(i), inService));
         }
-        return new ExperimentConfig(experimentName, searchSpace, trialCommand, trialCodeDirectory, trialConcurrency,
-                trialGpuNumber, maxExperimentDuration, maxTrialNumber, maxTrialDuration, nniManagerIp, debug, logLevel,
-                experimentWorkingDirectory, tuner, assessor, List.copyOf(services),
-                canonical == null ? null : SecretPaths.replaced(canonical, byPath),
-                secrets);
+        Copy copy = new Copy(this);
+        copy.trainingServices = List.copyOf(services);
+        copy.canonical = canonical == null ? null : SecretPaths.replaced(canonical, byPath);
+        return copy.build();
+    }
+
+    /** @return this config with another {@code trialConcurrency}, in the canonical form too */
+    public ExperimentConfig withTrialConcurrency(int concurrency) {
+        Copy copy = new Copy(this).canonical("trialConcurrency", concurrency);
+        copy.trialConcurrency = concurrency;
+        return copy.build();
+    }
+
+    /** @return this config with another {@code maxTrialNumber}, in the canonical form too */
+    public ExperimentConfig withMaxTrialNumber(int max) {
+        Copy copy = new Copy(this).canonical("maxTrialNumber", max);
+        copy.maxTrialNumber = max;
+        return copy.build();
+    }
+
+    /**
+     * @param written how the canonical form shows it, as it was written ({@code "1h"}, {@code 3600})
+     * @return this config with another {@code maxExperimentDuration}
+     */
+    public ExperimentConfig withMaxExperimentDuration(Duration duration, Object written) {
+        Copy copy = new Copy(this).canonical("maxExperimentDuration", written);
+        copy.maxExperimentDuration = duration;
+        return copy.build();
+    }
+
+    /** @return this config with another search space, in the canonical form too */
+    public ExperimentConfig withSearchSpace(Map<String, Object> space) {
+        Copy copy = new Copy(this).canonical("searchSpace", space);
+        copy.searchSpace = space;
+        return copy.build();
+    }
+
+    /** @return this config in another working directory (the canonical form shows it where it had one) */
+    public ExperimentConfig withExperimentWorkingDirectory(Path directory) {
+        Copy copy = new Copy(this);
+        if (canonical != null && canonical.containsKey("experimentWorkingDirectory")) {
+            copy.canonical("experimentWorkingDirectory", directory.toString());
+        }
+        copy.experimentWorkingDirectory = directory;
+        return copy.build();
+    }
+
+    /** The fields of a config being changed: the one place a config is copied. */
+    private static final class Copy {
+        String experimentName;
+        Map<String, Object> searchSpace;
+        String trialCommand;
+        Path trialCodeDirectory;
+        int trialConcurrency;
+        Integer trialGpuNumber;
+        Duration maxExperimentDuration;
+        Integer maxTrialNumber;
+        Duration maxTrialDuration;
+        String nniManagerIp;
+        boolean debug;
+        String logLevel;
+        Path experimentWorkingDirectory;
+        AlgorithmConfig tuner;
+        AlgorithmConfig assessor;
+        List<Map<String, Object>> trainingServices;
+        Map<String, Object> canonical;
+        List<String> secrets;
+
+        Copy(ExperimentConfig c) {
+            experimentName = c.experimentName;
+            searchSpace = c.searchSpace;
+            trialCommand = c.trialCommand;
+            trialCodeDirectory = c.trialCodeDirectory;
+            trialConcurrency = c.trialConcurrency;
+            trialGpuNumber = c.trialGpuNumber;
+            maxExperimentDuration = c.maxExperimentDuration;
+            maxTrialNumber = c.maxTrialNumber;
+            maxTrialDuration = c.maxTrialDuration;
+            nniManagerIp = c.nniManagerIp;
+            debug = c.debug;
+            logLevel = c.logLevel;
+            experimentWorkingDirectory = c.experimentWorkingDirectory;
+            tuner = c.tuner;
+            assessor = c.assessor;
+            trainingServices = c.trainingServices;
+            canonical = c.canonical;
+            secrets = c.secrets;
+        }
+
+        /** Sets one key of the canonical form (kept in its place, else added at the end). */
+        Copy canonical(String key, Object value) {
+            Map<String, Object> changed = new LinkedHashMap<>(canonical == null ? Map.of() : canonical);
+            changed.put(key, value);
+            canonical = changed;
+            return this;
+        }
+
+        ExperimentConfig build() {
+            return new ExperimentConfig(experimentName, searchSpace, trialCommand, trialCodeDirectory, trialConcurrency,
+                    trialGpuNumber, maxExperimentDuration, maxTrialNumber, maxTrialDuration, nniManagerIp, debug, logLevel,
+                    experimentWorkingDirectory, tuner, assessor, trainingServices, canonical, secrets);
+        }
     }
 
     /** Masked: a config printed by mistake shows no secret. */

@@ -42,7 +42,7 @@ interface Algorithm {
      * @param imported results imported before (NNI's {@code IMPORT_DATA} payloads), to be given again
      * @throws PlatformException when it cannot start; the message is shown to the user
      */
-    void start(Host host, boolean resuming, List<Experiment.Trial> history, List<String> imported) throws PlatformException;
+    void start(Host host, boolean resuming, List<Trial> history, List<String> imported) throws PlatformException;
 
     /** Trial slots were freed: {@code count} more trials are wanted. */
     void request(int count);
@@ -53,9 +53,9 @@ interface Algorithm {
      * @param value the metric's number, or null when it has none
      * @param line  the metric's JSON line as the trial reported it
      */
-    void metric(Experiment.Trial trial, String type, Double value, String line);
+    void metric(Trial trial, String type, Double value, String line);
 
-    void trialEnded(Experiment.Trial trial, TrialStatus status);
+    void trialEnded(Trial trial, TrialStatus status);
 
     /** @return whether the algorithm uses imported results (if not, nothing was given to it) */
     boolean importData(List<ImportedResults.Result> results, String json);

@@ -49,7 +49,7 @@ final class DispatcherAlgorithm implements Algorithm {
     }
 
     @Override
-    public void start(Host host, boolean resuming, List<Experiment.Trial> history, List<String> imported)
+    public void start(Host host, boolean resuming, List<Trial> history, List<String> imported)
             throws PlatformException {
         Context context = new Context(host, resuming, resumeData(history, imported),
                 history.stream().map(trial -> trial.packed).toList());
@@ -61,9 +61,9 @@ final class DispatcherAlgorithm implements Algorithm {
     }
 
     /** @return NNI's {@code FD} on resume: every succeeded trial's parameters and final result, then every import */
-    private static String resumeData(List<Experiment.Trial> history, List<String> imported) {
+    private static String resumeData(List<Trial> history, List<String> imported) {
         ArrayNode all = JSON.createArrayNode();
-        for (Experiment.Trial trial : history) {
+        for (Trial trial : history) {
             if (trial.job.status() == TrialStatus.SUCCEEDED && trial.finalValue != null) {
                 ObjectNode entry = all.addObject();
                 entry.set("parameter", JSON.valueToTree(trial.parameters));
@@ -90,7 +90,7 @@ final class DispatcherAlgorithm implements Algorithm {
     }
 
     @Override
-    public void metric(Experiment.Trial trial, String type, Double value, String line) {
+    public void metric(Trial trial, String type, Double value, String line) {
         if (!"PERIODICAL".equals(type) || dispatcher.wantsIntermediateResults()) {
             dispatcher.reportMetric(withTrialId(trial.id, line));
         }
@@ -114,7 +114,7 @@ final class DispatcherAlgorithm implements Algorithm {
     }
 
     @Override
-    public void trialEnded(Experiment.Trial trial, TrialStatus status) {
+    public void trialEnded(Trial trial, TrialStatus status) {
         dispatcher.trialEnded(trial.id, status, trial.packed);
     }
 

@@ -3,7 +3,6 @@ package nni.manager.internal.experiment;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -30,6 +29,7 @@ import nni.api.searchspace.SearchSpace;
 import nni.api.searchspace.SearchSpaceException;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
+import nni.manager.internal.ids.Ids;
 import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.registry.AlgorithmRegistry;
@@ -51,8 +51,6 @@ public class ExperimentManager {
     public static final String ROOT = "nni.experiments.dir";
 
     private static final Logger LOG = LoggerFactory.getLogger(ExperimentManager.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final String ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789";
 
     private final PlatformRegistry platforms;
     private final AlgorithmRegistry algorithms;
@@ -168,7 +166,9 @@ public class ExperimentManager {
         }
         AlgorithmRegistry.Choice choice = choose(config);
         platforms.require(config.platform());
-        String id = newId(config.experimentWorkingDirectory());
+        Path workingDirectory = config.experimentWorkingDirectory();
+        String id = Ids.experimentId(candidate -> experiments.containsKey(candidate)
+                || Files.exists(workingDirectory.resolve(candidate)));
         // a tuner that refuses the search space refuses before anything of the experiment exists
         Algorithm algorithm = algorithm(choice, id, config.experimentWorkingDirectory().resolve(id), config);
         announce.accept(id, config.experimentWorkingDirectory().resolve(id));
@@ -352,12 +352,7 @@ public class ExperimentManager {
             return c;
         }
         // the profile shows the directory the experiment really is in
-        Map<String, Object> canonical = new java.util.LinkedHashMap<>(c.canonical() == null ? Map.of() : c.canonical());
-        canonical.computeIfPresent("experimentWorkingDirectory", (key, old) -> root.toString());
-        return new ExperimentConfig(c.experimentName(), c.searchSpace(), c.trialCommand(), c.trialCodeDirectory(),
-                c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
-                c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), root, c.tuner(), c.assessor(),
-                c.trainingServices(), canonical, c.secrets());
+        return c.withExperimentWorkingDirectory(root);
     }
 
     /** @return NNI's default experiments directory, {@code ~/nni-experiments}, as a config file's path resolves it */
@@ -366,7 +361,7 @@ public class ExperimentManager {
     }
 
     private TrainingSession open(MemberContext member) throws PlatformException {
-        return platforms.open(member.platform(), member, member.experiment()::platformLost);
+        return platforms.open(member.platform(), member, reason -> member.experiment().platformLost(member.index(), reason));
     }
 
     /** @return what runs the experiment's tuner and assessor, found through the service registry */
@@ -407,18 +402,4 @@ public class ExperimentManager {
         return new JavaAlgorithm(tuner, assessor);
     }
 
-    private String newId(Path workingDirectory) {
-        while (true) {
-            StringBuilder id = new StringBuilder(8);
-            while (id.length() < 8) {
-                char c = ID_CHARACTERS.charAt(RANDOM.nextInt(ID_CHARACTERS.length()));
-                if (id.indexOf(String.valueOf(c)) < 0) {
-                    id.append(c);
-                }
-            }
-            if (!experiments.containsKey(id.toString()) && !Files.exists(workingDirectory.resolve(id.toString()))) {
-                return id.toString();
-            }
-        }
-    }
 }

@@ -49,7 +49,7 @@ public final class ImportedResults {
             }
             JsonNode value = entry.get("value");
             Double number = value == null ? null : value.isNumber() ? Double.valueOf(value.asDouble())
-                    : Experiment.number(value.isTextual() ? value.asText() : value.toString());
+                    : MetricIntake.number(value.isTextual() ? value.asText() : value.toString());
             if (number == null) {
                 throw new IllegalArgumentException("[" + i + "].value: expected a number or a dict with a \"default\" "
                         + "number, got " + value);

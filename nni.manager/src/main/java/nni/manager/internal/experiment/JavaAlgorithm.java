@@ -36,7 +36,7 @@ final class JavaAlgorithm implements Algorithm {
 
     /** Replays a resumed experiment's imported data and finished results into the new tuner. */
     @Override
-    public void start(Host host, boolean resuming, List<Experiment.Trial> history, List<String> imported) {
+    public void start(Host host, boolean resuming, List<Trial> history, List<String> imported) {
         this.host = host;
         for (String data : imported) {
             try {
@@ -45,7 +45,7 @@ final class JavaAlgorithm implements Algorithm {
                 LOG.warn("imported data not given to the tuner again: {}", e.getMessage());
             }
         }
-        for (Experiment.Trial trial : history) {
+        for (Trial trial : history) {
             if (trial.parameterId instanceof Number number) {
                 nextParameterId = Math.max(nextParameterId, number.longValue() + 1);
                 if (trial.finalValue != null) {
@@ -84,7 +84,7 @@ final class JavaAlgorithm implements Algorithm {
     }
 
     @Override
-    public void metric(Experiment.Trial trial, String type, Double value, String line) {
+    public void metric(Trial trial, String type, Double value, String line) {
         if (value == null) {
             return;
         }
@@ -104,7 +104,7 @@ final class JavaAlgorithm implements Algorithm {
     }
 
     @Override
-    public void trialEnded(Experiment.Trial trial, TrialStatus status) {
+    public void trialEnded(Trial trial, TrialStatus status) {
         boolean succeeded = status == TrialStatus.SUCCEEDED;
         try {
             if (trial.parameterId instanceof Number number) {

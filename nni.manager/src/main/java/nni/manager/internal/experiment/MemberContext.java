@@ -54,7 +54,7 @@ public final class MemberContext implements SessionContext {
 
     @Override
     public void trialChanged(TrialJob trial) {
-        experiment.trialChanged(trial);
+        experiment.trialChanged(index, trial);
     }
 
     @Override

@@ -31,7 +31,7 @@ public final class TrialFiles {
         if (!NAMES.contains(name)) {
             throw new IllegalArgumentException("which: expected stdout, stderr or trial.log, got '" + name + "'");
         }
-        Optional<TrainingSession> session = experiment.session();
+        Optional<TrainingSession> session = experiment.sessionOf(trialId);
         if (session.isPresent()) {
             return session.get().openTrialFile(trialId, name);
         }

@@ -6,7 +6,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,11 +17,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +42,7 @@ import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
 import nni.api.platform.TransientPlatformException;
 import nni.manager.internal.http.HttpError;
+import nni.manager.internal.ids.Ids;
 import nni.manager.internal.report.KeeperLink;
 import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
@@ -68,8 +68,6 @@ import nni.manager.internal.retry.Backoff;
 final class KeeperSession implements TrainingSession {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeeperSession.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final String ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     private static final int EARLY_DEATHS_BEFORE_GIVING_UP = 3;
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(15);
@@ -100,7 +98,9 @@ final class KeeperSession implements TrainingSession {
     private final Path codeArchive;
     private final String managerUrl;
     private final KeeperLinkFile linkFile;
-    private final ScheduledExecutorService timer;
+    private final SessionTimer timer;
+    /** Told once the session closed or detached, so its provider lets go of it. */
+    private final Consumer<KeeperSession> ended;
     private final Object lock = new Object();
     private final Map<String, Trial> trials = new LinkedHashMap<>();
     private final Map<String, Environment> environments = new LinkedHashMap<>();
@@ -117,7 +117,7 @@ final class KeeperSession implements TrainingSession {
 
     KeeperSession(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options, KeeperLinks links,
                   Map<KeeperRuntime, Path> keeperFiles, Path codeArchive, String managerUrl, KeeperLinkFile linkFile,
-                  ScheduledExecutorService timer) {
+                  SessionTimer timer, Consumer<KeeperSession> ended) {
         this.context = context;
         this.launcher = launcher;
         this.options = options;
@@ -127,6 +127,7 @@ final class KeeperSession implements TrainingSession {
         this.managerUrl = managerUrl;
         this.linkFile = linkFile;
         this.timer = timer;
+        this.ended = ended;
         timer.scheduleWithFixedDelay(linkFile::flush, LINKS_FLUSH.toMillis(), LINKS_FLUSH.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -185,7 +186,8 @@ final class KeeperSession implements TrainingSession {
     }
 
     private void startEnvironment(Trial forTrial) {
-        String id = forTrial != null ? forTrial.application.trialId() : newEnvironmentId();
+        String id = forTrial != null ? forTrial.application.trialId()
+                : Ids.environmentId(candidate -> environments.containsKey(candidate) || trials.containsKey(candidate));
         Environment environment = new Environment(id);
         String token = KeeperLinks.newToken();
         // a link of this id can only be left by a detached session whose keeper never ran the trial: replace it
@@ -746,6 +748,7 @@ final class KeeperSession implements TrainingSession {
             LOG.error("experiment {}: closing the session failed", context.experimentId(), e);
         } finally {
             timer.shutdown();
+            ended.accept(this);
         }
     }
 
@@ -777,6 +780,7 @@ final class KeeperSession implements TrainingSession {
             lock.notifyAll();
         }
         timer.shutdownNow();
+        ended.accept(this);
         linkFile.flush(); // the sequences applied so far, for a restart to come
     }
 
@@ -921,18 +925,6 @@ final class KeeperSession implements TrainingSession {
             });
         } catch (RejectedExecutionException closed) {
             task.run();
-        }
-    }
-
-    private String newEnvironmentId() {
-        while (true) {
-            StringBuilder id = new StringBuilder(5);
-            for (int i = 0; i < 5; i++) {
-                id.append(ID_CHARACTERS.charAt(RANDOM.nextInt(ID_CHARACTERS.length())));
-            }
-            if (!environments.containsKey(id.toString()) && !trials.containsKey(id.toString())) {
-                return id.toString();
-            }
         }
     }
 

@@ -12,14 +12,19 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 
 import nni.api.environment.EnvironmentLauncher;
@@ -30,6 +35,7 @@ import nni.api.environment.KeeperSessions;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.manager.internal.pack.CodeArchiver;
 import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
 
@@ -47,11 +53,41 @@ public class KeeperSessionsProvider implements KeeperSessions {
     private final BundleContext bundleContext;
     private final KeeperLinks links;
     private final Map<KeeperRuntime, Path> keeperFiles = new EnumMap<>(KeeperRuntime.class);
+    /** When the sessions' timed tasks are due; this component's, ended when it is deactivated. */
+    private final ScheduledThreadPoolExecutor clock;
+    /** What runs the sessions' timed tasks (each session's one at a time); ended with the component. */
+    private final ExecutorService workers;
+    private final Set<KeeperSession> sessions = ConcurrentHashMap.newKeySet();
 
     @Activate
     public KeeperSessionsProvider(BundleContext bundleContext, @Reference KeeperLinks links) {
         this.bundleContext = bundleContext;
         this.links = links;
+        this.clock = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "nni-keepers-clock"));
+        clock.setRemoveOnCancelPolicy(true);
+        AtomicInteger count = new AtomicInteger();
+        this.workers = Executors.newCachedThreadPool(r -> daemon(r, "nni-keepers-" + count.incrementAndGet()));
+    }
+
+    private static Thread daemon(Runnable work, String name) {
+        Thread thread = new Thread(work, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /**
+     * Detaches the sessions still open (their keepers and trials keep running; the platform sessions
+     * around them are detached by the platform registry already when the runtime stops) and ends
+     * the timers' threads.
+     */
+    @Deactivate
+    void deactivate() {
+        for (KeeperSession session : sessions) {
+            session.detach();
+        }
+        sessions.clear();
+        clock.shutdownNow();
+        workers.shutdownNow();
     }
 
     @Override
@@ -108,18 +144,17 @@ public class KeeperSessionsProvider implements KeeperSessions {
         }
         Path archive = context.experimentDirectory().resolve("environments").resolve("nni-code.tar.gz");
         try {
-            // every file goes in; .nniignore rules plug in here as the filter
-            CodePacker.pack(codeDirectory, archive, relative -> !relative.startsWith("nni-experiments"));
+            // the experiments' folder may lie inside the code directory (NNI's default when both are ~): never packed
+            new CodeArchiver().pack(codeDirectory, archive, context.experimentDirectory().getParent());
+        } catch (CodeArchiver.TooLargeException e) {
+            throw new PlatformException(e.getMessage(), e);
         } catch (IOException e) {
             throw new PlatformException("cannot pack trialCodeDirectory " + codeDirectory + ": " + e.getMessage(), e);
         }
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "nni-keepers-" + context.experimentId());
-            thread.setDaemon(true);
-            return thread;
-        });
-        return new KeeperSession(context, launcher, options, links, keepers, archive, managerUrl,
-                KeeperLinkFile.open(context.experimentDirectory(), managerUrl), timer);
+        KeeperSession session = new KeeperSession(context, launcher, options, links, keepers, archive, managerUrl,
+                KeeperLinkFile.open(context.experimentDirectory(), managerUrl), new SessionTimer(clock, workers, "experiment " + context.experimentId()), sessions::remove);
+        sessions.add(session);
+        return session;
     }
 
     /** @return the shared endpoint's URL with the host workers use */

@@ -49,7 +49,7 @@ public class BusyExperimentTest {
             if (job != null && !job.status().isTerminal()) {
                 TrialJob ended = job.ended(nni.api.model.TrialStatus.USER_CANCELED, Instant.now(), "cancelled");
                 jobs.put(trialId, ended);
-                experiment.trialChanged(ended);
+                experiment.trialChanged(0, ended);
             }
         }
 

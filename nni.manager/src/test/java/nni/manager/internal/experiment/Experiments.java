@@ -84,19 +84,25 @@ public final class Experiments {
         return experiment;
     }
 
-    /** Creates and starts an experiment of a loaded config on the local platform (its first training service). */
+    /**
+     * Creates and starts an experiment of a loaded config: its local members on the local platform,
+     * any other member on a {@link HeldSession} (the first trial goes to the first member).
+     */
     public Experiment start(String id, ExperimentConfig config, Tuner tuner) throws Exception {
         Experiment experiment = Experiment.create(id, config);
-        LocalPlatform platform = platform();
-        experiment.start(tuner, null, platform::open);
+        experiment.start(tuner, null, members(platform()));
         return experiment;
+    }
+
+    /** @return the local platform for local members, a {@link HeldSession} for the others */
+    private static TrialScheduler.SessionOpener members(LocalPlatform platform) {
+        return member -> "local".equals(member.platform()) ? platform.open(member) : new HeldSession(member);
     }
 
     /** Resumes a stopped or crashed experiment. */
     public Experiment resume(String id, Tuner tuner) throws Exception {
         Experiment experiment = Experiment.reopen(id, workingDirectory.resolve(id));
-        LocalPlatform platform = platform();
-        experiment.resume(tuner, null, platform::open);
+        experiment.resume(tuner, null, members(platform()));
         return experiment;
     }
 

@@ -21,6 +21,7 @@ import org.junit.rules.TemporaryFolder;
 import nni.api.model.TrialStatus;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.Experiments;
+import nni.manager.internal.experiment.HeldSession;
 import nni.manager.internal.experiment.ListTuner;
 import nni.manager.internal.experiment.TrialSummary;
 

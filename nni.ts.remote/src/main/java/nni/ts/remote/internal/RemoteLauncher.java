@@ -51,7 +51,6 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
 
     private final List<RemoteMachine> machines;
     private final int gpuNumber;
-    private final Path codeArchive;
     private final Path sdk;
     private final KeeperCommands keepers;
     private final Duration killGrace;
@@ -68,11 +67,10 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
      * @param sdk     the nni SDK shipped with nni-osgi ({@code nni/__init__.py}), for machines without nni; or null
      * @param keepers which keepers the machines may run, and with which interpreters
      */
-    RemoteLauncher(List<RemoteMachine> machines, int gpuNumber, Path codeArchive, Path sdk, KeeperCommands keepers, Duration killGrace,
+    RemoteLauncher(List<RemoteMachine> machines, int gpuNumber, Path sdk, KeeperCommands keepers, Duration killGrace,
                    Duration machineLostAfter, Duration checkInterval, ScheduledExecutorService executor) {
         this.machines = machines;
         this.gpuNumber = gpuNumber;
-        this.codeArchive = codeArchive;
         this.sdk = sdk;
         this.keepers = keepers;
         this.killGrace = killGrace;
@@ -194,7 +192,8 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         try {
             environment.listener.stateChanged(EnvironmentState.STARTING, "waiting: starting the keeper on " + machine.name());
             KeeperRuntime runtime = machine.keeper(keepers).runtime();
-            machine.prepare(runtime, spec.keeperFile(runtime), codeArchive, sdk);
+            // the code as the manager packed it for the session (.nniignore honoured), uploaded once per machine
+            machine.prepare(runtime, spec.keeperFile(runtime), spec.codeArchive(), sdk);
             StringBuilder command = new StringBuilder();
             command.append("mkdir -p ").append(Shell.quote(workDirectory)).append(" && cd ").append(Shell.quote(workDirectory))
                     .append(" && IFS= read -r ").append(EnvironmentSpec.TOKEN_VARIABLE)

@@ -30,7 +30,6 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
-import nni.ts.remote.internal.pack.CodeArchiver;
 import nni.ts.remote.internal.ssh.HostKeyPolicy;
 import nni.ts.remote.internal.ssh.SshConnection;
 
@@ -112,13 +111,6 @@ public class RemotePlatform implements TrainingPlatform {
     @Override
     public TrainingSession open(SessionContext context) throws PlatformException {
         RemoteSection.Settings settings = RemoteSection.settings(context.section());
-        Path archive = context.experimentDirectory().resolve("remote").resolve("nni-code.tar.gz");
-        try {
-            new CodeArchiver().pack(settings.codeDirectory(), archive);
-        } catch (IOException e) {
-            throw new PlatformException(e instanceof CodeArchiver.TooLargeException ? e.getMessage()
-                    : "cannot pack trialCodeDirectory " + settings.codeDirectory() + ": " + e.getMessage(), e);
-        }
         Path sdk = shippedSdk(context.experimentDirectory().resolve("remote").resolve("sdk"));
         HostKeyPolicy hostKeys = new HostKeyPolicy(config.known_hosts().isBlank()
                 ? Path.of(ConfigReader.userHome(), ".ssh", "known_hosts") : Path.of(config.known_hosts()),
@@ -136,7 +128,7 @@ public class RemotePlatform implements TrainingPlatform {
             return thread;
         });
         executor.setRemoveOnCancelPolicy(true);
-        RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, sdk,
+        RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), sdk,
                 new KeeperCommands(keeperChoice, config.java_command(), config.python_command()),
                 Duration.ofSeconds(config.kill_grace_seconds()), Duration.ofSeconds(config.machine_lost_seconds()),
                 Duration.ofSeconds(config.check_interval_seconds()), executor);

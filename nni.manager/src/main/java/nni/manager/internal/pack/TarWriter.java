@@ -1,4 +1,4 @@
-package nni.ts.remote.internal.pack;
+package nni.manager.internal.pack;
 
 import java.io.IOException;
 import java.io.OutputStream;

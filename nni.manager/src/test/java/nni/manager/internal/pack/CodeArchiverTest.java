@@ -1,4 +1,4 @@
-package nni.ts.remote.internal.pack;
+package nni.manager.internal.pack;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
@@ -67,7 +67,9 @@ public class CodeArchiverTest {
         String longName = "d/" + "n".repeat(120) + ".txt";
         file(code, longName, "long");
         Path archive = temporary.getRoot().toPath().resolve("out/code.tar.gz");
-        new CodeArchiver().pack(code, archive);
+        // the experiments' folder inside the code directory is never packed, whatever .nniignore says
+        file(code, "nni-experiments/abcd1234/db/nni.sqlite", "x");
+        new CodeArchiver().pack(code, archive, code.resolve("nni-experiments"));
         List<String> names = new ArrayList<>();
         List<String> contents = new ArrayList<>();
         try (InputStream in = new GZIPInputStream(Files.newInputStream(archive))) {

@@ -1,4 +1,4 @@
-package nni.ts.remote.internal.pack;
+package nni.manager.internal.pack;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -18,8 +18,9 @@ import java.util.stream.Collectors;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * Packs a trial code directory once per experiment into the tar.gz the trial keeper unpacks,
- * leaving out what {@code .nniignore} files ignore. A {@code .nniignore} in any directory applies to
+ * Packs a trial code directory once per session into the tar.gz the trial keepers unpack, for every
+ * platform that runs keepers (local reuse, remote, the clusters), leaving out what
+ * {@code .nniignore} files ignore. A {@code .nniignore} in any directory applies to
  * that directory's subtree, after the rules of the directories above (the deeper file wins); an
  * ignored directory is left out with everything inside, and so are ignored files inside kept
  * directories (which NNI's own tarball still contains). NNI's limits apply to what is kept.
@@ -59,7 +60,7 @@ public final class CodeArchiver {
 
     /** @return the names (relative, with {@code /}, directories ending in {@code /}) that go into the archive */
     public List<String> included(Path directory) throws IOException {
-        return collect(directory).stream().map(e -> e.directory ? e.name + "/" : e.name).toList();
+        return collect(directory, null).stream().map(e -> e.directory ? e.name + "/" : e.name).toList();
     }
 
     /**
@@ -68,7 +69,17 @@ public final class CodeArchiver {
      * @throws TooLargeException when what is kept is beyond the limits
      */
     public void pack(Path directory, Path archive) throws IOException {
-        List<Entry> entries = collect(directory);
+        pack(directory, archive, null);
+    }
+
+    /**
+     * Writes the archive of {@code directory} to {@code archive}, leaving out {@code leftOut} (the
+     * experiments' own folder when it lies inside the code directory), whatever the ignore files say.
+     *
+     * @throws TooLargeException when what is kept is beyond the limits
+     */
+    public void pack(Path directory, Path archive, Path leftOut) throws IOException {
+        List<Entry> entries = collect(directory, leftOut == null ? null : leftOut.toAbsolutePath().normalize());
         checkLimits(directory, entries);
         Files.createDirectories(archive.toAbsolutePath().getParent());
         Path temporary = archive.resolveSibling(archive.getFileName() + ".tmp");
@@ -88,13 +99,14 @@ public final class CodeArchiver {
         Files.move(temporary, archive, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
-    private List<Entry> collect(Path directory) throws IOException {
+    private List<Entry> collect(Path directory, Path leftOut) throws IOException {
         List<Entry> entries = new ArrayList<>();
-        walk(directory, "", new ArrayList<>(), entries);
+        walk(directory.toAbsolutePath().normalize(), "", new ArrayList<>(), entries, leftOut);
         return entries;
     }
 
-    private void walk(Path directory, String relative, List<IgnoreRules> inherited, List<Entry> entries) throws IOException {
+    private void walk(Path directory, String relative, List<IgnoreRules> inherited, List<Entry> entries, Path leftOut)
+            throws IOException {
         List<IgnoreRules> rules = inherited;
         Path ignoreFile = directory.resolve(IGNORE_FILE);
         if (Files.isRegularFile(ignoreFile)) {
@@ -109,12 +121,12 @@ public final class CodeArchiver {
         for (Path child : children) {
             String name = relative.isEmpty() ? child.getFileName().toString() : relative + "/" + child.getFileName();
             boolean isDirectory = Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS);
-            if (ignored(rules, name, isDirectory)) {
+            if (ignored(rules, name, isDirectory) || child.equals(leftOut)) {
                 continue;
             }
             if (isDirectory) {
                 entries.add(new Entry(child, name, true, 0));
-                walk(child, name, rules, entries);
+                walk(child, name, rules, entries, leftOut);
             } else if (Files.isRegularFile(child, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(child)) {
                 entries.add(new Entry(child, name, false, Files.isSymbolicLink(child) ? 0 : Files.size(child)));
             }

@@ -1,4 +1,4 @@
-package nni.manager.internal.ui;
+package nni.manager.internal.experiment;
 
 import java.io.InputStream;
 import java.time.Instant;
@@ -7,35 +7,52 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
+import nni.api.platform.Capacity;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
 
 /**
  * A platform session of the test's own: every trial runs at once and stays RUNNING until the test
- * reports its metrics and ends it through the experiment ({@link #finish}).
+ * reports its metrics and ends it through the experiment ({@link #finish}). Public for the tests of
+ * the web UI's read model in {@code internal.ui}.
  */
-final class HeldSession implements TrainingSession {
+public final class HeldSession implements TrainingSession {
 
     private final SessionContext context;
     private final Map<String, TrialJob> trials = new ConcurrentHashMap<>();
+    /** The trial ids submitted here, in order. */
+    public final List<String> submitted = new CopyOnWriteArrayList<>();
+    /** What {@link #capacity()} tells; unknown unless the test sets it. */
+    public volatile Capacity capacity = Capacity.unknown();
 
-    HeldSession(SessionContext context) {
+    public HeldSession(SessionContext context) {
         this.context = context;
+    }
+
+    public SessionContext context() {
+        return context;
     }
 
     @Override
     public TrialJob submit(TrialApplication application) {
         TrialJob running = TrialJob.waiting(application, "", "").running(Instant.now());
         trials.put(running.id(), running);
+        submitted.add(running.id());
         return running;
     }
 
+    @Override
+    public Capacity capacity() {
+        return capacity;
+    }
+
     /** Reports the trial's intermediate results and final result (null: none), then ends it. */
-    void finish(String trialId, List<Double> intermediate, Double result, TrialStatus end) {
+    public void finish(String trialId, List<Double> intermediate, Double result, TrialStatus end) {
         List<String> lines = new ArrayList<>();
         for (int i = 0; i < intermediate.size(); i++) {
             lines.add("{\"type\":\"PERIODICAL\",\"sequence\":" + i + ",\"value\":" + intermediate.get(i) + "}");

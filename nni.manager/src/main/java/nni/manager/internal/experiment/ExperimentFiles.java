@@ -1,0 +1,70 @@
+package nni.manager.internal.experiment;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import nni.manager.internal.config.ExperimentConfig;
+import nni.manager.internal.store.ExperimentStore;
+
+/**
+ * An experiment's folder in NNI's layout ({@code <root>/<id>/{db,log,trials,checkpoint}}): made
+ * for a new experiment, opened again for a resume or a view. The definition is stored masked; the
+ * real secrets wait in {@code secrets.json} (mode 0600) for a resume.
+ */
+final class ExperimentFiles {
+
+    /** An experiment's store and its definition, real secrets included (masked in view mode). */
+    record Opened(Path directory, ExperimentStore store, ExperimentConfig config) {
+    }
+
+    private ExperimentFiles() {
+    }
+
+    /** Makes a new experiment's folder and store, its definition stored; interrupted, {@link CreationMarker} tells. */
+    static Opened create(String id, ExperimentConfig config) throws IOException {
+        Path directory = config.experimentWorkingDirectory().resolve(id);
+        CreationMarker.begin(directory);
+        for (String folder : List.of("db", "log", "trials", "checkpoint")) {
+            Files.createDirectories(directory.resolve(folder));
+        }
+        SecretsFile.create(directory, config.secretValues());
+        ExperimentStore store = ExperimentStore.open(directory);
+        store.saveDefinition(ConfigCodec.write(config));
+        CreationMarker.done(directory);
+        return new Opened(directory, store, config);
+    }
+
+    /** Opens an existing experiment to continue it, its secrets read back. */
+    static Opened reopen(String id, Path directory) throws IOException {
+        ExperimentStore store = ExperimentStore.open(directory);
+        try {
+            ExperimentConfig masked = definition(id, directory, store);
+            Map<String, String> masks = masked.secretValues();
+            ExperimentConfig config = masks.isEmpty() ? masked
+                    : masked.withSecretValues(SecretsFile.read(directory, masks.keySet()));
+            return new Opened(directory, store, config);
+        } catch (IOException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** Opens an existing experiment read-only (NNI's view mode); its secrets stay masked. */
+    static Opened view(String id, Path directory) throws IOException {
+        ExperimentStore store = ExperimentStore.openReadOnly(directory);
+        try {
+            return new Opened(directory, store, definition(id, directory, store));
+        } catch (IOException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    private static ExperimentConfig definition(String id, Path directory, ExperimentStore store) throws IOException {
+        return ConfigCodec.read(store.definition().orElseThrow(
+                () -> new IOException("experiment " + id + " in " + directory + " has no stored definition")));
+    }
+}

@@ -1,0 +1,175 @@
+package nni.manager.internal.experiment;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import nni.manager.internal.store.ExperimentStore;
+import nni.manager.internal.store.MetricRecord;
+
+/**
+ * Where an experiment's metric lines come in, on the platforms' threads: each line is checked
+ * against NNI's metric protocol and the experiment's trials, and stored (durable when the call
+ * returns, a repeat stored once). What is new goes on to the algorithm, on the experiment's thread,
+ * as {@link Metric}s; a trial's request for more parameters ({@code REQUEST_PARAMETER}) too, not
+ * stored, as NNI does.
+ */
+final class MetricIntake {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MetricIntake.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * A metric line: as stored (null for a request for parameters, which NNI does not store), its
+     * value as the tuner gets it (null: not a number), and the line as reported.
+     */
+    record Metric(String type, MetricRecord record, Double value, String line) {
+    }
+
+    private final String experimentId;
+    private final ExperimentStore store;
+    private final Trials trials;
+
+    MetricIntake(String experimentId, ExperimentStore store, Trials trials) {
+        this.experimentId = experimentId;
+        this.store = store;
+        this.trials = trials;
+    }
+
+    /**
+     * Stores one line.
+     *
+     * @return the metric when it is new or a request for parameters, else null (a repeat)
+     * @throws IllegalArgumentException when the line is not a metric of the trial
+     */
+    Metric take(String trialId, String line) {
+        Metric metric = parse(trialId, line);
+        return metric.record() == null || store.addMetric(metric.record()) ? metric : null;
+    }
+
+    /**
+     * Stores a trial's lines in one transaction; lines that are not metrics are skipped.
+     *
+     * @param refused gets the reason for each line that is not a metric
+     * @return the new metrics in order, then the requests for parameters
+     */
+    List<Metric> take(String trialId, List<String> lines, List<String> refused) {
+        List<Metric> metrics = new ArrayList<>(lines.size());
+        List<Metric> requests = new ArrayList<>();
+        for (String line : lines) {
+            try {
+                Metric metric = parse(trialId, line);
+                (metric.record() == null ? requests : metrics).add(metric);
+            } catch (IllegalArgumentException e) {
+                refused.add(e.getMessage());
+            }
+        }
+        boolean[] fresh = store.addMetrics(metrics.stream().map(Metric::record).toList());
+        List<Metric> stored = new ArrayList<>(fresh.length + requests.size());
+        for (int i = 0; i < fresh.length; i++) {
+            if (fresh[i]) {
+                stored.add(metrics.get(i));
+            }
+        }
+        stored.addAll(requests);
+        return stored;
+    }
+
+    /** @return the metric (with nothing to store for REQUEST_PARAMETER) */
+    private Metric parse(String trialId, String line) {
+        JsonNode metric;
+        try {
+            metric = MetricFields.read(JSON, line);
+        } catch (IOException e) {
+            LOG.warn("experiment {}: trial {} reported a line that is not JSON, skipped: {}", experimentId, trialId, abbreviate(line));
+            throw new IllegalArgumentException("not a metric (invalid JSON): " + abbreviate(line));
+        }
+        String problem = problem(trialId, metric);
+        if (problem != null) {
+            LOG.warn("experiment {}: trial {} reported a bad metric, skipped ({}): {}", experimentId, trialId, problem,
+                    abbreviate(line));
+            throw new IllegalArgumentException("not a metric (" + problem + "): " + abbreviate(line));
+        }
+        String type = metric.get("type").asText();
+        if ("REQUEST_PARAMETER".equals(type)) {
+            return new Metric(type, null, null, line);
+        }
+        JsonNode value = metric.get("value");
+        String valueText = value == null || value.isNull() ? "null" : value.isTextual() ? value.asText() : value.toString();
+        long sequence = metric.path("sequence").asLong(0);
+        JsonNode parameterId = metric.get("parameter_id");
+        // the number from the node already parsed; only a value sent as text (as NNI's SDK does) is parsed once more
+        Double number = value != null && value.isNumber() ? Double.valueOf(value.asDouble()) : number(valueText);
+        String literal = MetricFields.plainStringLiteral(valueText);
+        return new Metric(type, new MetricRecord(System.currentTimeMillis(), trialId,
+                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence,
+                literal != null ? literal : Experiment.json(valueText)), number, line);
+    }
+
+    private String problem(String trialId, JsonNode metric) {
+        if (!metric.isObject()) {
+            return "not a JSON object";
+        }
+        JsonNode type = metric.get("type");
+        if (type == null || !List.of("PERIODICAL", "FINAL", "REQUEST_PARAMETER", "CUSTOM").contains(type.asText())) {
+            return "type is missing or not PERIODICAL, FINAL or REQUEST_PARAMETER";
+        }
+        JsonNode reportedId = metric.get("trial_job_id");
+        if (reportedId != null && !reportedId.isNull() && !reportedId.asText().equals(trialId)) {
+            return "trial_job_id " + reportedId.asText() + " is not the reporting trial " + trialId;
+        }
+        if (!trials.contains(trialId)) {
+            return "experiment " + experimentId + " has no trial " + trialId;
+        }
+        if (!"REQUEST_PARAMETER".equals(type.asText()) && !metric.has("value")) {
+            return "value is missing";
+        }
+        return null;
+    }
+
+    /** @return a metric value as a number: a plain number, or a dict's {@code default} entry */
+    static Double number(String valueText) {
+        Double plain = MetricFields.plainNumber(valueText);
+        if (plain != null) {
+            return plain;
+        }
+        try {
+            JsonNode node = JSON.readTree(valueText);
+            if (node != null && node.isTextual()) {
+                node = JSON.readTree(node.asText());
+            }
+            if (node != null && node.isObject()) {
+                node = node.get("default");
+            }
+            return node != null && node.isNumber() ? node.asDouble() : null;
+        } catch (JsonProcessingException e) {
+            return null;
+        }
+    }
+
+    /** @return a stored metric's value ({@link MetricRecord#data()}) as a number: a plain number or a dict's {@code default}; else null */
+    static Double storedNumber(String data) {
+        return number(unwrapStored(data));
+    }
+
+    private static String unwrapStored(String data) {
+        try {
+            JsonNode node = JSON.readTree(data);
+            return node.isTextual() ? node.asText() : data;
+        } catch (JsonProcessingException e) {
+            return data;
+        }
+    }
+
+    private static String abbreviate(String line) {
+        String trimmed = line.strip();
+        return trimmed.length() > 200 ? trimmed.substring(0, 200) + "..." : trimmed;
+    }
+}

@@ -1,0 +1,357 @@
+package nni.manager.internal.experiment;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import nni.api.model.HyperParameters;
+import nni.api.model.Placement;
+import nni.api.model.TrialApplication;
+import nni.api.model.TrialJob;
+import nni.api.model.TrialStatus;
+import nni.api.platform.PlatformException;
+import nni.api.platform.TrainingSession;
+import nni.api.platform.TransientPlatformException;
+import nni.manager.internal.retry.Backoff;
+
+/**
+ * Places an experiment's trials on its members and hands them to the members' platforms. An
+ * experiment has one member per training service ({@code trainingService}, or each element of a
+ * list of them), each with its own {@link MemberContext} and session; the scheduler never assumes
+ * there is only one. A new trial goes to the member that reports the most free trial slots
+ * ({@link TrainingSession#capacity()}); members that cannot tell count as having room, and among
+ * equals the one running fewest trials of the experiment wins, then the first. A member whose
+ * platform is away takes nothing until it is back.
+ *
+ * <p>Everything here runs on the experiment's thread; the platforms' answers go back to the
+ * experiment through {@link Outcomes}.
+ */
+final class TrialScheduler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TrialScheduler.class);
+
+    /** Opens the platform session of a member; the manager's link to the platform registry. */
+    @FunctionalInterface
+    interface SessionOpener {
+        TrainingSession open(MemberContext member) throws PlatformException;
+    }
+
+    /** What the experiment does with the platforms' answers. */
+    interface Outcomes {
+        /** A platform accepted or re-attached a trial and reported its state. */
+        void reported(TrialJob job);
+
+        /** A trial ended without its platform: refused for good, lost, or cancelled before it started. */
+        void ended(Trial trial, TrialJob ended);
+
+        /** A trial's message changed (a retry's reason); the experiment tells its listeners. */
+        void messageChanged(Trial trial);
+    }
+
+    /** One member of the experiment: its context and its session, or why its platform is away. */
+    static final class Member {
+        final MemberContext context;
+        volatile TrainingSession session;
+        volatile String away;
+
+        Member(MemberContext context) {
+            this.context = context;
+        }
+
+        int index() {
+            return context.index();
+        }
+    }
+
+    private final String experimentId;
+    private final List<Member> members;
+    private final Trials trials;
+    private final ScheduledExecutorService thread;
+    private final Supplier<Integer> gpusPerTrial;
+    private final BooleanSupplier submitting;
+    private final Outcomes outcomes;
+    private volatile SessionOpener opener;
+    /** Set once the runtime lets go of the experiment: nothing is submitted any more. */
+    private volatile boolean detaching;
+
+    /**
+     * @param gpusPerTrial the experiment's {@code trialGpuNumber} (null: none asked)
+     * @param submitting   whether a retried trial may still be submitted (the experiment runs)
+     */
+    TrialScheduler(String experimentId, List<MemberContext> contexts, Trials trials, ScheduledExecutorService thread,
+                   Supplier<Integer> gpusPerTrial, BooleanSupplier submitting, Outcomes outcomes) {
+        this.experimentId = experimentId;
+        this.members = contexts.stream().map(Member::new).toList();
+        this.trials = trials;
+        this.thread = thread;
+        this.gpusPerTrial = gpusPerTrial;
+        this.submitting = submitting;
+        this.outcomes = outcomes;
+    }
+
+    // ------------------------------------------------------------------ sessions
+
+    /** Opens every member's session; if one refuses, the ones opened are closed and the refusal is thrown. */
+    void open(SessionOpener sessionOpener) throws PlatformException {
+        this.opener = sessionOpener;
+        List<Member> opened = new ArrayList<>();
+        try {
+            for (Member member : members) {
+                member.session = sessionOpener.open(member.context);
+                opened.add(member);
+            }
+        } catch (PlatformException | RuntimeException e) {
+            for (Member member : opened) {
+                TrainingSession session = member.session;
+                member.session = null;
+                session.close();
+            }
+            throw e;
+        }
+    }
+
+    /** Closes every member's session: the user stops the experiment (their live trials are cancelled by it). */
+    void closeAll() {
+        for (Member member : members) {
+            TrainingSession session = member.session;
+            if (session != null) {
+                session.close();
+            }
+        }
+    }
+
+    /** Detaches every member's session: the runtime lets go; from now on nothing is submitted. */
+    void detachAll() {
+        detaching = true;
+        for (Member member : members) {
+            TrainingSession session = member.session;
+            member.session = null;
+            if (session != null) {
+                session.detach();
+            }
+        }
+    }
+
+    boolean detaching() {
+        return detaching;
+    }
+
+    /** A member's platform went away: it takes nothing until a platform of its name is back. */
+    void lost(int member, String reason) {
+        Member lost = members.get(member);
+        lost.session = null;
+        lost.away = reason;
+    }
+
+    /**
+     * A platform was registered: every member of that name whose platform was away gets a new
+     * session.
+     *
+     * @return the members that came back, each with the reason it had been away
+     */
+    List<Member> arrived(String platform) {
+        List<Member> back = new ArrayList<>();
+        for (Member member : members) {
+            if (member.away == null || member.session != null || detaching || !platform.equals(member.context.platform())) {
+                continue;
+            }
+            try {
+                member.session = opener.open(member.context);
+            } catch (PlatformException | RuntimeException e) {
+                LOG.warn("experiment {}: platform '{}' is back but refused a session: {}", experimentId, platform, e.getMessage());
+                continue;
+            }
+            back.add(member);
+        }
+        return back;
+    }
+
+    /** Forgets why a member was away (after its trials were taken back). */
+    void back(Member member) {
+        member.away = null;
+    }
+
+    /** @return why the trial's member has no session now (its platform is away), or empty */
+    Optional<String> awayReason(Trial trial) {
+        Member member = members.get(trial.member);
+        return member.session == null ? Optional.ofNullable(member.away) : Optional.empty();
+    }
+
+    /** @return why the experiment submits nothing now on some member: its platform is away; or empty */
+    Optional<String> awayReason() {
+        return members.stream().map(member -> member.away).filter(reason -> reason != null).findFirst();
+    }
+
+    /** @return whether a member of that platform name waits for its platform to come back */
+    boolean waitsFor(String platform) {
+        return members.stream().anyMatch(member -> member.away != null && platform.equals(member.context.platform()));
+    }
+
+    /** @return the session running the trial, or empty while its member's platform is away */
+    Optional<TrainingSession> sessionOf(Trial trial) {
+        return Optional.ofNullable(members.get(trial.member).session);
+    }
+
+    /** @return whether any member has a session (trials can be submitted somewhere) */
+    boolean attached() {
+        return !detaching && members.stream().anyMatch(member -> member.session != null);
+    }
+
+    // ------------------------------------------------------------------ placement
+
+    /** The members' room for one turn of submissions: capacities read once, counted down as trials are placed. */
+    final class Turn {
+        private final int[] free = new int[members.size()];
+
+        Turn() {
+            for (Member member : members) {
+                TrainingSession session = member.session;
+                free[member.index()] = session == null ? 0 : freeSlots(session);
+            }
+        }
+
+        /** @return whether some member has room for a trial */
+        boolean any() {
+            for (int room : free) {
+                if (room > 0) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** @return the trial slots free on all members together ({@link Integer#MAX_VALUE}: some cannot tell) */
+        int free() {
+            long total = 0;
+            for (int room : free) {
+                total += Math.max(0, room);
+            }
+            return (int) Math.min(Integer.MAX_VALUE, total);
+        }
+
+        /** @return the member the next trial goes to, or null when no member has room */
+        Member place() {
+            Member best = null;
+            int bestLive = 0;
+            for (Member member : members) {
+                int room = free[member.index()];
+                if (room <= 0) {
+                    continue;
+                }
+                int live = trials.liveOn(member.index());
+                if (best == null || room > free[best.index()] || (room == free[best.index()] && live < bestLive)) {
+                    best = member;
+                    bestLive = live;
+                }
+            }
+            if (best != null && free[best.index()] != Integer.MAX_VALUE) {
+                free[best.index()]--;
+            }
+            return best;
+        }
+    }
+
+    private int freeSlots(TrainingSession session) {
+        try {
+            return session.capacity().freeTrialSlots().orElse(Integer.MAX_VALUE);
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: a platform failed to tell its capacity", experimentId, e);
+            return Integer.MAX_VALUE;
+        }
+    }
+
+    // ------------------------------------------------------------------ submitting
+
+    /**
+     * Hands a WAITING trial to its member's platform. A transient refusal keeps it WAITING and
+     * schedules another try (backoff, or the platform's {@code retryAfter}); a permanent one fails
+     * it; with the platform away it waits for the platform's return.
+     */
+    void send(Trial trial) {
+        TrainingSession session = members.get(trial.member).session;
+        if (session == null || detaching) {
+            trial.submitWhenBack = true;
+            return;
+        }
+        try {
+            TrialJob accepted = session.submit(application(trial));
+            trial.failedSubmits = 0;
+            outcomes.reported(accepted);
+        } catch (TransientPlatformException e) {
+            if (detaching) {
+                trial.submitWhenBack = true; // the runtime is letting go: resume submits it
+                return;
+            }
+            trial.failedSubmits++;
+            Duration wait = Backoff.delay(trial.failedSubmits, e);
+            String message = Backoff.message(wait, e.getMessage());
+            LOG.info("experiment {}: trial {} not accepted yet, {}", experimentId, trial.id, message);
+            trial.job = trial.job.withMessage(message);
+            outcomes.messageChanged(trial);
+            trial.retry = thread.schedule(() -> {
+                trial.retry = null;
+                if (trial.live() && submitting.getAsBoolean()) {
+                    send(trial);
+                }
+            }, wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (PlatformException | RuntimeException e) {
+            LOG.warn("experiment {}: trial {} could not be submitted: {}", experimentId, trial.id, e.getMessage());
+            outcomes.ended(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), e.getMessage()));
+        }
+    }
+
+    TrialApplication application(Trial trial) {
+        Integer gpus = gpusPerTrial.get();
+        return TrialApplication.builder(trial.id).sequenceId(trial.sequenceId).hyperParameters(HyperParameters.of(trial.packed, 0))
+                .placement(gpus == null ? Placement.none() : Placement.gpus(gpus)).build();
+    }
+
+    /**
+     * Takes back a live trial into its member's new session: re-attached when the platform still
+     * has it, submitted again when it never started (with its id, sequence id and parameters; NNI
+     * v3 re-queues too), else FAILED with {@code lostWhy}.
+     */
+    void takeBack(Trial trial, String lostWhy) {
+        Optional<TrialJob> attached = Optional.empty();
+        TrainingSession session = members.get(trial.member).session;
+        if (!trial.waitsForSubmit() && session != null) {
+            try {
+                attached = session.reattach(trial.job);
+            } catch (RuntimeException e) {
+                LOG.warn("experiment {}: re-attaching trial {} failed", experimentId, trial.id, e);
+            }
+        }
+        if (attached.isPresent()) {
+            LOG.info("experiment {}: trial {} re-attached ({})", experimentId, trial.id, attached.get().status());
+            outcomes.reported(attached.get());
+        } else if (trial.job.status() == TrialStatus.WAITING) {
+            LOG.info("experiment {}: trial {} had not started; submitting it again", experimentId, trial.id);
+            trial.cancelRetry();
+            send(trial);
+        } else {
+            outcomes.ended(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), lostWhy));
+        }
+    }
+
+    /** Asks the trial's platform to cancel it; nothing happens while its member's platform is away. */
+    void cancel(Trial trial, boolean earlyStopped) {
+        TrainingSession session = members.get(trial.member).session;
+        if (session == null) {
+            return;
+        }
+        try {
+            session.cancel(trial.id, earlyStopped);
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: cancelling trial {} failed", experimentId, trial.id, e);
+        }
+    }
+}
