@@ -355,7 +355,7 @@ public class ExperimentConfigLoaderTest {
         assertEquals(List.of(), report.unchecked());
         String line = report.lines().get(0);
         assertTrue(line, line.endsWith("trainingService.platform: expected a platform name (local, remote, openpai, kubeflow, "
-                + "frameworkcontroller, aml, dlc, adl, dlts), got \"lokal\""));
+                + "frameworkcontroller, adl, aml, dlc, dlts), got \"lokal\""));
         assertTrue(line, line.startsWith(file + ":"));
     }
 
@@ -391,11 +391,11 @@ public class ExperimentConfigLoaderTest {
 
     @Test
     public void validateReportsPlatformsWithoutBundleAsNotChecked() throws Exception {
-        Path file = write("exp/x.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: adl, whatever: 1}]\n");
+        Path file = write("exp/x.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: dlts, whatever: 1}]\n");
         ValidationReport report = loader.validate(file);
         assertTrue(report.ok());
-        assertEquals(List.of("trainingService[0] (platform adl)"), report.unchecked());
-        assertEquals(List.of("OK: " + file, file + ": trainingService[0] (platform adl): not checked, the platform is not installed"),
+        assertEquals(List.of("trainingService[0] (platform dlts)"), report.unchecked());
+        assertEquals(List.of("OK: " + file, file + ": trainingService[0] (platform dlts): not checked, the platform is not installed"),
                 report.lines());
         ConfigException e = assertThrows(ConfigException.class, () -> loader.load(file));
         assertEquals("trainingService[0].platform", e.errors().get(0).path());
