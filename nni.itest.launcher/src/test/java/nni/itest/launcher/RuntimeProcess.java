@@ -23,14 +23,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * The runnable jar as a child process with its own home, on a random loopback port. Its lifetime
  * is bounded: {@link #close} ends it (SIGTERM, then SIGKILL).
  */
-final class RuntimeProcess implements AutoCloseable {
+public final class RuntimeProcess implements AutoCloseable {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    public static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    final Path home;
-    final Path output;
-    final Process process;
+    public final Path home;
+    public final Path output;
+    public final Process process;
     private String endpoint;
 
     private RuntimeProcess(Path home, Process process, Path output) {
@@ -40,18 +40,18 @@ final class RuntimeProcess implements AutoCloseable {
     }
 
     /** Starts {@code java -jar nni-osgi.jar --port 0 --home <home> <arguments>}. */
-    static RuntimeProcess start(Path home, Path experiments, String... arguments) throws IOException {
+    public static RuntimeProcess start(Path home, Path experiments, String... arguments) throws IOException {
         return start(Map.of(), home, experiments, arguments);
     }
 
     /** Starts the jar with extra environment variables (e.g. a PATH with a fake nvidia-smi first). */
-    static RuntimeProcess start(Map<String, String> environment, Path home, Path experiments, String... arguments)
+    public static RuntimeProcess start(Map<String, String> environment, Path home, Path experiments, String... arguments)
             throws IOException {
         return start(environment, false, 0, home, experiments, arguments);
     }
 
     /** Starts the jar on a given port (0: any free one), as a resume that keepers must find again needs. */
-    static RuntimeProcess start(Map<String, String> environment, int port, Path home, Path experiments, String... arguments)
+    public static RuntimeProcess start(Map<String, String> environment, int port, Path home, Path experiments, String... arguments)
             throws IOException {
         return start(environment, false, port, home, experiments, arguments);
     }
@@ -60,7 +60,7 @@ final class RuntimeProcess implements AutoCloseable {
      * Starts the jar without a command and with the Gogo shell reading the process's stdin, as a
      * user at a terminal has it; {@link #type} sends it lines.
      */
-    static RuntimeProcess startWithShell(Path home, Path experiments) throws IOException {
+    public static RuntimeProcess startWithShell(Path home, Path experiments) throws IOException {
         return start(Map.of(), true, 0, home, experiments);
     }
 
@@ -86,13 +86,13 @@ final class RuntimeProcess implements AutoCloseable {
     }
 
     /** Types one line into the runtime's Gogo shell (started with {@link #startWithShell}). */
-    void type(String line) throws IOException {
+    public void type(String line) throws IOException {
         process.getOutputStream().write((line + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
         process.getOutputStream().flush();
     }
 
     /** @return the REST base, once the runtime wrote {@code log/endpoint} */
-    String endpoint() {
+    public String endpoint() {
         if (endpoint == null) {
             Path file = home.resolve("log").resolve("endpoint");
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
@@ -106,7 +106,7 @@ final class RuntimeProcess implements AutoCloseable {
         return endpoint.endsWith("/") ? endpoint : endpoint + "/";
     }
 
-    HttpResponse<String> request(String method, String path, String body) throws IOException, InterruptedException {
+    public HttpResponse<String> request(String method, String path, String body) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint() + "api/v1/nni/" + path))
                 .timeout(Duration.ofSeconds(20))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
@@ -114,7 +114,7 @@ final class RuntimeProcess implements AutoCloseable {
         return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
-    JsonNode get(String path) throws IOException, InterruptedException {
+    public JsonNode get(String path) throws IOException, InterruptedException {
         HttpResponse<String> response = request("GET", path, null);
         if (response.statusCode() != 200) {
             throw new AssertionError("GET " + path + " -> " + response.statusCode() + " " + response.body());
@@ -122,29 +122,29 @@ final class RuntimeProcess implements AutoCloseable {
         return JSON.readTree(response.body());
     }
 
-    String console() throws IOException {
+    public String console() throws IOException {
         return Files.readString(output);
     }
 
     /** @return the runtime's log ({@code <home>/log/nni.log}): a command shows only its own output on the console */
-    String log() throws IOException {
+    public String log() throws IOException {
         Path log = home.resolve("log").resolve("nni.log");
         return Files.exists(log) ? Files.readString(log) : "";
     }
 
-    int awaitExit(Duration patience) throws InterruptedException, IOException {
+    public int awaitExit(Duration patience) throws InterruptedException, IOException {
         if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError("the runtime did not exit within " + patience + "; output:\n" + console());
         }
         return process.exitValue();
     }
 
-    void kill9() throws InterruptedException {
+    public void kill9() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(20, TimeUnit.SECONDS);
     }
 
-    static Map<String, Object> map(Object... pairs) {
+    public static Map<String, Object> map(Object... pairs) {
         java.util.LinkedHashMap<String, Object> map = new java.util.LinkedHashMap<>();
         for (int i = 0; i < pairs.length; i += 2) {
             map.put((String) pairs[i], pairs[i + 1]);

@@ -16,7 +16,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Real OpenSSH servers for tests: {@code sshd} on 127.0.0.2, 127.0.0.3, ... with free ports, a
  * generated ed25519 host key each, root logging in with a generated key (one without and one with
- * a passphrase), and the local user {@link #USER} logging in with a password generated per run.
+ * a passphrase), and the local user {@link #USER} logging in with a password generated once per
+ * machine (kept root-only in {@value #PASSWORD_FILE}, so that test runs that overlap never change
+ * it under each other).
  * Installs {@code openssh-server} with apt-get when sshd is missing and the tests run as root
  * (as on CI); otherwise {@link #unavailableReason()} says why the tests cannot run.
  *
@@ -29,6 +31,8 @@ public final class SshdHarness implements AutoCloseable {
     public static final String USER = "nnitest";
     /** The passphrase of {@link #passphraseKey()}. */
     public static final String PASSPHRASE = "correct horse battery staple";
+
+    static final String PASSWORD_FILE = "/var/lib/nni-itest/" + USER + ".password";
 
     private final Path directory;
     private final List<SshdMachine> machines = new ArrayList<>();
@@ -69,9 +73,7 @@ public final class SshdHarness implements AutoCloseable {
         Path directory = Files.createTempDirectory("nni-sshd");
         // the password user reads its pythonPath tools below this directory
         Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));
-        byte[] random = new byte[12];
-        new SecureRandom().nextBytes(random);
-        SshdHarness harness = new SshdHarness(directory, "pw-" + HexFormat.of().formatHex(random));
+        SshdHarness harness = new SshdHarness(directory, machinePassword());
         try {
             harness.prepare(count);
             for (SshdMachine machine : harness.machines) {
@@ -141,7 +143,30 @@ public final class SshdHarness implements AutoCloseable {
         return index;
     }
 
-    /** Creates {@link #USER} if missing and sets this run's password (idempotent). */
+    /**
+     * The password of {@link #USER} on this machine: read from {@value #PASSWORD_FILE}, or generated
+     * and published there with a hard link, which fails when another run got there first.
+     */
+    private static String machinePassword() throws IOException {
+        Path file = Path.of(PASSWORD_FILE);
+        if (!Files.exists(file)) {
+            Files.createDirectories(file.getParent(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            byte[] random = new byte[12];
+            new SecureRandom().nextBytes(random);
+            Path draft = Files.createTempFile(file.getParent(), "password", ".draft");
+            try {
+                Files.writeString(draft, "pw-" + HexFormat.of().formatHex(random));
+                Files.createLink(file, draft);
+            } catch (java.nio.file.FileAlreadyExistsException another) {
+                // another run published its password first: use that one
+            } finally {
+                Files.deleteIfExists(draft);
+            }
+        }
+        return Files.readString(file).strip();
+    }
+
+    /** Creates {@link #USER} if missing and sets the machine's password (idempotent). */
     private void ensureUser() throws IOException {
         try {
             run("id", USER);
@@ -221,7 +246,7 @@ public final class SshdHarness implements AutoCloseable {
         return directory.resolve("id_root_passphrase");
     }
 
-    /** @return {@link #USER}'s password for this run */
+    /** @return {@link #USER}'s password on this machine */
     public String password() {
         return password;
     }

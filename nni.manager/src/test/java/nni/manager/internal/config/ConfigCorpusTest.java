@@ -34,7 +34,7 @@ public class ConfigCorpusTest {
     private static List<Path> files(String folder) throws IOException, URISyntaxException {
         Path root = Path.of(ConfigCorpusTest.class.getResource("/configs/" + folder).toURI());
         try (Stream<Path> listing = Files.list(root)) {
-            return listing.filter(p -> p.getFileName().toString().matches("(v1|v2|[a-z0-9-]+)\\.(yml|yaml|json)"))
+            return listing.filter(p -> p.getFileName().toString().matches("(v1|v2|[a-z0-9_-]+)\\.(yml|yaml|json)"))
                     .filter(p -> !p.getFileName().toString().startsWith("search_space"))
                     .sorted().toList();
         }

@@ -355,7 +355,7 @@ public class ExperimentConfigLoaderTest {
         assertEquals(List.of(), report.unchecked());
         String line = report.lines().get(0);
         assertTrue(line, line.endsWith("trainingService.platform: expected a platform name (local, remote, openpai, kubeflow, "
-                + "frameworkcontroller, adl, aml, dlc, dlts), got \"lokal\""));
+                + "frameworkcontroller, adl, dlts, aml, dlc), got \"lokal\""));
         assertTrue(line, line.startsWith(file + ":"));
     }
 

@@ -36,16 +36,17 @@ public final class Loaders {
                 });
     }
 
-    /** Every built-in platform of this project (not dlts) and every built-in algorithm. */
+    /** Every built-in platform of this project and every built-in algorithm. */
     public static ExperimentConfigLoader builtIn() {
         Map<String, TrainingPlatform> platforms = new LinkedHashMap<>();
         platforms.put("local", new nni.ts.local.internal.LocalPlatform(defaults(nni.ts.local.internal.LocalPlatform.Config.class)));
         platforms.put("remote", new nni.ts.remote.internal.RemotePlatform(defaults(nni.ts.remote.internal.RemotePlatform.Config.class), null));
-        platforms.put("openpai", new nni.ts.openpai.internal.OpenpaiPlatform(defaults(nni.ts.openpai.internal.OpenpaiPlatform.Config.class)));
+        platforms.put("openpai", new nni.ts.openpai.internal.OpenpaiPlatform(defaults(nni.ts.openpai.internal.OpenpaiPlatform.Config.class), null));
         nni.ts.k8s.KubernetesPlatformConfig kubernetes = defaults(nni.ts.k8s.KubernetesPlatformConfig.class);
         platforms.put("kubeflow", new nni.ts.kubeflow.internal.KubeflowPlatform(kubernetes, null));
         platforms.put("frameworkcontroller", new nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform(kubernetes, null));
         platforms.put("adl", new nni.ts.adaptdl.internal.AdaptdlPlatform(kubernetes, null));
+        platforms.put("dlts", new nni.ts.dlts.internal.DltsPlatform(defaults(nni.ts.dlts.internal.DltsPlatform.Config.class), null));
         platforms.put("aml", new nni.ts.aml.internal.AmlPlatform(defaults(nni.ts.aml.internal.AmlPlatform.Config.class)));
         platforms.put("dlc", new nni.ts.dlc.internal.DlcPlatform(defaults(nni.ts.dlc.internal.DlcPlatform.Config.class)));
         Map<String, TunerProvider> tuners = new LinkedHashMap<>();

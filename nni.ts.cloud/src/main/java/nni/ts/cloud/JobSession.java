@@ -1,0 +1,177 @@
+package nni.ts.cloud;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperSessions;
+import nni.api.model.HyperParameters;
+import nni.api.model.TrialApplication;
+import nni.api.model.TrialJob;
+import nni.api.platform.Capacity;
+import nni.api.platform.PlatformException;
+import nni.api.platform.SessionContext;
+import nni.api.platform.TrainingSession;
+
+/**
+ * A cluster platform's session: the manager's keeper session runs the trials on environments that
+ * a {@link JobLauncher} submits as jobs; this adds what a job cluster needs around it.
+ * <ul>
+ * <li>With one job per trial ({@link KeeperOptions#reuse()} false), cancelling a trial (by the user
+ *     or early stop) also stops its job at once, and a job still alive {@code stopGrace} after its
+ *     trial ended (other task roles keep it up) is stopped then.</li>
+ * <li>Once the cluster refused the credentials, the session takes no more trials: capacity 0, and a
+ *     submission fails with the refusal.</li>
+ * <li>{@link #close()} closes the keeper session (trials cancelled, environments stopped), then the
+ *     launcher (stops sent); {@link #detach()} detaches both and leaves every job running.</li>
+ * </ul>
+ */
+public final class JobSession implements TrainingSession {
+
+    private final SessionContext context;
+    private final JobLauncher launcher;
+    private final boolean jobPerTrial;
+    private final Duration stopGrace;
+    private final TrainingSession keepers;
+
+    private JobSession(SessionContext context, JobLauncher launcher, KeeperOptions options, Duration stopGrace,
+                       KeeperSessions keeperSessions) throws PlatformException {
+        this.context = context;
+        this.launcher = launcher;
+        this.jobPerTrial = !options.reuse();
+        this.stopGrace = stopGrace;
+        this.keepers = keeperSessions.open(new TrialEnds(), launcher, options);
+    }
+
+    /**
+     * Opens the keeper session over {@code launcher}; on failure the launcher is closed.
+     *
+     * @param stopGrace with a job per trial: how long a job may outlive its trial
+     */
+    public static JobSession open(SessionContext context, JobLauncher launcher, KeeperOptions options, Duration stopGrace,
+                                  KeeperSessions keeperSessions) throws PlatformException {
+        try {
+            return new JobSession(context, launcher, options, stopGrace, keeperSessions);
+        } catch (PlatformException | RuntimeException e) {
+            launcher.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public TrialJob submit(TrialApplication application) throws PlatformException {
+        Optional<String> refusal = launcher.refusal();
+        if (refusal.isPresent()) {
+            throw new PlatformException(refusal.get());
+        }
+        return keepers.submit(application);
+    }
+
+    @Override
+    public void cancel(String trialId, boolean earlyStopped) {
+        keepers.cancel(trialId, earlyStopped);
+        if (jobPerTrial) {
+            launcher.stopJobOf(trialId); // with a job per trial, the environment id is the trial id
+        }
+    }
+
+    @Override
+    public void sendParameters(String trialId, HyperParameters parameters) throws PlatformException {
+        keepers.sendParameters(trialId, parameters);
+    }
+
+    @Override
+    public Optional<TrialJob> reattach(TrialJob trial) {
+        return keepers.reattach(trial);
+    }
+
+    @Override
+    public Optional<TrialJob> trial(String trialId) {
+        return keepers.trial(trialId);
+    }
+
+    @Override
+    public List<TrialJob> trials() {
+        return keepers.trials();
+    }
+
+    @Override
+    public Optional<InputStream> openTrialFile(String trialId, String name) throws IOException {
+        return keepers.openTrialFile(trialId, name);
+    }
+
+    @Override
+    public Capacity capacity() {
+        return launcher.refusal().isPresent() ? Capacity.freeTrialSlots(0) : keepers.capacity();
+    }
+
+    @Override
+    public void close() {
+        try {
+            keepers.close();
+        } finally {
+            launcher.close();
+        }
+    }
+
+    @Override
+    public void detach() {
+        try {
+            keepers.detach();
+        } finally {
+            launcher.detach();
+        }
+    }
+
+    /** The context the keeper session reports to: passes everything on, and notices trials that ended. */
+    private final class TrialEnds implements SessionContext {
+
+        @Override
+        public String experimentId() {
+            return context.experimentId();
+        }
+
+        @Override
+        public Path experimentDirectory() {
+            return context.experimentDirectory();
+        }
+
+        @Override
+        public String platform() {
+            return context.platform();
+        }
+
+        @Override
+        public Map<String, Object> section() {
+            return context.section();
+        }
+
+        @Override
+        public void trialChanged(TrialJob trial) {
+            context.trialChanged(trial);
+            if (jobPerTrial && trial.status().isTerminal()) {
+                launcher.stopJobLater(trial.id(), stopGrace);
+            }
+        }
+
+        @Override
+        public void metricReported(String trialId, String line) {
+            context.metricReported(trialId, line);
+        }
+
+        @Override
+        public void metricsReported(String trialId, List<String> lines) {
+            context.metricsReported(trialId, lines);
+        }
+
+        @Override
+        public void capacityChanged() {
+            context.capacityChanged();
+        }
+    }
+}

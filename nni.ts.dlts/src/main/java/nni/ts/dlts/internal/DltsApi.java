@@ -1,0 +1,210 @@
+package nni.ts.dlts.internal;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import nni.api.environment.EnvironmentSpec;
+import nni.api.platform.PlatformException;
+import nni.ts.cloud.CloudException;
+import nni.ts.cloud.HttpCalls;
+import nni.ts.cloud.JobLauncher;
+import nni.ts.cloud.JobStatus;
+import nni.ts.cloud.KeeperCommand;
+import nni.ts.cloud.SharedStorage;
+
+/**
+ * DLTS's dashboard API as NNI used it: the cluster's GPU type
+ * ({@code GET api/teams/<team>/clusters/<cluster>}, the first key of its {@code metadata}), submit
+ * ({@code POST api/clusters/<cluster>/jobs}, a JSON job answered with its {@code jobId}), status
+ * ({@code GET api/v2/clusters/<cluster>/jobs/<jobId>}, field {@code jobStatus}) and kill
+ * ({@code PUT api/clusters/<cluster>/jobs/<jobId>/status {"status":"killing"}}). Every call carries
+ * the email and password as query parameters, which is why no URL is ever logged or put in a
+ * message. The manager is meant to run in a DLTS job with the cluster's shared file system: the
+ * code, the keeper and the trials' folders are below the experiment's folder, the same path in the
+ * jobs.
+ */
+final class DltsApi implements JobLauncher.Api {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final DltsSection.Settings settings;
+    private final HttpCalls http;
+    private final SharedStorage storage;
+    private final String experimentId;
+    private final String javaCommand;
+    private final String pythonCommand;
+    private final Map<String, String> attributes;
+    private volatile String gpuType;
+
+    DltsApi(DltsSection.Settings settings, HttpCalls http, SharedStorage storage, String experimentId, String keeperChoice,
+            String javaCommand, String pythonCommand) {
+        this.settings = settings;
+        this.http = http;
+        this.storage = storage;
+        this.experimentId = experimentId;
+        this.javaCommand = javaCommand;
+        this.pythonCommand = pythonCommand;
+        this.attributes = Map.of("keeper", keeperChoice, "cluster", settings.cluster());
+    }
+
+    private static String encode(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8);
+    }
+
+    /** @return a request for {@code path} below the dashboard, with the credentials DLTS wants in the query */
+    private HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create(settings.dashboard() + path + "?email=" + encode(settings.email())
+                + "&password=" + encode(settings.password())));
+    }
+
+    private String cluster() {
+        return "clusters/" + encode(settings.cluster());
+    }
+
+    /**
+     * Looks the cluster's GPU type up (once per session), which also checks the credentials.
+     *
+     * @throws PlatformException when DLTS refuses them or does not know the team or cluster
+     */
+    void lookUpGpuType() throws PlatformException {
+        try {
+            JsonNode team = HttpCalls.json(http.send(request("api/teams/" + encode(settings.team()) + "/" + cluster()).GET(),
+                    "looking up the GPU type of cluster " + settings.cluster()), "the cluster");
+            JsonNode metadata = JSON.readTree(team.path("metadata").asText("{}"));
+            Iterator<String> types = metadata.fieldNames();
+            gpuType = types.hasNext() ? types.next() : "";
+        } catch (CloudException e) {
+            throw new PlatformException(e.kind() == CloudException.Kind.AUTH
+                    ? e.getMessage() + "; the email or password is wrong, or not allowed in team " + settings.team() : e.getMessage(), e);
+        } catch (IOException e) {
+            throw new PlatformException(settings.service() + ": the cluster's metadata is not JSON: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String submit(EnvironmentSpec spec) throws CloudException {
+        String name = "nni_exp_" + experimentId + "_trial_" + spec.environmentId();
+        Path token = storage.local("tokens/" + spec.environmentId());
+        try {
+            storage.stage(spec, DltsApi.class);
+            writeSecret(token, spec.token());
+        } catch (IOException e) {
+            throw new CloudException(CloudException.Kind.REFUSED, 0, "cannot put the trial code and keeper in "
+                    + storage.local("") + ": " + e.getMessage(), null);
+        }
+        String command = new KeeperCommand(spec, storage.keepersOnWorker(spec), javaCommand, pythonCommand)
+                .line(storage.codeOnWorker(), storage.container("trials/" + spec.environmentId()), storage.sdkOnWorker(), null,
+                        List.of("--token-file", storage.container("tokens/" + spec.environmentId())));
+        Map<String, Object> job = new LinkedHashMap<>();
+        job.put("team", settings.team());
+        job.put("userName", settings.email());
+        job.put("vcName", settings.team());
+        job.put("gpuType", gpuType);
+        job.put("jobType", "training");
+        job.put("jobtrainingtype", "RegularJob");
+        job.put("ssh", false);
+        job.put("ipython", false);
+        job.put("tensorboard", false);
+        job.put("workPath", "");
+        job.put("enableworkpath", true);
+        job.put("dataPath", "");
+        job.put("enabledatapath", false);
+        job.put("jobPath", "");
+        job.put("enablejobpath", true);
+        job.put("mountpoints", List.of());
+        job.put("env", List.of(Map.of("name", "TMPDIR", "value", "$HOME/tmp")));
+        job.put("hostNetwork", false);
+        job.put("useGPUTopology", false);
+        job.put("isPrivileged", false);
+        job.put("hostIPC", false);
+        job.put("preemptionAllowed", "False");
+        job.put("jobName", name);
+        job.put("resourcegpu", settings.gpuNumber());
+        job.put("image", settings.image());
+        job.put("cmd", command);
+        job.put("interactivePorts", List.of());
+        JsonNode answer = HttpCalls.json(http.send(request("api/" + cluster() + "/jobs").header("Content-Type", "application/json")
+                .POST(HttpCalls.jsonBody(job)), "submitting job " + name), "the submission of " + name);
+        String jobId = answer.path("jobId").asText("");
+        if (jobId.isEmpty()) {
+            throw new CloudException(CloudException.Kind.REFUSED, 200, settings.service() + " gave no jobId for job " + name
+                    + HttpCalls.serverSays(answer.toString()), null);
+        }
+        return jobId;
+    }
+
+    /** Writes the keeper's token where only this user can read it (the shared file system of the cluster). */
+    private static void writeSecret(Path file, String secret) throws IOException {
+        Files.createDirectories(file.getParent(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.deleteIfExists(file);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, secret, StandardOpenOption.TRUNCATE_EXISTING);
+    }
+
+    @Override
+    public JobStatus status(String jobId) throws CloudException {
+        JsonNode job;
+        try {
+            job = HttpCalls.json(http.send(request("api/v2/" + cluster() + "/jobs/" + encode(jobId)).GET(), "asking for job " + jobId),
+                    "job " + jobId);
+        } catch (CloudException e) {
+            if (e.kind() == CloudException.Kind.NOT_FOUND) {
+                return JobStatus.missing();
+            }
+            throw e;
+        }
+        String state = job.path("jobStatus").asText("");
+        String url = url(jobId);
+        String error = job.path("errorMsg").asText("");
+        return switch (state) {
+            case "unapproved", "queued", "scheduling" -> JobStatus.of(JobStatus.Phase.WAITING, "DLTS job " + jobId + " is " + state, url);
+            case "running" -> JobStatus.of(JobStatus.Phase.RUNNING, "", url);
+            case "killing" -> JobStatus.of(JobStatus.Phase.STOPPING, "", url);
+            case "finished" -> JobStatus.of(JobStatus.Phase.ENDED, "DLTS job " + jobId + " finished", url);
+            case "failed" -> JobStatus.of(JobStatus.Phase.ENDED, "DLTS job " + jobId + " failed"
+                    + (error.isBlank() ? "" : ": " + error.strip()) + storage.keeperSaid(experimentId, job.path("jobName").asText("")), url);
+            case "killed" -> JobStatus.of(JobStatus.Phase.ENDED, "DLTS job " + jobId + " was killed", url);
+            case "pausing", "paused" -> {
+                // NNI cancels a job someone paused: its trial cannot go on
+                stop(jobId);
+                yield JobStatus.of(JobStatus.Phase.STOPPING, "", url);
+            }
+            default -> JobStatus.of(JobStatus.Phase.UNKNOWN, "", url);
+        };
+    }
+
+    @Override
+    public void stop(String jobId) throws CloudException {
+        http.send(request("api/" + cluster() + "/jobs/" + encode(jobId) + "/status").header("Content-Type", "application/json")
+                .PUT(HttpCalls.jsonBody(Map.of("status", "killing"))), "killing job " + jobId);
+    }
+
+    @Override
+    public String url(String jobId) {
+        return settings.dashboard() + "job/" + encode(settings.team()) + "/" + encode(settings.cluster()) + "/" + encode(jobId);
+    }
+
+    @Override
+    public Map<String, String> attributes() {
+        return attributes;
+    }
+
+    @Override
+    public void close() {
+        http.close();
+    }
+}

@@ -1,0 +1,114 @@
+package nni.ts.dlts.internal;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import nni.api.config.SectionCheck;
+import nni.api.environment.KeeperChoice;
+import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperSessions;
+import nni.api.platform.Platform;
+import nni.api.platform.PlatformException;
+import nni.api.platform.SessionContext;
+import nni.api.platform.TrainingPlatform;
+import nni.api.platform.TrainingSession;
+import nni.ts.cloud.HttpCalls;
+import nni.ts.cloud.JobLauncher;
+import nni.ts.cloud.JobSession;
+import nni.ts.cloud.SharedStorage;
+
+/**
+ * NNI's {@code trainingServicePlatform: dlts} (v1 files, converted to {@code platform: dlts}): each
+ * trial a job of a DLTS (Microsoft DLWorkspace) cluster, submitted through its dashboard's REST API,
+ * running a trial keeper that reports to the manager's endpoint. As in NNI, the manager runs where
+ * the cluster's shared file system is (inside a DLTS job), so the jobs find the code and the keeper
+ * below the experiment's folder. Configured through PID {@code nni.ts.dlts}.
+ */
+@Component(service = TrainingPlatform.class, configurationPid = "nni.ts.dlts", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Platform("dlts")
+@Designate(ocd = DltsPlatform.Config.class)
+public class DltsPlatform implements TrainingPlatform {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DltsPlatform.class);
+
+    @ObjectClassDefinition(name = "NNI dlts platform", description = "Trials as DLTS jobs")
+    public @interface Config {
+        @AttributeDefinition(description = "The keeper the jobs run: python (Python 3.7+), java (Java 17+), or auto"
+                + " (Java 17+ when the image has it, else Python)")
+        String keeper() default "auto";
+
+        @AttributeDefinition(description = "The Java command in the jobs' image")
+        String java_command() default "java";
+
+        @AttributeDefinition(description = "The Python 3 command in the jobs' image")
+        String python_command() default "python3";
+
+        @AttributeDefinition(description = "Seconds between two status requests per job (NNI: 3)")
+        int status_refresh_seconds() default 3;
+
+        @AttributeDefinition(description = "Seconds one request to DLTS may take")
+        int request_timeout_seconds() default 30;
+
+        @AttributeDefinition(description = "Seconds a job may be unknown to DLTS before it counts as gone")
+        int missing_job_seconds() default 60;
+
+        @AttributeDefinition(description = "Seconds a job may outlive its trial before it is killed")
+        int stop_grace_seconds() default 5;
+
+        @AttributeDefinition(description = "Most jobs alive at once")
+        int max_jobs() default 64;
+    }
+
+    private final Config config;
+    private final KeeperSessions keeperSessions;
+
+    @Activate
+    public DltsPlatform(Config config, @Reference KeeperSessions keeperSessions) {
+        this.config = config;
+        this.keeperSessions = keeperSessions;
+    }
+
+    @Override
+    public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
+        return DltsSection.check(section, baseDirectory);
+    }
+
+    @Override
+    public TrainingSession open(SessionContext context) throws PlatformException {
+        DltsSection.Settings settings = DltsSection.settings(context.section(), System::getenv);
+        KeeperChoice keeper;
+        try {
+            keeper = KeeperChoice.of(config.keeper());
+        } catch (IllegalArgumentException e) {
+            throw new PlatformException("dlts: " + e.getMessage(), e);
+        }
+        String experiment = context.experimentId();
+        Path root = context.experimentDirectory().resolve("dlts");
+        SharedStorage storage = new SharedStorage(root, root.toString()); // the cluster's shared file system: the same path
+        HttpCalls http = new HttpCalls(settings.service(), Duration.ofSeconds(config.request_timeout_seconds()), "nni-dlts-" + experiment);
+        DltsApi api = new DltsApi(settings, http, storage, experiment, keeper.toString(), config.java_command(), config.python_command());
+        try {
+            api.lookUpGpuType();
+        } catch (PlatformException | RuntimeException e) {
+            http.close();
+            throw e;
+        }
+        JobLauncher launcher = new JobLauncher(api, "DLTS", "nni-dlts-" + experiment, Duration.ofSeconds(config.status_refresh_seconds()),
+                Duration.ofSeconds(config.missing_job_seconds()), context::capacityChanged);
+        KeeperOptions options = KeeperOptions.builder("dlts").reuse(false).maxEnvironments(Math.max(1, config.max_jobs()))
+                .managerHost(settings.nniManagerIp()).keeper(keeper).build();
+        LOG.info("experiment {}: DLTS session on {} (keeper {})", experiment, settings.service(), keeper);
+        return JobSession.open(context, launcher, options, Duration.ofSeconds(config.stop_grace_seconds()), keeperSessions);
+    }
+}
