@@ -123,7 +123,9 @@ public final class ClusterAccess {
         if (user == null) {
             user = config.getUsername() != null ? config.getUsername() : "(no user)";
         }
-        return new Cluster.Identity(cluster == null ? "in-cluster" : cluster, config.getMasterUrl(), user);
+        String server = config.getMasterUrl().endsWith("/") ? config.getMasterUrl().substring(0, config.getMasterUrl().length() - 1)
+                : config.getMasterUrl();
+        return new Cluster.Identity(cluster == null ? "in-cluster" : cluster, server, user);
     }
 
     private static boolean blank(String text) {

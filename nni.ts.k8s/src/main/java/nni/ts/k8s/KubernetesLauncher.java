@@ -214,13 +214,31 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
         switch (state.phase()) {
             case SUCCEEDED -> finish(environment, what + " succeeded" + detail(state.message()));
             case FAILED -> {
-                String podFailure = environment.podFailure();
+                String podFailure = environment.podFailure() != null ? environment.podFailure() : podFailureFromServer(environment);
                 finish(environment, what + " failed" + detail(state.message()) + (podFailure == null ? "" : "; " + podFailure));
             }
             case PENDING, RUNNING, UNCHANGED -> {
                 // the pods tell more
             }
         }
+    }
+
+    /**
+     * @return why a pod of the environment failed, asked of the API server: the job's verdict can
+     *         come before the pod's last change (the pod watch was re-listing, or lags), or null
+     */
+    private String podFailureFromServer(KubernetesEnvironment environment) {
+        try {
+            for (Pod pod : client.pods().inNamespace(namespace).withLabels(environment.labels).list().getItems()) {
+                String failure = PodProgress.failure(pod);
+                if (failure != null) {
+                    return failure;
+                }
+            }
+        } catch (KubernetesClientException e) {
+            LOG.info("experiment {}: cannot list the pods of {}: {}", experimentId, environment.name, Messages.of(e));
+        }
+        return null;
     }
 
     private static String detail(String message) {
