@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -81,6 +83,17 @@ public class KubernetesPlatformsIT {
             }
             return ready.containsAll(Set.of("kubeflow", "frameworkcontroller", "adl"));
         });
+    }
+
+    @Test(timeout = 60_000)
+    public void nniPlatformsListsTheThreeAsActive() throws Exception {
+        int before = runtime.console().length();
+        runtime.type("nni:platforms");
+        for (String platform : List.of("kubeflow +nni.ts.kubeflow", "frameworkcontroller +nni.ts.frameworkcontroller",
+                "adl +nni.ts.adaptdl")) {
+            Pattern line = Pattern.compile("(?m)^(g! )?" + platform + " +\\S+ +active ");
+            await().atMost(Duration.ofSeconds(30)).until(() -> line.matcher(runtime.console().substring(before)).find());
+        }
     }
 
     @AfterClass
@@ -384,7 +397,7 @@ public class KubernetesPlatformsIT {
     @Test(timeout = 300_000)
     public void cancelAndEarlyStopEndTheTrialsAfterTheirMetricsAndDeleteTheirJobs() throws Exception {
         Path signals = code.resolve("signals");
-        Experiment experiment = create("cancel", tfPerTrial("emulated/nni:latest"), "[101, 102]", 2, 2, "maxTrialDuration: 20s");
+        Experiment experiment = create("cancel", tfPerTrial("emulated/nni:latest"), "[101, 102]", 2, 2, "maxTrialDuration: 10s");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(signals.resolve("101.pid")) && Files.exists(signals.resolve("102.pid")));
         String cancelled = idOfTrialWith(experiment, 101);
         var response = runtime.request("DELETE", "trial-jobs/" + cancelled + "?experiment_id=" + experiment.id(), null);
@@ -536,5 +549,99 @@ public class KubernetesPlatformsIT {
         String azure = refusal("azure", tfPerTrial("emulated/nni:latest").replace(storage(), "storage: {storageType: azureStorage,"
                 + " azureAccount: acct, azureShare: share, keyVaultName: vault, keyVaultKey: key}"));
         assertTrue(azure, azure.contains("storageType azureStorage is not available yet"));
+    }
+
+    // ---- NNI's own example configs ---------------------------------------------------------------
+
+    /**
+     * NNI's example files for these platforms (the config corpus: {@code examples/trials/*}
+     * {@code /config_kubeflow.yml}, {@code config_frameworkcontroller.yml}, {@code config_adl.yml},
+     * placeholders filled), as NNI users have them: each runs on the shared runtime (Kubeflow and
+     * FrameworkController also with {@code reuse: false}, one job per trial), and the objects they make
+     * are taken by the API server, every one checked against its CRD. The emulated cluster has
+     * training-operator v1.8, which serves only {@code kubeflow.org/v1}: the examples' {@code v1alpha2}
+     * is given as {@code v1}. The pods are never scheduled (the examples' images and data are not here).
+     */
+    @Test(timeout = 240_000)
+    public void nniExampleConfigsRunTheirObjectsPastTheCrdSchemas() throws Exception {
+        Path corpus = Path.of(System.getProperty("nni.root"), "nni.manager", "src", "test", "resources", "configs", "valid");
+        Map<String, CrdSchema> examples = new java.util.LinkedHashMap<>();
+        examples.put("nni-mnist-tfv1-config-kubeflow.yml", TFJOBS);
+        examples.put("nni-mnist-pytorch-config-kubeflow.yml", TFJOBS);
+        examples.put("nni-mnist-distributed-tfv1-config-kubeflow.yml", TFJOBS);
+        examples.put("nni-mnist-distributed-pytorch-config-kubeflow.yml", PYTORCHJOBS);
+        examples.put("nni-mnist-tfv1-config-frameworkcontroller.yml", FRAMEWORKS);
+        examples.put("nni-mnist-pytorch-config-frameworkcontroller.yml", FRAMEWORKS);
+        examples.put("nni-mnist-pytorch-config-adl.yml", ADAPTDLJOBS);
+        examples.put("nni-cifar10-pytorch-config-adl.yml", ADAPTDLJOBS);
+        int validatedBefore = cluster.validatedObjects().size();
+        Map<Experiment, CrdSchema> started = new java.util.LinkedHashMap<>();
+        List<String> perTrial = new ArrayList<>();
+        emulator.pauseScheduling(true);
+        try {
+            for (Map.Entry<String, CrdSchema> example : examples.entrySet()) {
+                String text = Files.readString(corpus.resolve(example.getKey()));
+                List<String> variants = new ArrayList<>(List.of(text));
+                if (text.contains("kubeflowConfig:") || text.contains("frameworkcontrollerConfig:")) {
+                    variants.add(text.replaceFirst("(?m)^(kubeflowConfig|frameworkcontrollerConfig):\\r?\\n", "$1:\n  reuse: false\n"));
+                }
+                for (int v = 0; v < variants.size(); v++) {
+                    String name = example.getKey().replace(".yml", "") + (v == 0 ? "" : "-per-trial");
+                    Experiment experiment = createExample(name, variants.get(v), corpus);
+                    started.put(experiment, example.getValue());
+                    if (v == 1) {
+                        perTrial.add(experiment.id());
+                    }
+                }
+            }
+            for (Map.Entry<Experiment, CrdSchema> each : started.entrySet()) {
+                String id = each.getKey().id();
+                await().atMost(Duration.ofSeconds(60)).until(() -> !KubernetesCluster.objects(admin, each.getValue(), id).isEmpty());
+                GenericKubernetesResource job = KubernetesCluster.objects(admin, each.getValue(), id).get(0);
+                KubernetesCluster.assertNniLabels(job, id, perTrial.contains(id) || each.getValue() == ADAPTDLJOBS ? "trialId" : "envId");
+            }
+            assertEquals(List.of(), cluster.violations());
+            assertTrue(cluster.validatedObjects().size() - validatedBefore >= started.size());
+            for (Map.Entry<Experiment, CrdSchema> each : started.entrySet()) {
+                runtime.type("nni:halt " + each.getKey().id());
+            }
+            for (Map.Entry<Experiment, CrdSchema> each : started.entrySet()) {
+                KubernetesCluster.awaitNothingLeft(admin, each.getValue(), each.getKey().id());
+            }
+        } finally {
+            emulator.pauseScheduling(false);
+        }
+    }
+
+    /** The experiments {@link #createExample} has seen created. */
+    private static final Set<String> CREATED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** Creates an NNI example as its file says, but for this cluster: its manager address, API version, search space. */
+    private static Experiment createExample(String name, String text, Path corpus) throws Exception {
+        Path folder = Files.createDirectories(root.resolve("runs").resolve(name));
+        for (String searchSpace : List.of("search_space.json", "search_space_adl.json")) {
+            Files.writeString(folder.resolve(searchSpace), "{\"lr\": {\"_type\": \"choice\", \"_value\": [0.1, 0.01]}}");
+        }
+        String filled = text.replace("apiVersion: v1alpha2", "apiVersion: v1").replaceAll("(?m)^nniManagerIp: .*$", "")
+                + "\nnniManagerIp: 127.0.0.1\nlogDir: " + folder.resolve("experiments") + "\n";
+        Path config = folder.resolve("config.yml");
+        Files.writeString(config, filled);
+        int before = runtime.console().length();
+        runtime.type("nni:create " + config);
+        // the command's answer, at a line's start (after the prompt), not a log line
+        Pattern created = Pattern.compile("(?m)^(g! )?experiment (\\w+) [A-Z_]+ in (\\S+)$");
+        Matcher[] found = new Matcher[1];
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            Matcher m = created.matcher(runtime.console().substring(before));
+            while (m.find()) {
+                if (CREATED.add(m.group(2))) {
+                    found[0] = m;
+                    return true;
+                }
+            }
+            assertFalse(runtime.console().substring(before), runtime.console().substring(before).contains("gogo:"));
+            return false;
+        });
+        return new Experiment(found[0].group(2), Path.of(found[0].group(3)));
     }
 }

@@ -44,7 +44,8 @@ import io.fabric8.mockwebserver.http.WebSocketListener;
  * 127.0.0.1 (plain HTTP), with what a real API server adds that the tests need:
  * <ul>
  * <li>bearer tokens: {@link #PLATFORM_TOKEN} and {@link #OPERATOR_TOKEN} may do anything,
- *     {@link #FORBIDDEN_TOKEN} gets 403 for everything but {@code /version}, any other token 401;</li>
+ *     {@link #FORBIDDEN_TOKEN} (user {@code restricted}) gets 403 for everything but {@code /version} and discovery,
+ *     any other token 401;</li>
  * <li>{@code /version} and API group discovery ({@code /apis/<group>}) for the installed CRDs;</li>
  * <li>CRDs installed as objects ({@link #install}), and every custom object created or replaced
  *     checked against its CRD's {@code openAPIV3Schema} ({@link CrdSchema}): a violation is answered
@@ -76,6 +77,16 @@ public final class MockCluster implements AutoCloseable {
     private final List<Map<String, Object>> validated = new CopyOnWriteArrayList<>();
     private final List<DeleteRequest> deletes = new CopyOnWriteArrayList<>();
     private final Set<WebSocket> platformWatches = ConcurrentHashMap.newKeySet();
+    /**
+     * Ends watches off the server's event loop: the mock's listener waits there for its sender to
+     * drain, which needs the event loop, so many watches dropped at once (a runtime stopping)
+     * stalled the server.
+     */
+    private final java.util.concurrent.ExecutorService closer = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread thread = new Thread(r, "mock-watch-closer");
+        thread.setDaemon(true);
+        return thread;
+    });
     private volatile boolean refusePlatformWatches;
 
     private MockCluster() {
@@ -186,6 +197,7 @@ public final class MockCluster implements AutoCloseable {
     public void close() {
         admin.close();
         server.destroy();
+        closer.shutdownNow();
     }
 
     private static MockResponse status(int code, String reason, String message) {
@@ -220,7 +232,9 @@ public final class MockCluster implements AutoCloseable {
                 return new MockResponse().setResponseCode(200).setBody("{\"major\":\"1\",\"minor\":\"29\",\"gitVersion\":\"v1.29.0-mock\","
                         + "\"platform\":\"linux/amd64\"}");
             }
-            if (!token.equals(PLATFORM_TOKEN) && !token.equals(OPERATOR_TOKEN)) {
+            boolean allowed = token.equals(PLATFORM_TOKEN) || token.equals(OPERATOR_TOKEN)
+                    || token.equals(FORBIDDEN_TOKEN) && discovery(request);
+            if (!allowed) {
                 if (token.equals(FORBIDDEN_TOKEN)) {
                     return status(403, "Forbidden", "the request is forbidden: User \"restricted\" cannot " + request.getMethod().toLowerCase()
                             + " " + URI.create(path).getPath());
@@ -272,6 +286,11 @@ public final class MockCluster implements AutoCloseable {
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
+        }
+
+        /** RBAC grants discovery ({@code /api}, {@code /apis}, {@code /apis/<group>[/<version>]}) to every authenticated user. */
+        private boolean discovery(RecordedRequest request) {
+            return request.getMethod().equals("GET") && request.getPath().matches("/apis?(/[^/?]+){0,2}(\\?.*)?");
         }
 
         /** @return the request's body, left in place for the CRUD dispatcher ({@code getUtf8Body} would empty it) */
@@ -345,13 +364,13 @@ public final class MockCluster implements AutoCloseable {
                 @Override
                 public void onClosed(WebSocket webSocket, int code, String reason) {
                     platformWatches.remove(webSocket);
-                    watch.onClosed(webSocket, code, reason);
+                    closer.execute(() -> watch.onClosed(webSocket, code, reason));
                 }
 
                 @Override
                 public void onFailure(WebSocket webSocket, Throwable error, Response failed) {
                     platformWatches.remove(webSocket);
-                    watch.onFailure(webSocket, error, failed);
+                    closer.execute(() -> watch.onFailure(webSocket, error, failed));
                 }
             });
         }

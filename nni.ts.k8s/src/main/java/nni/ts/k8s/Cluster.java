@@ -101,7 +101,9 @@ public final class Cluster implements AutoCloseable {
         String versions = "";
         try {
             APIGroup group = client.getApiGroup(type.group());
-            if (group != null && group.getVersions() != null && !group.getVersions().isEmpty()) {
+            // another version of the group is served: the experiment's apiVersion may be the mistake
+            if (group != null && group.getVersions() != null && !group.getVersions().isEmpty()
+                    && group.getVersions().stream().noneMatch(v -> type.version().equals(v.getVersion()))) {
                 versions = "; the cluster serves " + type.group() + " in version(s) "
                         + group.getVersions().stream().map(GroupVersionForDiscovery::getVersion).collect(Collectors.joining(", "))
                         + " (apiVersion in the experiment)";
@@ -121,8 +123,8 @@ public final class Cluster implements AutoCloseable {
                     + "' (HTTP 401 Unauthorized)";
             case 403 -> "user '" + identity.user() + "' is not allowed to use " + what + " in " + identity
                     + " (HTTP 403 Forbidden): " + Messages.of(e);
-            case 0 -> "cannot reach the Kubernetes API server of " + identity + ": " + Messages.of(e);
-            default -> "the API server of " + identity + " answered HTTP " + status + " about " + what + ": " + Messages.of(e);
+            default -> status <= 0 ? "cannot reach the Kubernetes API server of " + identity + ": " + Messages.of(e)
+                    : "the API server of " + identity + " answered HTTP " + status + " about " + what + ": " + Messages.of(e);
         };
         return new PlatformException(message, e);
     }

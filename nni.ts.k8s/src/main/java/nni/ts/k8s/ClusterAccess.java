@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 
 import nni.api.platform.PlatformException;
@@ -44,6 +43,9 @@ public final class ClusterAccess {
     public static Cluster connect(String kubeconfigSetting, String contextSetting, Map<String, String> environment)
             throws PlatformException {
         Config config = config(kubeconfigSetting, contextSetting, environment);
+        // a request that finds no server is tried 4 more times over about 1.5 s, not fabric8's 10 (over a minute):
+        // opening an experiment says soon that the cluster is away, and submissions are retried by the manager
+        config.setRequestRetryBackoffLimit(Math.min(config.getRequestRetryBackoffLimit(), 4));
         KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
                 .withHttpClientFactory(new JdkHttpClientFactory()).build();
         return new Cluster(client, describe(config));
@@ -89,7 +91,7 @@ public final class ClusterAccess {
                         + (context == null ? " for its current context" : " for context " + context));
             }
             return config;
-        } catch (KubernetesClientException | UncheckedIOException | IllegalArgumentException e) {
+        } catch (RuntimeException e) { // the client's own failures, I/O, and the YAML parser's for a malformed file
             throw new PlatformException("cannot read the kubeconfig " + file + " (from " + source + "): " + Messages.of(e), e);
         }
     }

@@ -53,7 +53,8 @@ import nni.api.platform.TransientPlatformException;
 public final class KubernetesLauncher implements EnvironmentLauncher, ExperimentWatch.Listener, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(KubernetesLauncher.class);
-    private static final Set<Integer> TRANSIENT = Set.of(0, 429, 500, 502, 503, 504);
+    /** No answer (status 0 or -1), too many requests, the server failing for now. */
+    private static final Set<Integer> TRANSIENT = Set.of(-1, 0, 429, 500, 502, 503, 504);
 
     private final Cluster cluster;
     private final KubernetesClient client;

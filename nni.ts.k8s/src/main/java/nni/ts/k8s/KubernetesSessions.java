@@ -94,6 +94,8 @@ public final class KubernetesSessions {
                 return thread;
             });
             executor.setRemoveOnCancelPolicy(true);
+            // closing deletes everything of the experiment at once: deletes still waiting out a grace are dropped
+            executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
             launcher = new KubernetesLauncher(cluster, namespace, kind, share, context.experimentId(), settings.keeper().toString(),
                     settings.cancelGrace().toMillis(), executor);
             kind.openExperiment(cluster.client(), namespace, context.experimentId());
