@@ -1,6 +1,7 @@
 """A trial written for NNI: the same file runs under NNI and under nni-osgi.
 
-It "trains" a toy model for five epochs (a closed-form curve, no data set needed) and reports
+It "trains" a toy model for five epochs of a second each (a closed-form curve, no data set needed, slow
+enough to be watched in the web UI) and reports
 the accuracy after each epoch and at the end.
 """
 import math
@@ -21,7 +22,7 @@ def main():
     params = nni.get_next_parameter()
     print('parameters:', params)
     for epoch in range(5):
-        time.sleep(0.1)
+        time.sleep(1.0)
         nni.report_intermediate_result(accuracy(params, epoch))
     final = accuracy(params, 4)
     print('final accuracy:', final)

@@ -119,10 +119,16 @@ public abstract class RuntimeTestSupport {
         }
     }
 
+    /**
+     * One client for every GET of the tests: a client per request would keep its connection open
+     * until it is collected, and a test polling for minutes would reach the manager's limit of
+     * connections per address (then its next request is closed unanswered).
+     */
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
     /** @return status code and body of a GET below the endpoint */
     protected HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        return client.send(HttpRequest.newBuilder(endpoint().resolve(path)).timeout(Duration.ofSeconds(10)).build(),
+        return HTTP.send(HttpRequest.newBuilder(endpoint().resolve(path)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

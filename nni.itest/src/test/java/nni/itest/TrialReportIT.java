@@ -2,22 +2,18 @@ package nni.itest;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.Test;
@@ -27,7 +23,6 @@ import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
-import org.osgi.framework.Bundle;
 
 import nni.api.environment.EnvironmentLauncher;
 import nni.api.environment.EnvironmentSpec;
@@ -42,19 +37,20 @@ import nni.api.model.Placement;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
-import nni.api.platform.PlatformException;
-import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
 import nni.api.platform.TransientPlatformException;
 import nni.itest.keeper.CapturingLauncher;
+import nni.itest.keeper.KeeperKind;
 import nni.itest.keeper.ProcessKeeperLauncher;
 import nni.itest.keeper.RecordingContext;
 import nni.itest.keeper.TrialScripts;
 
 /**
- * Trials through real keeper processes against the runtime's one endpoint: local reuse mode end
- * to end, one keeper per trial, an endpoint outage in the middle of a trial, a refused protocol
- * version, refused tokens and bodies, and an unsafe code archive.
+ * The manager's side of the trial routes and of keeper sessions: refused tokens and bodies spoken
+ * by the test itself over HTTP, a batch sent twice applied once, log tails, an environment that
+ * dies; the SPI 1.0 outcomes of a launcher (transient refusals, progress, where it runs) and the
+ * keepers a session offers. What the keepers do is the keeper conformance suite's
+ * ({@link KeeperConformance}).
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -68,26 +64,8 @@ public class TrialReportIT extends RuntimeTestSupport {
         return new Option[] {baseOptions()};
     }
 
-    /** A fixed port, so that the endpoint comes back on the same one after the outage. */
-    @Override
-    protected String httpPort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return Integer.toString(socket.getLocalPort());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     private RecordingContext context(String experimentId, boolean reuse) throws IOException {
-        Path experiment = scratch("report-" + experimentId);
-        Path code = experiment.resolve("code");
-        TrialScripts.write(code);
-        Map<String, Object> section = new HashMap<>();
-        section.put("platform", "local");
-        section.put("trialCommand", "./trial.sh");
-        section.put("trialCodeDirectory", code.toString());
-        section.put("reuseMode", reuse);
-        return new RecordingContext(experimentId, experiment, section);
+        return RecordingContext.withTrialScripts(experimentId, scratch("report-" + experimentId), "local", "./trial.sh", reuse);
     }
 
     private static TrialApplication trial(String id, long sequence, String parameters) {
@@ -95,69 +73,20 @@ public class TrialReportIT extends RuntimeTestSupport {
                 .placement(Placement.none()).build();
     }
 
-    private TrainingSession openLocal(RecordingContext context) throws Exception {
-        await().atMost(WAIT).until(() -> service(TrainingPlatform.class, "(nni.platform=local)") != null
-                && service(KeeperSessions.class, null) != null);
-        return service(TrainingPlatform.class, "(nni.platform=local)").open(context);
-    }
-
     private void awaitEnded(RecordingContext context, String trialId) {
         await().atMost(WAIT).until(() -> context.status(trialId) != null && context.status(trialId).isTerminal());
-    }
-
-    /** Every PERIODICAL 0..n-1 and the FINAL, each delivered exactly once. */
-    private static void assertAllOnce(RecordingContext context, String trialId, int periodical) {
-        Set<String> expected = new TreeSet<>();
-        for (int i = 0; i < periodical; i++) {
-            expected.add(trialId + "|PERIODICAL|" + i);
-        }
-        expected.add(trialId + "|FINAL|0");
-        assertEquals(expected, context.stored(trialId));
-        assertEquals("metric calls for " + trialId + " (duplicates?)", periodical + 1, context.calls(trialId));
-        assertEquals(1, context.terminalChanges(trialId));
-    }
-
-    @Test(timeout = 120_000)
-    public void localReuseRunsTrialsOneAfterAnotherOnOneEnvironmentAndSurvivesAFailingOne() throws Exception {
-        RecordingContext context = context("reuse1", true);
-        try (TrainingSession session = openLocal(context)) {
-            String[] ids = {"Ra001", "Ra002", "Ra003"};
-            int[] exits = {0, 3, 0};
-            for (int i = 0; i < ids.length; i++) {
-                TrialJob submitted = session.submit(trial(ids[i], i, TrialScripts.parameters(100 + i, 20, 20, null, exits[i])));
-                assertEquals(TrialStatus.WAITING, submitted.status());
-                awaitEnded(context, ids[i]);
-            }
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Ra001"));
-            assertEquals(TrialStatus.FAILED, context.status("Ra002"));
-            assertEquals("exit code 3", context.latest("Ra002").message());
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Ra003"));
-            for (String id : ids) {
-                assertAllOnce(context, id, 40);
-                assertTrue(context.changes.stream().anyMatch(j -> j.id().equals(id) && j.status() == TrialStatus.RUNNING));
-            }
-            assertTrue(context.lines("Ra002").stream().anyMatch(l -> l.contains("\"FINAL\"") && l.contains("\"101\"")));
-            // one environment ran all three: the trial directories share it
-            Path environment = Path.of(context.latest("Ra001").workingDirectory()).getParent().getParent();
-            for (String id : ids) {
-                assertEquals(environment.resolve("trials").resolve(id).toString(), context.latest(id).workingDirectory());
-            }
-            assertEquals(1, Files.list(context.experimentDirectory().resolve("environments")).filter(Files::isDirectory).count());
-            try (var stdout = session.openTrialFile("Ra001", "stdout").orElseThrow()) {
-                assertTrue(new String(stdout.readAllBytes()).contains("phase2-done"));
-            }
-        }
     }
 
     /**
      * The keeper session's side of the SPI 1.0 outcomes: a launcher refusing for now is asked again
      * and the trial shows why it waits; the environment's progress is the waiting reason; where the
-     * environment runs is copied into the trial; only the keepers this build ships are offered.
+     * environment runs is copied into the trial. Both keepers ship: {@code auto} offers the Java
+     * keeper, then the Python one; a launcher may start either (here the Python one).
      */
     @Test(timeout = 120_000)
     public void transientRefusalsAndProgressAreWaitingReasonsAndTheEnvironmentsFactsReachTheTrial() throws Exception {
         RecordingContext context = context("outcomes", false);
-        ProcessKeeperLauncher processes = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
+        ProcessKeeperLauncher processes = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), KeeperKind.PYTHON);
         List<EnvironmentSpec> specs = new java.util.concurrent.CopyOnWriteArrayList<>();
         java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger(2);
         EnvironmentLauncher launcher = (spec, listener) -> {
@@ -190,17 +119,11 @@ public class TrialReportIT extends RuntimeTestSupport {
 
                 @Override
                 public Map<String, String> attributes() {
-                    return Map.of("keeper", "java");
+                    return Map.of("keeper", "python 3");
                 }
             };
         };
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        IllegalStateException noPython = assertThrows(IllegalStateException.class, () -> keepers.keeperFile(KeeperRuntime.PYTHON));
-        assertEquals("this build has no Python keeper", noPython.getMessage());
-        PlatformException refused = assertThrows(PlatformException.class, () -> keepers.open(context, launcher,
-                KeeperOptions.builder("remote").keeper(KeeperChoice.PYTHON).build()));
-        assertEquals("keeper = python: this build has no Python keeper", refused.getMessage());
-
         try (TrainingSession session = keepers.open(context, launcher, KeeperOptions.builder("remote").build())) {
             session.submit(trial("Ts001", 0, TrialScripts.parameters(3, 2, 0, null, 0)));
             awaitEnded(context, "Ts001");
@@ -213,129 +136,39 @@ public class TrialReportIT extends RuntimeTestSupport {
         assertEquals("asked twice more after the refusals", 3, specs.size());
         TrialJob running = context.changes.stream().filter(j -> j.status() == TrialStatus.RUNNING).findFirst().orElseThrow();
         assertEquals("keeper-host", running.host());
-        assertEquals(Map.of("keeper", "java"), running.attributes());
+        assertEquals(Map.of("keeper", "python 3"), running.attributes());
         assertEquals("Ts001 pid-" + processes.processes.get("Ts001").pid(), running.handle());
+        assertTrue(Files.readString(processes.directory("Ts001").resolve("stdout")).contains("phase2-done"));
         EnvironmentSpec spec = specs.get(0);
-        assertEquals(Set.of(KeeperRuntime.JAVA), spec.keepers());
+        assertEquals(List.of(KeeperRuntime.JAVA, KeeperRuntime.PYTHON), List.copyOf(spec.keepers()));
+        assertEquals(keepers.keeperFile(KeeperRuntime.PYTHON), spec.keeperFile(KeeperRuntime.PYTHON));
         assertEquals(List.of("java", "-jar", "/w/k.jar", "trial"),
                 spec.command(KeeperRuntime.JAVA, "/w/k.jar", "/w/c.tgz", "/w").subList(0, 4));
+        assertEquals(List.of("python3", "/w/k.py", "trial"), spec.command(KeeperRuntime.PYTHON, "/w/k.py", "/w/c.tgz", "/w").subList(0, 3));
         assertTrue(spec.toString(), !spec.toString().contains(spec.token()));
     }
 
+    /** Both keepers ship in nni.manager; a platform's {@code keeper} setting narrows what its environments are offered. */
     @Test(timeout = 120_000)
-    public void aTrialKeeperRunsOneTrialReportsEverythingAndExitsWithItsCode() throws Exception {
-        RecordingContext context = context("pertrial", false);
-        ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
+    public void bothKeepersShipAndTheKeeperSettingChoosesWhichAreOffered() throws Exception {
         KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher,
-                KeeperOptions.builder("remote").reuse(false).maxEnvironments(4).idleTimeout(Duration.ofMinutes(1)).build())) {
-            session.submit(trial("Pt001", 0, TrialScripts.parameters(7, 30, 30, null, 5)));
-            awaitEnded(context, "Pt001");
-            assertEquals(TrialStatus.FAILED, context.status("Pt001"));
-            assertAllOnce(context, "Pt001", 60);
-            Process keeper = launcher.processes.get("Pt001");
-            assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
-            assertEquals("the keeper exits with the trial's code", 5, keeper.exitValue());
-            Path trialDirectory = launcher.directory("Pt001");
-            assertEquals(TrialScripts.parameters(7, 30, 30, null, 5), Files.readString(trialDirectory.resolve("parameter.cfg")));
-            assertTrue(Files.readString(trialDirectory.resolve("stdout")).contains("phase2-done"));
-        }
-    }
-
-    @Test(timeout = 120_000)
-    public void anIdleEnvironmentEndsAfterItsTimeoutAndANewOneTakesTheNextTrial() throws Exception {
-        RecordingContext context = context("idle", true);
-        ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"), List.of());
-        KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher,
-                KeeperOptions.builder("remote").reuse(true).maxEnvironments(2).idleTimeout(Duration.ofSeconds(1)).build())) {
-            session.submit(trial("Id001", 0, TrialScripts.parameters(1, 3, 0, null, 0)));
-            awaitEnded(context, "Id001");
-            assertEquals(1, launcher.processes.size());
-            Process first = launcher.processes.values().iterator().next();
-            assertTrue("the idle environment ends by itself", first.waitFor(30, TimeUnit.SECONDS));
-            assertEquals("it was asked to stop, not killed", 0, first.exitValue());
-            session.submit(trial("Id002", 1, TrialScripts.parameters(2, 3, 0, null, 0)));
-            awaitEnded(context, "Id002");
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Id001"));
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Id002"));
-            assertEquals("a new environment took the second trial", 2, launcher.processes.size());
-            assertAllOnce(context, "Id002", 3);
-        }
-    }
-
-    @Test(timeout = 120_000)
-    public void cancelKillsTheTrialsWholeProcessGroupAndKeepsWhatItReported() throws Exception {
-        RecordingContext context = context("cancel", true);
-        Path never = context.experimentDirectory().resolve("never");
-        try (TrainingSession session = openLocal(context)) {
-            session.submit(trial("Can01", 0, TrialScripts.parameters(1, 5, 5, never.toString(), 0, true)));
-            await().atMost(WAIT).until(() -> context.calls("Can01") == 5);
-            Path pidFile = Path.of(context.latest("Can01").workingDirectory(), "child.pid");
-            await().atMost(WAIT).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
-            long child = Long.parseLong(Files.readString(pidFile).trim());
-            assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
-            session.cancel("Can01", true);
-            awaitEnded(context, "Can01");
-            assertEquals(TrialStatus.EARLY_STOPPED, context.status("Can01"));
-            await().atMost(WAIT).until(() -> !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
-            assertEquals(5, context.calls("Can01"));
-            assertEquals(1, context.terminalChanges("Can01"));
-        }
-    }
-
-    @Test(timeout = 180_000)
-    public void theEndpointStoppedAndRestartedMidTrialLosesNothingAndStoresNothingTwice() throws Exception {
-        RecordingContext context = context("outage", true);
-        Path go = context.experimentDirectory().resolve("go");
-        Bundle jetty = bundle("org.apache.felix.http.jetty12");
-        try (TrainingSession session = openLocal(context)) {
-            session.submit(trial("Out01", 0, TrialScripts.parameters(1, 150, 150, go.toString(), 0)));
-            await().atMost(WAIT).until(() -> context.calls("Out01") == 150);
-            jetty.stop();
-            Files.writeString(go, "go");
-            Path stdout = Path.of(context.latest("Out01").workingDirectory(), "stdout");
-            await().atMost(WAIT).until(() -> Files.readString(stdout).contains("phase2-done"));
-            // the trial has written everything while the endpoint is down: nothing arrived meanwhile
-            assertEquals(150, context.calls("Out01"));
-            assertEquals(TrialStatus.RUNNING, context.status("Out01"));
-            jetty.start();
-            awaitEnded(context, "Out01");
-            assertEquals(TrialStatus.SUCCEEDED, context.status("Out01"));
-            assertAllOnce(context, "Out01", 300);
-        } finally {
-            if (jetty.getState() != Bundle.ACTIVE) {
-                jetty.start();
+        Path jar = keepers.keeperFile(KeeperRuntime.JAVA);
+        Path python = keepers.keeperFile(KeeperRuntime.PYTHON);
+        assertEquals("nni-trialkeeper.jar", jar.getFileName().toString());
+        assertEquals("nni-trialkeeper.py", python.getFileName().toString());
+        assertTrue(Files.readString(python).startsWith("#!/usr/bin/env python3"));
+        Map<KeeperChoice, Set<KeeperRuntime>> offered = new java.util.EnumMap<>(KeeperChoice.class);
+        for (KeeperChoice choice : KeeperChoice.values()) {
+            RecordingContext context = context("offer-" + choice, true);
+            CapturingLauncher launcher = new CapturingLauncher();
+            try (TrainingSession session = keepers.open(context, launcher, KeeperOptions.builder("remote").reuse(true).keeper(choice).build())) {
+                session.submit(trial("Of001", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
+                await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
+                offered.put(choice, launcher.specs.get(0).keepers());
             }
         }
-    }
-
-    @Test(timeout = 120_000)
-    public void aKeeperOfAnotherProtocolIsRefusedOnBothSidesNamingBothVersions() throws Exception {
-        RecordingContext context = context("version", false);
-        ProcessKeeperLauncher launcher = new ProcessKeeperLauncher(context.experimentDirectory().resolve("keepers"),
-                List.of("-Dnni.keeper.protocol=2"));
-        KeeperSessions keepers = service(KeeperSessions.class, null);
-        try (TrainingSession session = keepers.open(context, launcher,
-                KeeperOptions.builder("remote").reuse(false).maxEnvironments(4).idleTimeout(Duration.ofMinutes(1)).build())) {
-            session.submit(trial("Ver01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
-            awaitEnded(context, "Ver01");
-            assertEquals(TrialStatus.FAILED, context.status("Ver01"));
-            String managerSide = context.latest("Ver01").message();
-            String managerVersion = bundle("nni.manager").getVersion().toString();
-            assertTrue(managerSide, managerSide.contains("manager " + managerVersion) && managerSide.contains("trial keeper 1.0.0")
-                    && managerSide.contains("protocol 2") && managerSide.contains("[1]")
-                    && managerSide.contains("run the trial keeper this manager ships"));
-            Process keeper = launcher.processes.get("Ver01");
-            assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
-            assertEquals(3, keeper.exitValue());
-            String keeperSide = Files.readString(launcher.directory("Ver01").resolve("keeper.stderr"));
-            assertTrue(keeperSide, keeperSide.contains("refused trial keeper 1.0.0 (protocol 2)") && keeperSide.contains("manager " + managerVersion));
-            assertEquals(0, context.callsTotal());
-            PlatformException later = assertThrows(PlatformException.class,
-                    () -> session.submit(trial("Ver02", 1, TrialScripts.parameters(1, 1, 0, null, 0))));
-            assertTrue(later.getMessage(), later.getMessage().contains("protocol 2"));
-        }
+        assertEquals(Map.of(KeeperChoice.AUTO, Set.of(KeeperRuntime.JAVA, KeeperRuntime.PYTHON),
+                KeeperChoice.JAVA, Set.of(KeeperRuntime.JAVA), KeeperChoice.PYTHON, Set.of(KeeperRuntime.PYTHON)), offered);
     }
 
     @Test(timeout = 120_000)
@@ -428,32 +261,6 @@ public class TrialReportIT extends RuntimeTestSupport {
                 assertTrue(answer, !answer.toLowerCase(java.util.Locale.ROOT).contains("connection: close"));
             }
         }
-    }
-
-    @Test(timeout = 120_000)
-    public void aCodeArchiveWithALinkLeavingItFailsTheTrial() throws Exception {
-        RecordingContext context = context("unsafe", true);
-        Path link = Files.createSymbolicLink(Path.of(String.valueOf(context.section().get("trialCodeDirectory"))).resolve("escape"),
-                Path.of("/tmp"));
-        try (TrainingSession session = openLocal(context)) {
-            session.submit(trial("Bad01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
-            awaitEnded(context, "Bad01");
-            assertEquals(TrialStatus.FAILED, context.status("Bad01"));
-            String message = context.latest("Bad01").message();
-            assertTrue(message, message.contains("'escape'") && message.contains("absolute"));
-            assertEquals(0, context.calls("Bad01"));
-        } finally {
-            Files.delete(link); // the build walks target/: a link out of it would take it through /tmp
-        }
-    }
-
-    private Bundle bundle(String symbolicName) {
-        for (Bundle bundle : context.getBundles()) {
-            if (bundle.getSymbolicName().equals(symbolicName)) {
-                return bundle;
-            }
-        }
-        throw new AssertionError("no bundle " + symbolicName);
     }
 
     private HttpResponse<String> post(String path, String body, String token) throws Exception {

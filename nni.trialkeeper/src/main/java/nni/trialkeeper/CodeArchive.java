@@ -7,10 +7,14 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.zip.GZIPInputStream;
@@ -18,10 +22,18 @@ import java.util.zip.GZIPInputStream;
 /**
  * Unpacks the trial code archive (a gzip-compressed tar, as {@code tar czf} and the manager write
  * it) into a directory, refusing every entry that would land outside it: absolute names, names
- * with {@code ..} that leave the directory, links whose target leaves it, hard links, devices and
- * entries written through a link. A refused archive fails as a whole with a message naming the entry.
+ * with {@code ..} that leave the directory, links whose target leaves it (resolved against what is
+ * already on disk, link by link, so a chain of in-tree links cannot lead out), hard links, devices
+ * and entries written through a link. The unpacked size and the number of entries are capped, so a
+ * small archive cannot fill the disk. A refused or malformed archive fails as a whole with a
+ * message naming the entry.
  */
 final class CodeArchive {
+
+    /** How much an archive may unpack to. */
+    record Limits(long maxBytes, long maxEntries) {
+        static final Limits DEFAULT = new Limits(512L << 20, 20_000);
+    }
 
     /** An entry that must not be unpacked; the message names it. */
     static final class UnsafeEntryException extends IOException {
@@ -33,23 +45,27 @@ final class CodeArchive {
     }
 
     private static final int BLOCK = 512;
+    /** Links followed while resolving one link target, as the kernel's own limit for a path. */
+    private static final int MAX_LINKS_FOLLOWED = 40;
 
     private CodeArchive() {
     }
 
-    static void extract(Path archive, Path target) throws IOException {
+    static void extract(Path archive, Path target, Limits limits) throws IOException {
         try (InputStream in = new GZIPInputStream(new BufferedInputStream(Files.newInputStream(archive)))) {
-            extract(in, target, archive.getFileName().toString());
+            extract(in, target, archive.getFileName().toString(), limits);
         }
     }
 
-    static void extract(InputStream in, Path target, String archiveName) throws IOException {
+    static void extract(InputStream in, Path target, String archiveName, Limits limits) throws IOException {
         Files.createDirectories(target);
         Path root = target.toRealPath();
         byte[] header = new byte[BLOCK];
         String longName = null;
         String longLink = null;
         Map<String, String> pax = Map.of();
+        long entries = 0;
+        long unpackedBytes = 0;
         while (true) {
             if (!readBlock(in, header)) {
                 return; // end of stream without the two zero blocks: accepted, as tar does
@@ -65,25 +81,35 @@ final class CodeArchive {
             longName = null;
             longLink = null;
             if (type == 'L' || type == 'K' || type == 'x' || type == 'g') {
-                String text = new String(readData(in, size, archiveName), StandardCharsets.UTF_8);
+                byte[] data = readData(in, size, archiveName);
+                String text = new String(data, StandardCharsets.UTF_8);
                 if (type == 'L') {
                     longName = text.replace("\0", "");
                 } else if (type == 'K') {
                     longLink = text.replace("\0", "");
                 } else if (type == 'x') {
-                    pax = paxRecords(text);
+                    pax = paxRecords(data, archiveName);
                     continue;
                 }
                 pax = type == 'g' ? pax : Map.of();
                 continue;
             }
             pax = Map.of();
+            if (++entries > limits.maxEntries()) {
+                throw new UnsafeEntryException(archiveName + ": more than " + limits.maxEntries()
+                        + " entries; refusing the archive (the keeper's --max-code-entries)");
+            }
             Path destination = inside(root, name, name, archiveName);
             if (destination.equals(root) && type != '5') {
                 throw new UnsafeEntryException(archiveName + ": entry '" + name + "' would replace the code directory itself");
             }
             switch (type) {
                 case '0', '\0', '7' -> {
+                    unpackedBytes += size;
+                    if (unpackedBytes > limits.maxBytes()) {
+                        throw new UnsafeEntryException(archiveName + ": entry '" + name + "' takes the unpacked code over "
+                                + (limits.maxBytes() >> 20) + " MiB; refusing the archive (the keeper's --max-code-mb)");
+                    }
                     ensureParents(root, destination, name, archiveName);
                     if (Files.isSymbolicLink(destination)) {
                         throw new UnsafeEntryException(archiveName + ": entry '" + name + "' would be written through a link");
@@ -106,10 +132,12 @@ final class CodeArchive {
                     if (link.isEmpty() || link.startsWith("/")) {
                         throw new UnsafeEntryException(archiveName + ": link '" + name + "' points to the absolute path '" + link + "'");
                     }
-                    Path parent = destination.getParent();
-                    inside(root, root.relativize(parent).resolve(link).toString(), name, archiveName);
                     ensureParents(root, destination, name, archiveName);
-                    Files.deleteIfExists(destination);
+                    if (Files.exists(destination, LinkOption.NOFOLLOW_LINKS)) {
+                        // replacing a path another link already resolved through could redirect that link
+                        throw new UnsafeEntryException(archiveName + ": link '" + name + "' would replace an entry unpacked before it");
+                    }
+                    checkLinkTarget(root, destination.getParent().toRealPath(), link, name, archiveName);
                     Files.createSymbolicLink(destination, Path.of(link));
                     skipData(in, size, archiveName);
                 }
@@ -126,11 +154,67 @@ final class CodeArchive {
         if (name.isEmpty() || name.startsWith("/") || name.startsWith("\\") || name.matches("^[A-Za-z]:.*")) {
             throw new UnsafeEntryException(archiveName + ": entry '" + entry + "' has an absolute path; refusing the archive");
         }
-        Path resolved = root.resolve(name).normalize();
+        Path resolved;
+        try {
+            resolved = root.resolve(name).normalize();
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new UnsafeEntryException(archiveName + ": entry '" + entry.replace("\0", "\\0") + "' is not a valid path; refusing the archive");
+        }
         if (!resolved.startsWith(root)) {
             throw new UnsafeEntryException(archiveName + ": entry '" + entry + "' would land outside the code directory; refusing the archive");
         }
         return resolved;
+    }
+
+    /**
+     * Follows a link target from the link's (real) directory the way the kernel will, component by
+     * component against what is on disk now, expanding every link met on the way: every step must
+     * stay inside root. Past a component that does not exist yet, {@code ..} is refused, since what
+     * is created there later decides where it leads.
+     */
+    private static void checkLinkTarget(Path root, Path directory, String target, String name, String archiveName)
+            throws UnsafeEntryException, IOException {
+        Deque<String> components = new ArrayDeque<>(List.of(target.split("/")));
+        Path current = directory;
+        boolean missing = false;
+        int followed = 0;
+        while (!components.isEmpty()) {
+            String component = components.removeFirst();
+            if (component.isEmpty() || component.equals(".")) {
+                continue;
+            }
+            if (component.equals("..")) {
+                if (missing) {
+                    throw new UnsafeEntryException(archiveName + ": link '" + name + "' points to '" + target
+                            + "', which goes up from a directory that does not exist yet; refusing the archive");
+                }
+                if (current.equals(root)) {
+                    throw new UnsafeEntryException(archiveName + ": link '" + name + "' points to '" + target
+                            + "', which leads outside the code directory; refusing the archive");
+                }
+                current = current.getParent();
+                continue;
+            }
+            Path next = current.resolve(component);
+            if (!missing && Files.isSymbolicLink(next)) {
+                if (++followed > MAX_LINKS_FOLLOWED) {
+                    throw new UnsafeEntryException(archiveName + ": link '" + name + "' points through more than "
+                            + MAX_LINKS_FOLLOWED + " links; refusing the archive");
+                }
+                String inner = Files.readSymbolicLink(next).toString();
+                if (inner.startsWith("/")) {
+                    throw new UnsafeEntryException(archiveName + ": link '" + name + "' points through '" + root.relativize(next)
+                            + "', an absolute link; refusing the archive");
+                }
+                List<String> expanded = List.of(inner.split("/"));
+                for (int i = expanded.size() - 1; i >= 0; i--) {
+                    components.addFirst(expanded.get(i));
+                }
+                continue;
+            }
+            missing = missing || !Files.exists(next, LinkOption.NOFOLLOW_LINKS);
+            current = next;
+        }
     }
 
     /** Creates the parent directories and checks, on disk, that no link on the way leads out. */
@@ -155,21 +239,36 @@ final class CodeArchive {
         }
     }
 
-    private static Map<String, String> paxRecords(String text) {
+    /**
+     * Parses pax extended header records, {@code "<length> <key>=<value>\n"} where the length (in
+     * bytes) covers the whole record.
+     *
+     * @throws IOException naming the record when one is malformed
+     */
+    static Map<String, String> paxRecords(byte[] data, String archiveName) throws IOException {
         Map<String, String> records = new java.util.HashMap<>();
         int at = 0;
-        while (at < text.length()) {
-            int space = text.indexOf(' ', at);
-            if (space < 0) {
-                break;
+        while (at < data.length) {
+            if (data[at] == 0) {
+                break; // padding some writers leave after the last record
             }
-            int length = Integer.parseInt(text.substring(at, space));
-            String record = text.substring(space + 1, at + length - 1);
+            int space = at;
+            long length = 0;
+            while (space < data.length && data[space] >= '0' && data[space] <= '9' && space - at < 10) {
+                length = length * 10 + (data[space] - '0');
+                space++;
+            }
+            if (space == at || space >= data.length || data[space] != ' ' || length <= space - at + 1
+                    || at + length > data.length || data[(int) (at + length - 1)] != '\n') {
+                throw new IOException(archiveName + ": malformed pax extended header at byte " + at + "; refusing the archive");
+            }
+            String record = new String(data, space + 1, (int) (at + length - 1 - (space + 1)), StandardCharsets.UTF_8);
             int equals = record.indexOf('=');
-            if (equals > 0) {
-                records.put(record.substring(0, equals), record.substring(equals + 1));
+            if (equals <= 0) {
+                throw new IOException(archiveName + ": malformed pax extended header record '" + record + "'; refusing the archive");
             }
-            at += length;
+            records.put(record.substring(0, equals), record.substring(equals + 1));
+            at += (int) length;
         }
         return records;
     }
@@ -195,7 +294,11 @@ final class CodeArchive {
             return 0;
         }
         try {
-            return Long.parseLong(text, 8);
+            long value = Long.parseLong(text, 8);
+            if (value < 0) {
+                throw new NumberFormatException();
+            }
+            return value;
         } catch (NumberFormatException e) {
             throw new IOException(archiveName + ": corrupt tar header (number '" + text + "')");
         }

@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
  * another, until the manager says {@code stop}.
  *
  * <p>Exit codes: the trial's code (trial mode), 0 (runner stopped), 2 (bad command line),
- * 3 (refused by the manager: token, version, session gone), 4 (manager unreachable for longer than
- * {@code --give-up-seconds}).
+ * 3 (refused by the manager: token, version, session gone), 4 (manager unreachable, or answering
+ * nothing usable, for longer than {@code --give-up-seconds}). Refused for good, the keeper kills its
+ * trials' process groups and exits at once; the reports it could not deliver stay in its spool.
  */
 final class Keeper implements TrialProcess.Host {
 
@@ -29,7 +30,7 @@ final class Keeper implements TrialProcess.Host {
      * The trial-route protocol this keeper speaks. The keeper accepts a manager only if the manager
      * answers the handshake with exactly this protocol; the manager accepts the protocols it lists.
      */
-    static final int PROTOCOL = Integer.getInteger("nni.keeper.protocol", 1);
+    static final int PROTOCOL = protocol(System.getenv("NNI_KEEPER_TEST_PROTOCOL"));
 
     static final int EXIT_REFUSED = 3;
     static final int EXIT_UNREACHABLE = 4;
@@ -53,6 +54,8 @@ final class Keeper implements TrialProcess.Host {
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile int exitCode;
     private volatile boolean stopping;
+    /** Refused for good or given up: nothing more will be delivered (a trial may exit with 3 or 4 itself). */
+    private volatile boolean abandoned;
 
     Keeper(KeeperOptions options) throws IOException {
         this.options = options;
@@ -73,6 +76,20 @@ final class Keeper implements TrialProcess.Host {
     @Override
     public void report(Map<String, Object> report) throws IOException, InterruptedException {
         spool.append(report);
+    }
+
+    /** @return what {@code --version} prints, the same for the Java and the Python keeper */
+    static String versionLine() {
+        return "nni-trialkeeper " + VERSION + " (trial protocol " + PROTOCOL + ")";
+    }
+
+    /** The protocol this keeper claims: 1, or another one only where a test asks for a mismatch. */
+    private static int protocol(String testOverride) {
+        try {
+            return testOverride == null || testOverride.isBlank() ? 1 : Integer.parseInt(testOverride.trim());
+        } catch (NumberFormatException e) {
+            return 1;
+        }
     }
 
     int run() throws InterruptedException, IOException {
@@ -102,6 +119,15 @@ final class Keeper implements TrialProcess.Host {
         }
         finished.await();
         stopping = true;
+        if (abandoned) {
+            // the manager will take nothing more from this keeper: its trials must not run on unseen
+            for (TrialProcess trial : trials.values()) {
+                trial.killAndWait();
+            }
+            System.err.println(spool.pendingCount() + " reports were not delivered; they stay in " + options.workDirectory().resolve(".keeper"));
+            spool.close();
+            return exitCode;
+        }
         trials.values().forEach(TrialProcess::kill);
         if (!spool.awaitEmpty(TimeUnit.SECONDS.toMillis(options.giveUpSeconds()))) {
             System.err.println("gave up: " + spool.pendingCount() + " reports were never acknowledged; they stay in "
@@ -113,16 +139,19 @@ final class Keeper implements TrialProcess.Host {
 
     private Map<String, Object> handshake() throws InterruptedException {
         Map<String, Object> hello = TrialProcess.ordered("keeperVersion", VERSION, "protocol", (long) PROTOCOL,
-                "mode", options.mode(), "platform", options.platform());
+                "mode", options.mode(), "platform", options.platform(), "runtime", "java " + System.getProperty("java.version"));
         Backoff backoff = new Backoff(options.giveUpSeconds());
         while (true) {
             try {
                 Map<String, Object> answer = manager.handshake(hello);
                 Object protocol = answer.get("protocol");
-                if (!(protocol instanceof Number n) || n.intValue() != PROTOCOL) {
+                if (!(protocol instanceof Long)) {
+                    throw new ManagerClient.Unusable(200, "the manager's handshake answer names no protocol");
+                }
+                if (((Long) protocol).intValue() != PROTOCOL) {
                     fail(EXIT_REFUSED, "manager " + answer.get("managerVersion") + " speaks trial protocol " + protocol
                             + ", but trial keeper " + VERSION + " speaks protocol " + PROTOCOL
-                            + "; run the keeper jar this manager ships (nni.manager's nni-trialkeeper.jar)");
+                            + "; run the keeper this manager ships (nni.manager's nni-trialkeeper.jar)");
                     return null;
                 }
                 System.err.println("trial keeper " + VERSION + " (protocol " + PROTOCOL + ") connected to manager "
@@ -133,7 +162,7 @@ final class Keeper implements TrialProcess.Host {
                 return null;
             } catch (IOException e) {
                 if (!backoff.pause("handshake", e)) {
-                    fail(EXIT_UNREACHABLE, "manager " + options.managerUrl() + " unreachable for " + options.giveUpSeconds() + " s; giving up");
+                    fail(EXIT_UNREACHABLE, giveUpMessage(""));
                     return null;
                 }
             }
@@ -142,25 +171,31 @@ final class Keeper implements TrialProcess.Host {
 
     private void sendLoop() {
         Backoff backoff = new Backoff(options.giveUpSeconds());
+        long batchBytes = BATCH_BYTES;
         try {
             while (!(stopping && spool.pendingCount() == 0)) {
-                List<String> batch = spool.peek(BATCH_REPORTS, BATCH_BYTES, 500);
-                if (batch.isEmpty()) {
+                Spool.Batch batch = spool.peek(BATCH_REPORTS, batchBytes, 500);
+                if (batch.reports().isEmpty()) {
                     continue;
                 }
                 try {
                     long began = System.nanoTime();
-                    long acked = manager.sendReports(batch);
-                    stats.record(System.nanoTime() - began, batch.size());
+                    long acked = manager.sendReports(batch.reports(), batch.lastSeq());
+                    stats.record(System.nanoTime() - began, batch.reports().size());
                     spool.acknowledge(acked);
+                    if (acked < batch.lastSeq()) {
+                        throw new ManagerClient.Unusable(200, "the manager applied reports only up to " + acked + " of " + batch.lastSeq());
+                    }
                     backoff.reset();
                 } catch (ManagerClient.Refused e) {
                     fail(EXIT_REFUSED, "the manager refused this keeper's reports: " + e.getMessage());
                     return;
                 } catch (IOException e) {
+                    if (e instanceof ManagerClient.Unusable unusable && unusable.status == 413 && batchBytes > 1) {
+                        batchBytes = Math.max(1, batchBytes / 2); // the manager's body limit is lower than ours
+                    }
                     if (!backoff.pause("sending reports", e)) {
-                        fail(EXIT_UNREACHABLE, "manager " + options.managerUrl() + " unreachable for " + options.giveUpSeconds()
-                                + " s; " + spool.pendingCount() + " reports stay in the spool");
+                        fail(EXIT_UNREACHABLE, giveUpMessage("; " + spool.pendingCount() + " reports stay in the spool"));
                         return;
                     }
                 }
@@ -184,13 +219,13 @@ final class Keeper implements TrialProcess.Host {
                     return;
                 } catch (IOException e) {
                     if (!backoff.pause("polling commands", e)) {
-                        fail(EXIT_UNREACHABLE, "manager " + options.managerUrl() + " unreachable for " + options.giveUpSeconds() + " s");
+                        fail(EXIT_UNREACHABLE, giveUpMessage(""));
                         return;
                     }
                     continue;
                 }
                 for (Map<String, Object> command : commands) {
-                    after = Math.max(after, ((Number) command.get("id")).longValue());
+                    after = Math.max(after, (Long) command.get("id"));
                     try {
                         handle(command);
                     } catch (IOException | RuntimeException e) {
@@ -262,11 +297,17 @@ final class Keeper implements TrialProcess.Host {
         }
     }
 
+    private String giveUpMessage(String more) {
+        return "manager " + options.managerUrl() + " unreachable or not answering usably for " + options.giveUpSeconds()
+                + " s; giving up" + more;
+    }
+
     private int fail(int code, String message) {
         System.err.println(message);
         exitCode = code;
         finished.countDown();
         if (code == EXIT_REFUSED || code == EXIT_UNREACHABLE) {
+            abandoned = true;
             stopping = true;
         }
         return code;
@@ -285,36 +326,61 @@ final class Keeper implements TrialProcess.Host {
         return thread;
     }
 
-    /** Retry pauses from 100 ms doubling to 2 s, and the give-up deadline of one outage. */
-    private static final class Backoff {
+    /**
+     * Pauses between retries, and the give-up deadline of one outage. A manager that cannot be
+     * reached is retried from 100 ms doubling to 2 s (an endpoint restarting comes back soon); one
+     * that answers something unusable from 100 ms doubling to 30 s, since asking again at once
+     * would get the same answer. Each pause is drawn between half and all of its step, so that
+     * many keepers do not retry in step.
+     */
+    static final class Backoff {
+        static final long FIRST_MILLIS = 100;
+        static final long UNREACHABLE_CAP_MILLIS = 2_000;
+        static final long UNUSABLE_CAP_MILLIS = 30_000;
+
         private final long giveUpMillis;
-        private long pauseMillis = 100;
+        private final java.util.Random random;
+        private long stepMillis = FIRST_MILLIS;
         private long since = -1;
 
         Backoff(long giveUpSeconds) {
-            this.giveUpMillis = TimeUnit.SECONDS.toMillis(giveUpSeconds);
+            this(giveUpSeconds, new java.util.Random());
         }
 
+        Backoff(long giveUpSeconds, java.util.Random random) {
+            this.giveUpMillis = TimeUnit.SECONDS.toMillis(giveUpSeconds);
+            this.random = random;
+        }
+
+        /** @return false when this trouble has lasted past the give-up deadline; otherwise pauses, then true */
         boolean pause(String what, IOException cause) throws InterruptedException {
             long now = System.currentTimeMillis();
             if (since < 0) {
                 since = now;
-                System.err.println(what + ": manager not reachable (" + cause.getMessage() + "); retrying");
+                System.err.println(what + ": " + (cause instanceof ManagerClient.Unusable ? "" : "manager not reachable: ")
+                        + cause.getMessage() + "; retrying");
             }
             if (now - since > giveUpMillis) {
                 return false;
             }
-            Thread.sleep(pauseMillis);
-            pauseMillis = Math.min(2000, pauseMillis * 2);
+            Thread.sleep(next(cause instanceof ManagerClient.Unusable));
             return true;
+        }
+
+        /** @return the next pause, and grows the step up to the cap for this kind of trouble */
+        long next(boolean unusable) {
+            long cap = unusable ? UNUSABLE_CAP_MILLIS : UNREACHABLE_CAP_MILLIS;
+            long step = Math.min(stepMillis, cap);
+            stepMillis = Math.min(cap, stepMillis * 2);
+            return step / 2 + (long) (random.nextDouble() * (step - step / 2));
         }
 
         void reset() {
             if (since >= 0) {
-                System.err.println("manager reachable again");
+                System.err.println("manager answering again");
             }
             since = -1;
-            pauseMillis = 100;
+            stepMillis = FIRST_MILLIS;
         }
     }
 }

@@ -8,25 +8,36 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The keeper's command line:
- *
- * <pre>
- * java -jar nni-trialkeeper.jar trial  --manager URL --experiment ID --trial ID       --platform NAME --code ARCHIVE --command CMD [options]
- * java -jar nni-trialkeeper.jar runner --manager URL --experiment ID --environment ID --platform NAME --code ARCHIVE --command CMD [options]
- *   --work-dir DIR            where trials run (default: the current directory)
- *   --token-file FILE         the keeper's secret; otherwise the environment variable NNI_KEEPER_TOKEN
- *   --give-up-seconds N       how long an unreachable manager is retried before the keeper gives up (3600)
- *   --kill-grace-seconds N    between SIGTERM and SIGKILL of a cancelled trial's process group (5)
- *   --spool-limit-mb N        unacknowledged reports kept on disk before output reading pauses (64)
- * </pre>
- *
- * The token is never taken from the command line, where other users of the machine could read it.
+ * The keeper's command line ({@link #USAGE}). The token is never taken from the command line,
+ * where other users of the machine could read it.
  */
 record KeeperOptions(String mode, String managerUrl, String experimentId, String keeperId, String platform,
                      Path codeArchive, String command, Path workDirectory, String token, long giveUpSeconds,
-                     long killGraceSeconds, long spoolLimitBytes) {
+                     long killGraceSeconds, long spoolLimitBytes, CodeArchive.Limits codeLimits) {
 
     static final String TOKEN_VARIABLE = "NNI_KEEPER_TOKEN";
+
+    /**
+     * What {@code --help} prints; the Python keeper prints the same text, word for word, with
+     * {@code python3 nni-trialkeeper.py} in place of {@code java -jar nni-trialkeeper.jar}.
+     */
+    static final String USAGE = String.join("\n",
+            "usage: %1$s trial  --manager URL --experiment ID --trial ID       --platform NAME --code ARCHIVE --command CMD [options]",
+            "       %1$s runner --manager URL --experiment ID --environment ID --platform NAME --code ARCHIVE --command CMD [options]",
+            "       %1$s --help | --version",
+            "Runs trials for an NNI experiment on this machine and reports them to the manager's HTTP endpoint.",
+            "options:",
+            "  --work-dir DIR            where trials run (default: the current directory)",
+            "  --token-file FILE         the keeper's secret; otherwise the environment variable NNI_KEEPER_TOKEN",
+            "  --give-up-seconds N       how long an unreachable or unusable manager is retried (3600)",
+            "  --kill-grace-seconds N    SIGTERM to SIGKILL of a cancelled trial's process group (5)",
+            "  --spool-limit-mb N        unacknowledged reports kept on disk before output reading pauses (64)",
+            "  --max-code-mb N           largest unpacked size of the code archive (512)",
+            "  --max-code-entries N      most entries in the code archive (20000)",
+            "exit codes: the trial's code (trial mode), 0 (runner stopped), 2 (bad command line),",
+            "  3 (refused by the manager: token, protocol version, session gone), 4 (manager unreachable or",
+            "  answering unusably for longer than --give-up-seconds)",
+            "");
 
     /** A command line that cannot be run; the message says which argument and why. */
     static final class UsageException extends Exception {
@@ -76,11 +87,30 @@ record KeeperOptions(String mode, String managerUrl, String experimentId, String
         if (token == null || token.isBlank()) {
             throw new UsageException("no token: give --token-file or set " + TOKEN_VARIABLE);
         }
+        for (String name : values.keySet()) {
+            if (!KNOWN.contains(name)) {
+                throw new UsageException("unknown option --" + name + " (see --help)");
+            }
+        }
         return new KeeperOptions(mode, values.get("manager"), values.get("experiment"), values.get(idOption),
                 values.get("platform"), Path.of(values.get("code")).toAbsolutePath(), values.get("command"),
                 Path.of(values.getOrDefault("work-dir", ".")).toAbsolutePath().normalize(), token,
                 number(values, "give-up-seconds", 3600), number(values, "kill-grace-seconds", 5),
-                number(values, "spool-limit-mb", 64) << 20);
+                megabytes(values, "spool-limit-mb", 64),
+                new CodeArchive.Limits(megabytes(values, "max-code-mb", CodeArchive.Limits.DEFAULT.maxBytes() >> 20),
+                        number(values, "max-code-entries", CodeArchive.Limits.DEFAULT.maxEntries())));
+    }
+
+    private static final java.util.Set<String> KNOWN = java.util.Set.of("manager", "experiment", "trial", "environment",
+            "platform", "code", "command", "work-dir", "token-file", "give-up-seconds", "kill-grace-seconds", "spool-limit-mb",
+            "max-code-mb", "max-code-entries");
+
+    private static long megabytes(Map<String, String> values, String name, long fallback) throws UsageException {
+        long megabytes = number(values, name, fallback);
+        if (megabytes > Long.MAX_VALUE >> 20) {
+            throw new UsageException("--" + name + " is too large: " + megabytes);
+        }
+        return megabytes << 20;
     }
 
     private static long number(Map<String, String> values, String name, long fallback) throws UsageException {

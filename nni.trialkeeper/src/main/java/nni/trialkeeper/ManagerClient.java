@@ -15,15 +15,34 @@ import java.util.Map;
  * The keeper's side of the trial routes on the manager's one HTTP endpoint,
  * {@code <manager>/api/v1/nni-trial/<experiment>/<keeper id>/...}. Every request carries the
  * keeper's token as {@code Authorization: Bearer}.
+ *
+ * <p>Answers fall in three kinds: usable (200 with the expected JSON), a definite refusal by the
+ * manager ({@link Refused}: the keeper must stop), and everything else ({@link Unusable}: a proxy's
+ * error page, a 5xx, a 4xx that does not mean "stop", a body that is not what the protocol says),
+ * which the keeper retries after a growing pause.
  */
 final class ManagerClient {
 
-    /** The manager answered that this keeper must stop (bad token, refused version, session gone). */
+    /**
+     * The manager said, in its own words (a JSON {@code error}), that this keeper must stop: 401
+     * (unknown keeper or wrong token), 409 at the handshake (protocol mismatch), 410 (session gone).
+     */
     static final class Refused extends IOException {
         private static final long serialVersionUID = 1L;
         final int status;
 
         Refused(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+    }
+
+    /** An answer the keeper cannot use; it tries again later. */
+    static final class Unusable extends IOException {
+        private static final long serialVersionUID = 1L;
+        final int status;
+
+        Unusable(int status, String message) {
             super(message);
             this.status = status;
         }
@@ -42,11 +61,17 @@ final class ManagerClient {
 
     /** @return the manager's answer: {@code managerVersion}, {@code protocol} and, per trial, {@code trial} */
     Map<String, Object> handshake(Map<String, Object> hello) throws IOException, InterruptedException {
-        return Json.parseObject(send(post("handshake", Json.write(hello)), Duration.ofSeconds(15)));
+        return send(post("handshake", Json.write(hello)).timeout(Duration.ofSeconds(15)).build(), true);
     }
 
-    /** Sends a batch of reports; @return the highest sequence the manager now has */
-    long sendReports(List<String> reports) throws IOException, InterruptedException {
+    /**
+     * Sends a batch of reports, numbered up to {@code lastSeq}.
+     *
+     * @return the highest sequence the manager now has durably, never above {@code lastSeq}
+     * @throws Unusable when the answer acknowledges no whole number or one above {@code lastSeq}
+     *                  (reports this keeper never sent: dropping on that word would lose them)
+     */
+    long sendReports(List<String> reports, long lastSeq) throws IOException, InterruptedException {
         StringBuilder body = new StringBuilder(64 + reports.size() * 128).append("{\"reports\":[");
         for (int i = 0; i < reports.size(); i++) {
             if (i > 0) {
@@ -55,18 +80,29 @@ final class ManagerClient {
             body.append(reports.get(i));
         }
         body.append("]}");
-        Map<String, Object> answer = Json.parseObject(send(post("reports", body.toString()), Duration.ofSeconds(30)));
-        return ((Number) answer.get("acked")).longValue();
+        Map<String, Object> answer = send(post("reports", body.toString()).timeout(Duration.ofSeconds(30)).build(), false);
+        if (!(answer.get("acked") instanceof Long acked) || acked < 0) {
+            throw new Unusable(200, "the manager's answer to a report batch has no acknowledged sequence: " + shorten(Json.write(answer)));
+        }
+        if (acked > lastSeq) {
+            throw new Unusable(200, "the manager acknowledged report " + acked + ", but this keeper has sent reports only up to "
+                    + lastSeq);
+        }
+        return acked;
     }
 
-    /** Long-polls for commands after {@code after}; @return them, possibly none */
+    /** Long-polls for commands after {@code after}; @return them, possibly none, each with a numeric id and a type */
     @SuppressWarnings("unchecked")
     List<Map<String, Object>> commands(long after, long waitMillis) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(base.resolve("commands?after=" + after + "&waitMillis=" + waitMillis))
                 .header("Authorization", "Bearer " + token).GET()
                 .timeout(Duration.ofMillis(waitMillis + 15_000)).build();
-        Map<String, Object> answer = Json.parseObject(send(request, null));
-        return (List<Map<String, Object>>) (List<?>) answer.get("commands");
+        Map<String, Object> answer = send(request, false);
+        if (!(answer.get("commands") instanceof List<?> commands)
+                || !commands.stream().allMatch(c -> c instanceof Map<?, ?> m && m.get("id") instanceof Long && m.get("type") instanceof String)) {
+            throw new Unusable(200, "the manager's command answer is not a list of numbered commands: " + shorten(Json.write(answer)));
+        }
+        return (List<Map<String, Object>>) commands;
     }
 
     private HttpRequest.Builder post(String route, String body) {
@@ -76,30 +112,27 @@ final class ManagerClient {
                 .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
     }
 
-    private String send(HttpRequest.Builder request, Duration timeout) throws IOException, InterruptedException {
-        return send(request.timeout(timeout).build(), null);
-    }
-
-    private String send(HttpRequest request, Object unused) throws IOException, InterruptedException {
+    private Map<String, Object> send(HttpRequest request, boolean handshake) throws IOException, InterruptedException {
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         int status = response.statusCode();
-        if (status == 200) {
-            return response.body();
+        Map<String, Object> body;
+        try {
+            body = Json.parseObject(response.body());
+        } catch (IllegalArgumentException notJson) {
+            throw new Unusable(status, "the manager answered " + status + " with a body that is not JSON: " + shorten(response.body()));
         }
-        String message = errorText(response.body());
-        if (status == 401 || status == 409 || status == 410 || status == 400 || status == 413) {
+        if (status == 200) {
+            return body;
+        }
+        String message = body.get("error") instanceof String error ? error : null;
+        if (message != null && (status == 401 || status == 410 || (status == 409 && handshake))) {
             throw new Refused(status, message);
         }
-        throw new IOException("manager answered " + status + ": " + message);
+        throw new Unusable(status, "the manager answered " + status + ": " + (message != null ? message : shorten(response.body())));
     }
 
-    private static String errorText(String body) {
-        try {
-            Object error = Json.parseObject(body).get("error");
-            return error == null ? body : error.toString();
-        } catch (IllegalArgumentException notJson) {
-            return body.length() > 200 ? body.substring(0, 200) : body;
-        }
+    private static String shorten(String text) {
+        return text.length() > 200 ? text.substring(0, 200) + "..." : text;
     }
 
     private static String encode(String segment) {

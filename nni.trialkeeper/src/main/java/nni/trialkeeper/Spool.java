@@ -29,6 +29,10 @@ final class Spool {
     private record Entry(long seq, String json) {
     }
 
+    /** The oldest unacknowledged reports (JSON text) and the sequence of the last of them. */
+    record Batch(List<String> reports, long lastSeq) {
+    }
+
     private final Path file;
     private final Path ackedFile;
     private final long limitBytes;
@@ -99,7 +103,7 @@ final class Spool {
      * Waits until there is something to send or the timeout passes, then returns up to
      * {@code maxReports} of the oldest unacknowledged reports (JSON text), without removing them.
      */
-    synchronized List<String> peek(int maxReports, long maxBytes, long timeoutMillis) throws InterruptedException {
+    synchronized Batch peek(int maxReports, long maxBytes, long timeoutMillis) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (pending.isEmpty() && !closed) {
             long left = deadline - System.currentTimeMillis();
@@ -110,14 +114,16 @@ final class Spool {
         }
         List<String> batch = new ArrayList<>();
         long bytes = 0;
+        long lastSeq = acked;
         for (Entry entry : pending) {
             if (batch.size() >= maxReports || (bytes > 0 && bytes + entry.json.length() > maxBytes)) {
                 break;
             }
             batch.add(entry.json);
             bytes += entry.json.length();
+            lastSeq = entry.seq;
         }
-        return batch;
+        return new Batch(batch, lastSeq);
     }
 
     /** Drops every report up to and including {@code seq}: the manager has it durably. */

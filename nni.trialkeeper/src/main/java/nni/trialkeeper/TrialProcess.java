@@ -78,7 +78,7 @@ final class TrialProcess {
         try {
             Files.createDirectories(directory.resolve(".nni"));
             Files.createDirectories(outputDirectory);
-            CodeArchive.extract(options.codeArchive(), code);
+            CodeArchive.extract(options.codeArchive(), code, options.codeLimits());
             writeParameters(parameterValue, parameterIndex);
             List<String> command = new ArrayList<>();
             if (HAS_SETSID) {
@@ -103,10 +103,12 @@ final class TrialProcess {
                 env.put("REUSE_MODE", "true");
             }
             process = builder.start();
-        } catch (IOException e) {
-            System.err.println("trial " + trialId + " could not start: " + e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            // whatever went wrong, the manager hears of it: a trial never just vanishes
+            String why = e.getMessage() != null ? e.getMessage() : e.toString();
+            System.err.println("trial " + trialId + " could not start: " + why);
             host.report(ordered("kind", "ended", "trial", trialId, "code", -1L, "time", System.currentTimeMillis(),
-                    "error", "the keeper could not start the trial: " + e.getMessage()));
+                    "error", "the keeper could not start the trial: " + why));
             ended.complete(-1);
             return;
         }
@@ -211,10 +213,29 @@ final class TrialProcess {
         });
     }
 
+    /**
+     * Kills the trial's process group and returns once it is gone: SIGTERM, up to the grace period
+     * for the trial to end, then SIGKILL to whatever of the group is left.
+     */
+    void killAndWait() throws InterruptedException {
+        Process running = process;
+        if (running == null) {
+            return;
+        }
+        killed = true;
+        if (running.isAlive()) {
+            signalGroup(running, "TERM");
+            running.waitFor(host.options().killGraceSeconds(), TimeUnit.SECONDS);
+        }
+        signalGroup(running, "KILL"); // the group may outlive its leader
+        running.waitFor(5, TimeUnit.SECONDS);
+    }
+
     private static void signalGroup(Process running, String signal) {
         if (HAS_SETSID) {
             try {
-                new ProcessBuilder("kill", "-" + signal, "--", "-" + running.pid()).inheritIO().start().waitFor(5, TimeUnit.SECONDS);
+                new ProcessBuilder("kill", "-" + signal, "--", "-" + running.pid()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectError(ProcessBuilder.Redirect.DISCARD).start().waitFor(5, TimeUnit.SECONDS);
                 return;
             } catch (IOException e) {
                 System.err.println("kill -" + signal + " failed: " + e.getMessage() + "; signalling the process tree instead");

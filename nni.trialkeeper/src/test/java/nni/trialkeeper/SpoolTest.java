@@ -25,12 +25,12 @@ public class SpoolTest {
         assertEquals(1, spool.append(Map.of("kind", "metric", "line", "a")));
         assertEquals(2, spool.append(Map.of("kind", "metric", "line", "b")));
         assertEquals(3, spool.append(Map.of("kind", "metric", "line", "c")));
-        List<String> batch = spool.peek(2, 1 << 20, 0);
+        List<String> batch = spool.peek(2, 1 << 20, 0).reports();
         assertEquals(2, batch.size());
         assertEquals(1L, ((Number) Json.parseObject(batch.get(0)).get("seq")).longValue());
-        assertEquals(3, spool.peek(10, 1 << 20, 0).size());
+        assertEquals(3, spool.peek(10, 1 << 20, 0).reports().size());
         spool.acknowledge(2);
-        List<String> rest = spool.peek(10, 1 << 20, 0);
+        List<String> rest = spool.peek(10, 1 << 20, 0).reports();
         assertEquals(1, rest.size());
         assertEquals("c", Json.parseObject(rest.get(0)).get("line"));
         spool.acknowledge(1); // a late answer to an earlier attempt changes nothing
@@ -48,7 +48,7 @@ public class SpoolTest {
         first.acknowledge(1);
         first.close();
         Spool second = new Spool(dir, 1 << 20);
-        List<String> left = second.peek(10, 1 << 20, 0);
+        List<String> left = second.peek(10, 1 << 20, 0).reports();
         assertEquals(2, left.size());
         assertEquals(2L, ((Number) Json.parseObject(left.get(0)).get("seq")).longValue());
         assertEquals(4, second.append(Map.of("line", "d")));
@@ -70,7 +70,7 @@ public class SpoolTest {
         assertFalse(blocked.isDone());
         spool.acknowledge(1);
         assertEquals(Long.valueOf(2), blocked.get(5, TimeUnit.SECONDS));
-        assertTrue(spool.peek(10, 1000, 0).get(0).contains("\"next\""));
+        assertTrue(spool.peek(10, 1000, 0).reports().get(0).contains("\"next\""));
         spool.close();
     }
 }

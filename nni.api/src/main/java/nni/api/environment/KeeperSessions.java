@@ -32,6 +32,27 @@ import nni.api.platform.TrainingSession;
  * <li>Detaching the session ({@link TrainingSession#detach()}) detaches every environment
  *     ({@link LaunchedEnvironment#detach()}) and leaves keepers and trials running.</li>
  * </ul>
+ *
+ * <h2>Choosing the keeper</h2>
+ * Both keepers ship ({@link KeeperRuntime}): the jar needs Java 17 on the worker, the Python file
+ * only Python 3.7. A platform says which its workers may run with
+ * {@link KeeperOptions.Builder#keeper(KeeperChoice)}, and each {@link EnvironmentSpec} then offers
+ * exactly those ({@link EnvironmentSpec#keepers()}):
+ * <ul>
+ * <li>{@link KeeperChoice#PYTHON}: workers that have Python and maybe no Java (container images such
+ *     as {@code msranni/nni}, PyTorch and TensorFlow images). The launcher copies
+ *     {@code spec.keeperFile(KeeperRuntime.PYTHON)} to the worker (or mounts it) and runs
+ *     {@code spec.command(KeeperRuntime.PYTHON, keeperOnWorker, codeArchiveOnWorker, workDirectory)}
+ *     ({@code python3 nni-trialkeeper.py <arguments>}).</li>
+ * <li>{@link KeeperChoice#JAVA}: workers known to have Java 17 (the local machine).</li>
+ * <li>{@link KeeperChoice#AUTO} (the default): the launcher probes each worker once and starts the
+ *     Java keeper where {@code java -version} says 17 or newer, else the Python keeper where
+ *     {@code python3 --version} says 3.7 or newer; a worker with neither is refused with a message
+ *     naming it and both requirements. It should report what it started in
+ *     {@link LaunchedEnvironment#attributes()} ({@code keeper=python 3.11}), which trials show.</li>
+ * </ul>
+ * A platform that needs the file outside a session (to build an image, to upload it once per
+ * cluster) takes it from {@link #keeperFile(KeeperRuntime)}.
  */
 @ProviderType
 public interface KeeperSessions {
@@ -49,9 +70,10 @@ public interface KeeperSessions {
             throws PlatformException;
 
     /**
-     * @return the file of one keeper on this machine, for platforms to copy to their workers
-     * @throws IllegalStateException if this build does not ship that keeper (for {@code PYTHON}:
-     *                               "this build has no Python keeper")
+     * @return the file of one keeper on this machine ({@link KeeperRuntime#fileName()}), for
+     *         platforms to copy to their workers; the same file the specs offer
+     * @throws IllegalStateException if this build does not ship that keeper (never for a complete
+     *                               build, which ships both)
      */
     Path keeperFile(KeeperRuntime runtime);
 }

@@ -18,7 +18,7 @@
  * manager accepts the protocols it lists (today: 1); the keeper accepts a manager only if it
  * answers with the keeper's own protocol. Product versions may differ; a protocol mismatch is
  * refused on both sides with a message naming both versions and telling the user to run the
- * keeper jar the manager ships.
+ * keeper the manager ships.
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("1.0.0")

@@ -47,13 +47,19 @@ public final class RuntimeProcess implements AutoCloseable {
     /** Starts the jar with extra environment variables (e.g. a PATH with a fake nvidia-smi first). */
     public static RuntimeProcess start(Map<String, String> environment, Path home, Path experiments, String... arguments)
             throws IOException {
-        return start(environment, false, 0, home, experiments, arguments);
+        return start(environment, false, "127.0.0.1", 0, home, experiments, arguments);
     }
 
     /** Starts the jar on a given port (0: any free one), as a resume that keepers must find again needs. */
     public static RuntimeProcess start(Map<String, String> environment, int port, Path home, Path experiments, String... arguments)
             throws IOException {
-        return start(environment, false, port, home, experiments, arguments);
+        return start(environment, false, "127.0.0.1", port, home, experiments, arguments);
+    }
+
+    /** Starts the jar with its port bound to {@code host} (the wildcard 0.0.0.0 counts as beyond loopback). */
+    static RuntimeProcess start(Map<String, String> environment, String host, int port, Path home, Path experiments,
+                                String... arguments) throws IOException {
+        return start(environment, false, host, port, home, experiments, arguments);
     }
 
     /**
@@ -61,17 +67,17 @@ public final class RuntimeProcess implements AutoCloseable {
      * user at a terminal has it; {@link #type} sends it lines.
      */
     public static RuntimeProcess startWithShell(Path home, Path experiments) throws IOException {
-        return start(Map.of(), true, 0, home, experiments);
+        return start(Map.of(), true, "127.0.0.1", 0, home, experiments);
     }
 
-    private static RuntimeProcess start(Map<String, String> environment, boolean shell, int port, Path home, Path experiments,
-                                        String... arguments) throws IOException {
+    private static RuntimeProcess start(Map<String, String> environment, boolean shell, String host, int port, Path home,
+                                        Path experiments, String... arguments) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dnni.experiments.dir=" + experiments));
         if (shell) {
             command.add("-Dgosh.args="); // interactive although stdin is a pipe
         }
-        command.addAll(List.of("-jar", System.getProperty("nni.jar"), "--port", Integer.toString(port), "--host", "127.0.0.1",
+        command.addAll(List.of("-jar", System.getProperty("nni.jar"), "--port", Integer.toString(port), "--host", host,
                 "--home", home.toString()));
         command.addAll(List.of(arguments));
         Files.createDirectories(home);

@@ -70,12 +70,21 @@ public final class SshdHarness implements AutoCloseable {
 
     /** Starts {@code count} machines on 127.0.0.2, 127.0.0.3, ... */
     public static SshdHarness start(int count) throws IOException {
+        return start(count, 0);
+    }
+
+    /**
+     * Starts {@code count} machines on 127.0.0.2, 127.0.0.3, ...; the last {@code withoutJava} of them
+     * are machines without Java, as most GPU servers are: their logins get a PATH where every program
+     * of this host is found but {@code java} (and the rest of the JDK).
+     */
+    public static SshdHarness start(int count, int withoutJava) throws IOException {
         Path directory = Files.createTempDirectory("nni-sshd");
         // the password user reads its pythonPath tools below this directory
         Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));
         SshdHarness harness = new SshdHarness(directory, machinePassword());
         try {
-            harness.prepare(count);
+            harness.prepare(count, withoutJava);
             for (SshdMachine machine : harness.machines) {
                 machine.start();
             }
@@ -88,7 +97,7 @@ public final class SshdHarness implements AutoCloseable {
         }
     }
 
-    private void prepare(int count) throws IOException {
+    private void prepare(int count, int withoutJava) throws IOException {
         Files.createDirectories(Path.of("/run/sshd")); // sshd's privilege separation directory
         ensureUser();
         keygen(userKey(), "");
@@ -118,6 +127,7 @@ public final class SshdHarness implements AutoCloseable {
                     "MaxStartups 100",
                     "LogLevel ERROR",
                     "Subsystem sftp internal-sftp",
+                    i >= count - withoutJava ? "SetEnv PATH=" + pathWithoutJava() : "",
                     "");
             Path configFile = machineDirectory.resolve("sshd_config");
             Files.writeString(configFile, config);
@@ -126,10 +136,46 @@ public final class SshdHarness implements AutoCloseable {
             knownHosts.append('[').append(host).append("]:").append(port).append(' ').append(keyTypeAndValue).append('\n');
             String impostorKey = impostor.substring(0, ordinalIndexOf(impostor, ' ', 2) < 0 ? impostor.length() : ordinalIndexOf(impostor, ' ', 2));
             wrongKnownHosts.append('[').append(host).append("]:").append(port).append(' ').append(impostorKey).append('\n');
-            machines.add(new SshdMachine(host, port, configFile, machineDirectory.resolve("sshd.log")));
+            machines.add(new SshdMachine(host, port, configFile, machineDirectory.resolve("sshd.log"), i < count - withoutJava));
         }
         Files.writeString(knownHosts(), knownHosts);
         Files.writeString(wrongKnownHosts(), wrongKnownHosts);
+    }
+
+    /**
+     * @return a PATH for logins without Java: a directory linking every program of /usr/bin and /bin but
+     *         the JDK's, then /usr/sbin and /sbin
+     */
+    private String pathWithoutJava() throws IOException {
+        Path bin = directory.resolve("bin-without-java");
+        if (!Files.isDirectory(bin)) {
+            Files.createDirectories(bin);
+            Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
+            for (String folder : List.of("/usr/bin", "/bin")) {
+                try (var programs = Files.list(Path.of(folder))) {
+                    for (Path program : (Iterable<Path>) programs::iterator) {
+                        String name = program.getFileName().toString();
+                        Path link = bin.resolve(name);
+                        if (Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS) || isJdk(program)) {
+                            continue;
+                        }
+                        Files.createSymbolicLink(link, program);
+                    }
+                }
+            }
+        }
+        return bin + ":/usr/sbin:/sbin";
+    }
+
+    private static boolean isJdk(Path program) {
+        if (program.getFileName().toString().startsWith("java")) {
+            return true;
+        }
+        try {
+            return program.toRealPath().toString().contains("/jvm/");
+        } catch (IOException dangling) {
+            return false;
+        }
     }
 
     private static int ordinalIndexOf(String text, char c, int n) {

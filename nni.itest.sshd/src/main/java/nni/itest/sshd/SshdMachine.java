@@ -17,13 +17,20 @@ public final class SshdMachine {
     private final int port;
     private final Path config;
     private final Path log;
+    private final boolean hasJava;
     private Process process;
 
-    SshdMachine(String host, int port, Path config, Path log) {
+    SshdMachine(String host, int port, Path config, Path log, boolean hasJava) {
         this.host = host;
         this.port = port;
         this.config = config;
         this.log = log;
+        this.hasJava = hasJava;
+    }
+
+    /** @return false for a machine whose logins find no {@code java} on their PATH */
+    public boolean hasJava() {
+        return hasJava;
     }
 
     public String host() {

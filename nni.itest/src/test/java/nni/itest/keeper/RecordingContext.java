@@ -1,8 +1,10 @@
 package nni.itest.keeper;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,6 +39,23 @@ public final class RecordingContext implements SessionContext {
         this.experimentId = experimentId;
         this.directory = directory;
         this.section = section;
+    }
+
+    /**
+     * @param directory the experiment's directory; the trial scripts ({@link TrialScripts}) are
+     *                  written to its {@code code} folder, the section's {@code trialCodeDirectory}
+     * @return a context whose section runs {@code trialCommand} on {@code platform}
+     */
+    public static RecordingContext withTrialScripts(String experimentId, Path directory, String platform, String trialCommand,
+                                                    boolean reuse) throws IOException {
+        Path code = directory.resolve("code");
+        TrialScripts.write(code);
+        Map<String, Object> section = new HashMap<>();
+        section.put("platform", platform);
+        section.put("trialCommand", trialCommand);
+        section.put("trialCodeDirectory", code.toString());
+        section.put("reuseMode", reuse);
+        return new RecordingContext(experimentId, directory, section);
     }
 
     @Override

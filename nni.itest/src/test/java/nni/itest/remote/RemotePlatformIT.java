@@ -103,7 +103,7 @@ public class RemotePlatformIT extends RuntimeTestSupport {
                     };
                 }
             }, algorithm);
-            sshd = SshdHarness.start(2);
+            sshd = SshdHarness.start(3, 1); // 127.0.0.4 has no Java
             tools = sshd.toolsDirectory("tools");
             shared = sshd.toolsDirectory("shared");
             Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
@@ -152,10 +152,30 @@ public class RemotePlatformIT extends RuntimeTestSupport {
      */
     private Path experiment(String name, boolean reuse, int gpus, int trials, String slowTrialSequence, int concurrency)
             throws IOException {
+        SshdMachine a = sshd.machines().get(0);
+        SshdMachine b = sshd.machines().get(1);
+        return experiment(name, reuse, gpus, trials, slowTrialSequence, concurrency, String.join("\n",
+                "    - host: " + a.host(),
+                "      port: " + a.port(),
+                "      user: root",
+                "      sshKeyFile: " + sshd.passphraseKey(),
+                "      sshPassphrase: \"" + SshdHarness.PASSPHRASE + "\"",
+                "      pythonPath: " + tools,
+                "    - host: " + b.host(),
+                "      port: " + b.port(),
+                "      user: " + SshdHarness.USER,
+                "      password: \"" + sshd.password() + "\"",
+                "      pythonPath: " + tools));
+    }
+
+    /** @param machineList the YAML lines of {@code trainingService.machineList}'s entries */
+    private Path experiment(String name, boolean reuse, int gpus, int trials, String slowTrialSequence, int concurrency,
+                            String machineList) throws IOException {
         Path code = Files.createDirectories(shared.resolve(name).resolve("code"));
         Files.writeString(code.resolve("trial.sh"), String.join("\n",
                 "#!/bin/bash",
-                "echo \"$NNI_TRIAL_JOB_ID ${CUDA_VISIBLE_DEVICES:-none} $SSH_CONNECTION\" >> " + shared.resolve(name).resolve("placements"),
+                "echo \"$NNI_TRIAL_JOB_ID ${CUDA_VISIBLE_DEVICES:-none} $SSH_CONNECTION java=$(command -v java || echo none)\" >> "
+                        + shared.resolve(name).resolve("placements"),
                 "case \"$NNI_TRIAL_SEQ_ID\" in " + slowTrialSequence + ") echo $$ > " + shared.resolve(name).resolve("slow.pid")
                         + "; n=0; while [ ! -e " + shared.resolve(name).resolve("release") + " ] && [ $n -lt 6000 ]; do sleep 0.1; n=$((n+1)); done;; esac",
                 "id=$(sed -n 's/.*\"parameter_id\": *\\([0-9]*\\).*/\\1/p' \"$NNI_SYS_DIR/parameter.cfg\")",
@@ -168,8 +188,6 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         // trials of both users append here
         Path placements = Files.writeString(shared.resolve(name).resolve("placements"), "");
         Files.setPosixFilePermissions(placements, PosixFilePermissions.fromString("rw-rw-rw-"));
-        SshdMachine a = sshd.machines().get(0);
-        SshdMachine b = sshd.machines().get(1);
         String yaml = String.join("\n",
                 "experimentName: " + name,
                 "searchSpace:",
@@ -188,17 +206,7 @@ public class RemotePlatformIT extends RuntimeTestSupport {
                 "  platform: remote",
                 "  reuseMode: " + reuse,
                 "  machineList:",
-                "    - host: " + a.host(),
-                "      port: " + a.port(),
-                "      user: root",
-                "      sshKeyFile: " + sshd.passphraseKey(),
-                "      sshPassphrase: \"" + SshdHarness.PASSPHRASE + "\"",
-                "      pythonPath: " + tools,
-                "    - host: " + b.host(),
-                "      port: " + b.port(),
-                "      user: " + SshdHarness.USER,
-                "      password: \"" + sshd.password() + "\"",
-                "      pythonPath: " + tools,
+                machineList,
                 "");
         Path file = shared.resolve(name).resolve("config.yml");
         Files.writeString(file, yaml);
@@ -250,6 +258,24 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         return servers;
     }
 
+    /**
+     * Where the keeper ran is shown by {@code nni:trial} and in the trial's REST record: the machine
+     * as host, the keeper and its interpreter's version as attribute {@code keeper}.
+     *
+     * @param machine the machine every trial ran on, or null when they ran on several
+     */
+    private void assertKeeperShown(String experiment, SshdMachine machine, String keeperPattern) throws Exception {
+        for (JsonNode job : api("trial-jobs", experiment)) {
+            String keeper = job.path("attributes").path("keeper").asText();
+            assertTrue(job.toString(), keeper.matches(keeperPattern));
+            String host = job.path("host").asText();
+            assertTrue(job.toString(), machine == null ? host.startsWith("127.0.0.") : host.equals(machine.host() + ":" + machine.port()));
+            Map<String, Object> shown = command("trial", job.path("trialJobId").asText());
+            assertEquals(shown.toString(), Map.of("keeper", keeper), shown.get("attributes"));
+            assertEquals(shown.toString(), host, shown.get("host"));
+        }
+    }
+
     private void assertEveryTrialSucceededWithItsMetrics(String experiment, int trials) throws Exception {
         JsonNode jobs = api("trial-jobs", experiment);
         assertEquals(jobs.toString(), trials, jobs.size());
@@ -266,6 +292,7 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         String experiment = create(config);
         awaitDone(experiment);
         assertEveryTrialSucceededWithItsMetrics(experiment, 6);
+        assertKeeperShown(experiment, null, "java (1[7-9]|[2-9]\\d)");
         List<String> placements = Files.readAllLines(config.resolveSibling("placements"));
         assertEquals(placements.toString(), 6, placements.size());
         assertEquals(Set.of("127.0.0.2", "127.0.0.3"), machinesUsed(placements));
@@ -419,5 +446,59 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         String why = api("trial-jobs", experiment).get(0).path("message").asText();
         assertTrue(why, why.contains("no machine can ever run it: needs 3 GPUs; 127.0.0.2:"));
         assertTrue(why, why.contains("has only 2 usable GPUs"));
+    }
+
+    /** @return the machineList entry logging in to {@code machine} as root, with {@code pythonPath} first on PATH */
+    private String rootOn(SshdMachine machine, Path pythonPath) {
+        return String.join("\n",
+                "    - host: " + machine.host(),
+                "      port: " + machine.port(),
+                "      user: root",
+                "      sshKeyFile: " + sshd.userKey(),
+                "      pythonPath: " + pythonPath);
+    }
+
+    @Test(timeout = 300_000)
+    public void aMachineWithoutJavaRunsTrialsThroughThePythonKeeperPerTrialAndInReuseMode() throws Exception {
+        SshdMachine noJava = sshd.machines().get(2);
+        assertFalse(noJava.hasJava());
+        for (boolean reuse : new boolean[] {false, true}) {
+            Path config = experiment(reuse ? "no-java-reuse" : "no-java-per-trial", reuse, 0, 3, "none", 2, rootOn(noJava, tools));
+            String experiment = create(config);
+            awaitDone(experiment);
+            assertEveryTrialSucceededWithItsMetrics(experiment, 3);
+            assertKeeperShown(experiment, noJava, "python 3\\.\\d+");
+            List<String> placements = Files.readAllLines(config.resolveSibling("placements"));
+            assertEquals(placements.toString(), 3, placements.size());
+            for (String line : placements) {
+                assertTrue("the trial ran on the machine without Java: " + line, line.contains(" " + noJava.host() + " ") && line.endsWith("java=none"));
+            }
+            Path machineDirectory = sshd.directory().resolve("remote").resolve(experiment).resolve("root@" + noJava.host() + "_" + noJava.port());
+            assertTrue(Files.exists(machineDirectory.resolve("nni-trialkeeper.py")));
+            assertFalse("no keeper jar is uploaded where it cannot run", Files.exists(machineDirectory.resolve("nni-trialkeeper.jar")));
+            List<Path> keepers;
+            try (var environments = Files.list(machineDirectory.resolve("envs"))) {
+                keepers = environments.map(e -> e.resolve("keeper.stderr")).toList();
+            }
+            // one keeper per trial, or at most trialConcurrency long-lived ones
+            assertTrue(keepers.toString(), reuse ? keepers.size() >= 1 && keepers.size() <= 2 : keepers.size() == 3);
+            for (Path stderr : keepers) {
+                String said = Files.readString(stderr);
+                assertTrue(said, said.contains("(protocol 1, Python 3.") && said.contains("connected to manager"));
+            }
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void aMachineWithNeitherJava17NorPython37IsRefusedNamingItAndBothRequirements() throws Exception {
+        Path oldPython = sshd.toolsDirectory("old-python");
+        Path python3 = Files.writeString(oldPython.resolve("python3"), "#!/bin/sh\necho 'Python 3.6.9'\n");
+        Files.setPosixFilePermissions(python3, PosixFilePermissions.fromString("rwxr-xr-x"));
+        SshdMachine noJava = sshd.machines().get(2);
+        Exception refused = org.junit.Assert.assertThrows(Exception.class,
+                () -> create(experiment("neither", false, 0, 1, "none", 1, rootOn(noJava, oldPython))));
+        assertTrue(refused.getMessage(), refused.getMessage().contains("machine " + noJava.host() + ":" + noJava.port()
+                + " can run no trial keeper: it needs Java 17 or newer (`java -version`: not found) or Python 3.7 or newer"
+                + " (`python3 --version`: Python 3.6.9)"));
     }
 }

@@ -22,9 +22,10 @@ public @interface KubernetesPlatformConfig {
             + " empty: where /proc/mounts shows it, else mounted with sudo under the experiment's folder")
     String nfs_mount_path() default "";
 
-    @AttributeDefinition(description = "The trial keeper the containers run: java (needs Java 17 in the image), python"
-            + " (Python 3.7) or auto (whichever the image has)")
-    String keeper() default "java";
+    @AttributeDefinition(description = "The trial keeper the containers run: python (Python 3.7+, which NNI's images and"
+            + " the PyTorch and TensorFlow ones have), java (Java 17+ in the image) or auto (Java 17+ when the image has it,"
+            + " else Python)")
+    String keeper() default "python";
 
     @AttributeDefinition(description = "Most jobs (trials, or environments in reuseMode) alive at once")
     int max_environments() default 64;

@@ -24,13 +24,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
-import nni.api.platform.TrainingSession;
 import nni.manager.internal.config.ConfigException;
 import nni.manager.internal.config.ExperimentConfigLoader;
 import nni.manager.internal.config.UpdatableFields;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.Progress;
+import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.TrialView;
 
 /**
@@ -194,23 +194,14 @@ public class ExperimentCommands {
     @Descriptor("prints a trial's stdout (default), stderr or trial.log (nnictl log)")
     public String output(@Descriptor("trial id") String trialId,
                       @Descriptor("stdout | stderr | trial.log") String which) throws IOException {
-        if (!List.of("stdout", "stderr", "trial.log").contains(which)) {
-            throw new IllegalArgumentException("which: expected stdout, stderr or trial.log, got '" + which + "'");
-        }
         Experiment experiment = owner(trialId);
-        Optional<TrainingSession> session = experiment.session();
-        if (session.isPresent()) {
-            Optional<InputStream> file = session.get().openTrialFile(trialId, which);
-            if (file.isEmpty()) {
-                return "(trial " + trialId + " has no " + which + " yet)";
-            }
-            try (InputStream in = file.get()) {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
+        Optional<InputStream> file = TrialFiles.open(experiment, trialId, which);
+        if (file.isEmpty()) {
+            return "(trial " + trialId + " has no " + which + " yet)";
         }
-        Path path = experiment.directory().resolve("trials").resolve(trialId).resolve(which);
-        return java.nio.file.Files.isRegularFile(path) ? java.nio.file.Files.readString(path)
-                : "(trial " + trialId + " has no " + which + ")";
+        try (InputStream in = file.get()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     @Descriptor("prints a trial's stdout")

@@ -147,8 +147,11 @@ public final class Experiment {
     private boolean durationReached;
     private ScheduledFuture<?> durationLimit;
     private CompletableFuture<Void> allEnded;
-    /** Told after each status change, on the thread that made it (the manager publishes it to NNI's tools). */
-    private volatile Runnable statusListener = () -> { };
+    /**
+     * Told of each change (status, trials, metrics, limits), on the thread that made it: the
+     * manager's listeners (NNI's experiment registry, the web UI's live stream).
+     */
+    private volatile ExperimentManager.Listener listener = ExperimentListeners.NONE;
 
     private Experiment(String id, Path directory, ExperimentConfig config, ExperimentStore store, boolean readOnly) {
         this.id = id;
@@ -568,6 +571,7 @@ public final class Experiment {
         trials.put(trialId, trial);
         store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
                 trial.job.url(), sequenceId, null));
+        listener.trialChanged(this, trialId);
         send(trial);
     }
 
@@ -602,6 +606,7 @@ public final class Experiment {
             String message = Backoff.message(wait, e.getMessage());
             LOG.info("experiment {}: trial {} not accepted yet, {}", id, trial.id, message);
             trial.job = trial.job.withMessage(message);
+            listener.trialChanged(this, trial.id);
             trial.retry = executor.schedule(() -> {
                 trial.retry = null;
                 if (!trial.job.status().isTerminal() && status.counting()) {
@@ -662,6 +667,7 @@ public final class Experiment {
                 store.addEvent(new TrialEvent(at, job.id(), job.status().name(), null, job.url(), trial.sequenceId,
                         job.message().isEmpty() ? null : job.message()));
             }
+            listener.trialChanged(this, job.id());
         }
         if (job.status() == TrialStatus.RUNNING && known.status() != TrialStatus.RUNNING && config.maxTrialDuration() != null) {
             trial.durationLimit = executor.schedule(() -> {
@@ -708,6 +714,7 @@ public final class Experiment {
         long at = ended.endTime() == null ? System.currentTimeMillis() : ended.endTime().toEpochMilli();
         store.addEvent(new TrialEvent(at, trial.id, ended.status().name(), null, ended.url(), trial.sequenceId,
                 ended.message().isEmpty() ? null : ended.message()));
+        listener.trialChanged(this, trial.id);
         boolean succeeded = ended.status() == TrialStatus.SUCCEEDED;
         try {
             if (trial.parameterId instanceof Number number && tuner != null) {
@@ -741,8 +748,10 @@ public final class Experiment {
         requireOpenForMetrics();
         ParsedMetric metric = parseMetric(trialId, line);
         if (metric != null && store.addMetric(metric.record())) {
-            execute(() -> onMetric(trialId, metric.record().type(), metric.value()),
-                    () -> "a " + metric.record().type() + " metric of trial " + trialId + " (stored)");
+            execute(() -> {
+                onMetric(trialId, metric.record().type(), metric.value());
+                listener.metricsStored(this, trialId);
+            }, () -> "a " + metric.record().type() + " metric of trial " + trialId + " (stored)");
         }
     }
 
@@ -780,8 +789,10 @@ public final class Experiment {
             }
         }
         if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
-            execute(() -> stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.value())),
-                    () -> stored.size() + " metrics of trial " + trialId + " (stored)");
+            execute(() -> {
+                stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.value()));
+                listener.metricsStored(this, trialId);
+            }, () -> stored.size() + " metrics of trial " + trialId + " (stored)");
         }
         if (!refused.isEmpty()) {
             throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
@@ -887,6 +898,11 @@ public final class Experiment {
         } catch (JsonProcessingException e) {
             return null;
         }
+    }
+
+    /** @return a stored metric's value ({@link MetricRecord#data()}) as a number: a plain number or a dict's {@code default}; else null */
+    public static Double storedNumber(String data) {
+        return number(unwrapStored(data));
     }
 
     private static String unwrapStored(String data) {
@@ -1038,6 +1054,7 @@ public final class Experiment {
             };
             config = next;
             store.saveDefinition(ConfigCodec.write(next));
+            listener.configChanged(this);
             LOG.info("experiment {}: {} updated to {}", id, what, value);
             if (what == Update.MAX_EXEC_DURATION) {
                 durationReached = false;
@@ -1084,13 +1101,13 @@ public final class Experiment {
         ExperimentStatus previous = status;
         status = next;
         if (previous != next) {
-            statusListener.run();
+            listener.changed(this);
         }
     }
 
-    /** Sets what hears status changes; the manager does this before the experiment starts. */
-    void onStatusChange(Runnable listener) {
-        statusListener = listener;
+    /** Sets who hears of this experiment's changes; the manager does this before the experiment starts. */
+    void listen(ExperimentManager.Listener newListener) {
+        listener = newListener;
     }
 
     private void becomeStatic(ExperimentStatus next) {
@@ -1151,6 +1168,7 @@ public final class Experiment {
             LOG.warn("experiment {}: {}; its trials are left as they are until it is back", id, reason);
             for (Trial trial : liveTrials()) {
                 trial.job = trial.job.withMessage(reason);
+                listener.trialChanged(this, trial.id);
             }
         }, () -> "the loss of its platform (" + reason + ")");
     }
@@ -1180,6 +1198,7 @@ public final class Experiment {
                 if (!trial.job.status().isTerminal()) {
                     if (trial.job.message().equals(away)) {
                         trial.job = trial.job.withMessage("");
+                        listener.trialChanged(this, trial.id);
                     }
                     takeBack(trial, "platform '" + platform + "' came back without this trial (" + away + ")");
                 }
@@ -1246,6 +1265,23 @@ public final class Experiment {
     public List<TrialView> trials() {
         return orderedTrials().stream().map(t -> new TrialView(t.job, t.sequenceId, t.packed, t.finalValue,
                 List.copyOf(t.intermediate))).toList();
+    }
+
+    /** @return the trials in sequence order, their intermediate results counted and not copied */
+    public List<TrialSummary> summaries() {
+        List<Trial> ordered = orderedTrials();
+        List<TrialSummary> summaries = new ArrayList<>(ordered.size());
+        for (Trial t : ordered) {
+            Double latest;
+            int count;
+            synchronized (t.intermediate) {
+                count = t.intermediate.size();
+                latest = count == 0 ? null : t.intermediate.get(count - 1);
+            }
+            summaries.add(new TrialSummary(t.job, t.sequenceId, Collections.unmodifiableMap(t.parameters), t.finalValue,
+                    latest, count));
+        }
+        return summaries;
     }
 
     public Optional<TrialView> trial(String trialId) {

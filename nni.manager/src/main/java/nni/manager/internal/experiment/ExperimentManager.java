@@ -61,7 +61,7 @@ public class ExperimentManager {
     private final KeeperLinks keeperLinks;
     private final Path root;
     private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
-    private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final ExperimentListeners listeners = new ExperimentListeners();
     /** Experiments whose platform went away take it back as soon as it is registered again. */
     private final Consumer<String> platformArrival = name -> experiments.values().forEach(e -> e.platformArrived(name));
 
@@ -76,8 +76,15 @@ public class ExperimentManager {
     }
 
     /**
-     * Hears experiments open, change status and close, to publish them (NNI's experiment registry).
-     * Called on the manager's callers' and the experiments' threads: return at once.
+     * Hears what happens to the open experiments: NNI's experiment registry (open, status, close),
+     * the web UI's live stream (everything), a console view.
+     *
+     * <p>Called on the thread that made the change (the manager's callers, an experiment's own
+     * thread, a platform's thread delivering metrics), in that thread's order and concurrently
+     * across threads. A listener returns at once and never calls back into the experiment while
+     * being told (the experiment's thread may be the caller): it records what changed and does the
+     * work on a thread of its own. An exception it throws is logged and changes nothing for the
+     * experiment or the other listeners.
      */
     public interface Listener {
         /** Created, resumed or opened for viewing, and started. */
@@ -88,6 +95,18 @@ public class ExperimentManager {
 
         /** No longer open: stopped ({@code stopped}), or detached because the runtime stops. */
         void closed(Experiment experiment, boolean stopped);
+
+        /** A trial was submitted, or changed status, message or why it waits. */
+        default void trialChanged(Experiment experiment, String trialId) {
+        }
+
+        /** Metrics of a trial were stored and handed to the tuner or assessor. */
+        default void metricsStored(Experiment experiment, String trialId) {
+        }
+
+        /** A limit or the search space changed ({@code nnictl update}). */
+        default void configChanged(Experiment experiment) {
+        }
     }
 
     public void addListener(Listener listener) {
@@ -99,7 +118,7 @@ public class ExperimentManager {
     }
 
     private void watch(Experiment experiment) {
-        experiment.onStatusChange(() -> listeners.forEach(listener -> listener.changed(experiment)));
+        experiment.listen(listeners);
     }
 
     /**
@@ -112,7 +131,7 @@ public class ExperimentManager {
         platforms.removeArrivalListener(platformArrival);
         for (Experiment experiment : experiments.values()) {
             experiment.detach();
-            listeners.forEach(listener -> listener.closed(experiment, false));
+            listeners.closed(experiment, false);
         }
         experiments.clear();
     }
@@ -164,7 +183,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
-        listeners.forEach(listener -> listener.opened(experiment));
+        listeners.opened(experiment);
         LOG.info("experiment {} created in {}", id, experiment.directory());
         return experiment;
     }
@@ -179,7 +198,7 @@ public class ExperimentManager {
         if (running != null) {
             Experiment viewed = experiments.remove(id);
             viewed.stop(Duration.ZERO);
-            listeners.forEach(listener -> listener.closed(viewed, true));
+            listeners.closed(viewed, true);
         }
         Experiment experiment = Experiment.reopen(id, directory);
         watch(experiment);
@@ -197,7 +216,7 @@ public class ExperimentManager {
             experiment.detach();
             throw e;
         }
-        listeners.forEach(listener -> listener.opened(experiment));
+        listeners.opened(experiment);
         LOG.info("experiment {} resumed", id);
         return experiment;
     }
@@ -210,8 +229,17 @@ public class ExperimentManager {
         }
         Experiment experiment = Experiment.view(id, existing(id));
         experiments.put(id, experiment);
-        listeners.forEach(listener -> listener.opened(experiment));
+        listeners.opened(experiment);
         return experiment;
+    }
+
+    /**
+     * Reads a stored experiment that is not open, without opening it: a read-only copy that no one
+     * else sees (not listed as open, not found by {@link #get}). The caller releases it with
+     * {@link Experiment#stop}.
+     */
+    public Experiment readStored(String id) throws IOException {
+        return Experiment.view(id, existing(id));
     }
 
     /**
@@ -235,7 +263,7 @@ public class ExperimentManager {
             return false;
         }
         experiment.stop(patience);
-        listeners.forEach(listener -> listener.closed(experiment, true));
+        listeners.closed(experiment, true);
         keeperLinks.unregisterExperiment(id, experiment.directory());
         return true;
     }

@@ -23,9 +23,9 @@ public record Progress(String id, ExperimentStatus status, int done, int running
         int running = counts.get(TrialStatus.RUNNING) + counts.get(TrialStatus.UNKNOWN);
         int waiting = counts.get(TrialStatus.WAITING);
         int finished = succeeded + failed + stopped;
-        List<TrialView> trials = experiment.trials();
-        Comparator<TrialView> order = Comparator.comparingDouble(TrialView::finalValue);
-        TrialView best = trials.stream().filter(t -> t.finalValue() != null)
+        List<TrialSummary> trials = experiment.summaries();
+        Comparator<TrialSummary> order = Comparator.comparingDouble(TrialSummary::finalValue);
+        TrialSummary best = trials.stream().filter(t -> t.finalValue() != null)
                 .max(experiment.maximizing() ? order : order.reversed()).orElse(null);
         Duration elapsed = Duration.ofMillis(experiment.execMillis());
         Integer max = experiment.config().maxTrialNumber();

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Map;
 
+import jakarta.servlet.Servlet;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes the runtime's HTTP endpoint (e.g. {@code http://127.0.0.1:41234/}) to
  * {@code <home>/log/endpoint}, so that scripts, tests and people find the port chosen with
- * {@code --port 0}. Removed when the HTTP runtime goes away.
+ * {@code --port 0}, once NNI's REST API is served there. Removed when the HTTP runtime goes away.
  */
 @Component(immediate = true, service = {})
 public class EndpointFile {
@@ -29,8 +30,13 @@ public class EndpointFile {
 
     private final Path file;
 
+    /**
+     * @param api the REST API's servlet: the file is written once the API answers there (it waits
+     *            for the port's login), so that whoever reads the file finds the routes
+     */
     @Activate
-    public EndpointFile(BundleContext context, @Reference(service = HttpServiceRuntime.class) Map<String, Object> runtime) {
+    public EndpointFile(BundleContext context, @Reference(service = HttpServiceRuntime.class) Map<String, Object> runtime,
+                        @Reference(target = "(osgi.http.whiteboard.servlet.name=nni-api)") Servlet api) {
         String home = context.getProperty(HOME);
         this.file = home == null ? null : Path.of(home, "log", "endpoint");
         write(runtime);

@@ -13,6 +13,7 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletNa
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 
 import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.login.LoginGate;
 import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.registry.PlatformRegistry;
 
@@ -32,9 +33,10 @@ public class NniApiServlet extends JsonServlet {
     private final transient ExperimentManager experiments;
     private final transient NnictlBridge nnictl;
 
+    /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
     public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments,
-                         @Reference RequestBodies bodies, @Reference NnictlBridge nnictl) {
+                         @Reference RequestBodies bodies, @Reference NnictlBridge nnictl, @Reference LoginGate login) {
         super(bodies);
         this.platforms = platforms;
         this.experiments = experiments;

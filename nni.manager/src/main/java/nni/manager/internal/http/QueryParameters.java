@@ -20,7 +20,7 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
  * from the query string only: asking for a parameter never reads a form body, which a slow client
  * could otherwise make a thread wait for.
  */
-final class QueryParameters {
+public final class QueryParameters {
 
     private QueryParameters() {
     }
@@ -55,7 +55,12 @@ final class QueryParameters {
         };
     }
 
-    static Map<String, String[]> parse(String query) {
+    /**
+     * Decodes a query string, or a form body ({@code application/x-www-form-urlencoded}), which is written alike.
+     *
+     * @throws HttpError 400 naming the parameter that does not decode
+     */
+    public static Map<String, String[]> parse(String query) {
         Map<String, String[]> parameters = new LinkedHashMap<>();
         if (query == null || query.isEmpty()) {
             return parameters;

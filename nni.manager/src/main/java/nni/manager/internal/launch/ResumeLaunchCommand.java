@@ -9,6 +9,7 @@ import org.osgi.service.component.annotations.Reference;
 
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.ui.WebUiAddress;
 
 /**
  * {@code java -jar nni-osgi.jar resume <id>}: continues a stopped or crashed experiment (trials
@@ -18,10 +19,12 @@ import nni.manager.internal.experiment.ExperimentManager;
 public class ResumeLaunchCommand implements LaunchCommand {
 
     private final ExperimentManager experiments;
+    private final WebUiAddress webUi;
 
     @Activate
-    public ResumeLaunchCommand(@Reference ExperimentManager experiments) {
+    public ResumeLaunchCommand(@Reference ExperimentManager experiments, @Reference WebUiAddress webUi) {
         this.experiments = experiments;
+        this.webUi = webUi;
     }
 
     @Override
@@ -39,6 +42,7 @@ public class ResumeLaunchCommand implements LaunchCommand {
             return 1;
         }
         out.println("experiment " + experiment.id() + " resumed with " + experiment.trials().size() + " trials so far");
+        webUi.of(experiment.id()).ifPresent(address -> out.println("web UI: " + address));
         return RunLaunchCommand.follow(experiments, experiment, out, err);
     }
 }

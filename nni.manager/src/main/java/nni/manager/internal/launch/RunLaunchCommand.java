@@ -19,6 +19,7 @@ import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.ExperimentStatus;
 import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialView;
+import nni.manager.internal.ui.WebUiAddress;
 
 /**
  * {@code java -jar nni-osgi.jar run <config.yml>}: runs one experiment to its end with a live
@@ -33,11 +34,14 @@ public class RunLaunchCommand implements LaunchCommand {
 
     private final ExperimentConfigLoader loader;
     private final ExperimentManager experiments;
+    private final WebUiAddress webUi;
 
     @Activate
-    public RunLaunchCommand(@Reference ExperimentConfigLoader loader, @Reference ExperimentManager experiments) {
+    public RunLaunchCommand(@Reference ExperimentConfigLoader loader, @Reference ExperimentManager experiments,
+                            @Reference WebUiAddress webUi) {
         this.loader = loader;
         this.experiments = experiments;
+        this.webUi = webUi;
     }
 
     @Override
@@ -58,6 +62,7 @@ public class RunLaunchCommand implements LaunchCommand {
             return 2;
         }
         out.println("experiment " + experiment.id() + " started in " + experiment.directory());
+        webUi.of(experiment.id()).ifPresent(address -> out.println("web UI: " + address));
         return follow(experiments, experiment, out, err);
     }
 

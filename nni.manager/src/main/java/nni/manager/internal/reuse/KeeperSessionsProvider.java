@@ -35,8 +35,9 @@ import nni.manager.internal.report.KeeperLinks;
 
 /**
  * Provides {@link KeeperSessions}: the keepers embedded in this bundle under {@code keeper/} (the
- * jar built by the {@code nni.trialkeeper} module; the Python keeper once the build ships it) and
- * sessions that run trials through them.
+ * jar built by the {@code nni.trialkeeper} module and its Python keeper,
+ * {@code nni.trialkeeper/src/main/python/nni-trialkeeper.py}), written to the bundle's data area
+ * when first asked for, and sessions that run trials through them.
  */
 @Component(service = KeeperSessions.class)
 public class KeeperSessionsProvider implements KeeperSessions {

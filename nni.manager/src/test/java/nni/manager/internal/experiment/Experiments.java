@@ -100,4 +100,16 @@ public final class Experiments {
         return experiment;
     }
 
+
+    /**
+     * Creates and starts an experiment whose trials go to a session the test provides (its own
+     * platform), which reports back through the context it is given.
+     */
+    public Experiment startWith(String id, Tuner tuner,
+                                java.util.function.Function<nni.api.platform.SessionContext, nni.api.platform.TrainingSession> sessions)
+            throws Exception {
+        Experiment experiment = Experiment.create(id, config());
+        experiment.start(tuner, null, sessions::apply);
+        return experiment;
+    }
 }

@@ -24,12 +24,16 @@ import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.EnvironmentState;
 import nni.api.environment.KeeperRuntime;
 import nni.api.environment.LaunchedEnvironment;
+import nni.ts.remote.internal.keeper.KeeperProbe;
 import nni.ts.remote.internal.schedule.Scheduler;
 import nni.ts.remote.internal.ssh.Shell;
 import nni.ts.remote.internal.ssh.SshException;
 
 /**
- * Starts keepers on the experiment's machines over SSH. A keeper to start waits in a queue until
+ * Starts keepers on the experiment's machines over SSH. Each machine is asked once which keeper it
+ * can run ({@link KeeperProbe}: Java 17+, else Python 3.7+, as the configured {@code keeper} allows);
+ * one that can run none is not used, and environments say where their keeper runs in their
+ * attributes ({@code keeper=python 3.11}). A keeper to start waits in a queue until
  * a machine has room for it (the GPUs {@code trialGpuNumber} asks for); it is then started detached
  * ({@code setsid nohup}) in a process group of its own, its token fed through stdin. A periodic
  * check per machine notices keepers that ended, machines that cannot be reached (their keepers are
@@ -44,13 +48,12 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RemoteLauncher.class);
     private static final long GPU_INFO_MAX_AGE_MILLIS = 2000;
-    private static final Map<String, String> ATTRIBUTES = Map.of("keeper", "java");
 
     private final List<RemoteMachine> machines;
     private final int gpuNumber;
     private final Path codeArchive;
     private final Path sdk;
-    private final String javaCommand;
+    private final KeeperCommands keepers;
     private final Duration killGrace;
     private final Duration machineLostAfter;
     private final ScheduledExecutorService executor;
@@ -61,21 +64,27 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
     private final List<RemoteEnvironment> abandoned = new ArrayList<>();
     private boolean closed;
 
-    /** @param sdk the nni SDK shipped with nni-osgi ({@code nni/__init__.py}), for machines without nni; or null */
-    RemoteLauncher(List<RemoteMachine> machines, int gpuNumber, Path codeArchive, Path sdk, String javaCommand, Duration killGrace,
+    /**
+     * @param sdk     the nni SDK shipped with nni-osgi ({@code nni/__init__.py}), for machines without nni; or null
+     * @param keepers which keepers the machines may run, and with which interpreters
+     */
+    RemoteLauncher(List<RemoteMachine> machines, int gpuNumber, Path codeArchive, Path sdk, KeeperCommands keepers, Duration killGrace,
                    Duration machineLostAfter, Duration checkInterval, ScheduledExecutorService executor) {
         this.machines = machines;
         this.gpuNumber = gpuNumber;
         this.codeArchive = codeArchive;
         this.sdk = sdk;
-        this.javaCommand = javaCommand;
+        this.keepers = keepers;
         this.killGrace = killGrace;
         this.machineLostAfter = machineLostAfter;
         this.executor = executor;
         executor.scheduleWithFixedDelay(this::check, checkInterval.toMillis(), checkInterval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Connects to every machine once; a machine that fails is reported and tried again later. */
+    /**
+     * Connects to every machine once and decides which keeper each runs; a machine that cannot be
+     * reached is reported and tried again later, one that can run no keeper is not used.
+     */
     List<String> connectAll() {
         List<String> failures = new ArrayList<>();
         for (RemoteMachine machine : machines) {
@@ -84,6 +93,10 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 synchronized (lock) {
                     machine.reachable(null);
                 }
+                LOG.info("remote machine {} runs the trial keeper on {}", machine.name(), machine.keeper(keepers).describe());
+            } catch (KeeperProbe.NoKeeperException e) {
+                failures.add(e.getMessage());
+                LOG.warn("{}", e.getMessage());
             } catch (SshException e) {
                 failures.add(e.getMessage());
                 synchronized (lock) {
@@ -180,7 +193,8 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
         environment.url = "file://" + machine.config.target().host() + workDirectory;
         try {
             environment.listener.stateChanged(EnvironmentState.STARTING, "waiting: starting the keeper on " + machine.name());
-            machine.prepare(spec.keeperFile(KeeperRuntime.JAVA), codeArchive, sdk);
+            KeeperRuntime runtime = machine.keeper(keepers).runtime();
+            machine.prepare(runtime, spec.keeperFile(runtime), codeArchive, sdk);
             StringBuilder command = new StringBuilder();
             command.append("mkdir -p ").append(Shell.quote(workDirectory)).append(" && cd ").append(Shell.quote(workDirectory))
                     .append(" && IFS= read -r ").append(EnvironmentSpec.TOKEN_VARIABLE)
@@ -192,12 +206,8 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 command.append(" && export CUDA_VISIBLE_DEVICES=")
                         .append(environment.placement.gpus().stream().map(String::valueOf).collect(Collectors.joining(",")));
             }
-            List<String> keeper = new ArrayList<>(spec.command(KeeperRuntime.JAVA, machine.directory + "/" + KeeperRuntime.JAVA.fileName(),
-                    machine.directory + "/nni-code.tar.gz", workDirectory));
-            command.append(" && { setsid nohup ").append(javaCommand); // the configured java, maybe with options
-            for (String word : keeper.subList(1, keeper.size())) {
-                command.append(' ').append(Shell.quote(word));
-            }
+            command.append(" && { setsid nohup ")
+                    .append(keepers.commandLine(spec, runtime, machine.keeperFile(runtime), machine.directory + "/nni-code.tar.gz", workDirectory));
             command.append(" >keeper.stdout 2>keeper.stderr </dev/null & echo $! ; }");
             String out = machine.ssh.check(command.toString(), spec.token() + "\n", "starting the trial keeper");
             long pid = Long.parseLong(out.strip());
@@ -206,13 +216,17 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
                 environment.pid = pid;
                 stopNow = environment.stopRequested;
             }
-            LOG.info("environment {} started on {} (keeper pid {}, GPUs {})", spec.environmentId(), machine.name(), pid,
-                    environment.placement.gpus());
+            LOG.info("environment {} started on {} (keeper pid {} on {}, GPUs {})", spec.environmentId(), machine.name(), pid,
+                    machine.keeper(keepers).describe(), environment.placement.gpus());
             environment.listener.stateChanged(EnvironmentState.RUNNING, "waiting: the keeper runs on " + machine.name()
                     + " and connects to the manager");
             if (stopNow) {
                 kill(environment);
             }
+        } catch (KeeperProbe.NoKeeperException | IllegalStateException e) {
+            // a machine that can run no keeper this experiment allows (or this build ships)
+            LOG.warn("environment {}: {}", spec.environmentId(), e.getMessage());
+            finish(environment, e.getMessage());
         } catch (SshException | NumberFormatException e) {
             LOG.warn("environment {} could not start on {}: {}", spec.environmentId(), machine.name(), e.getMessage());
             finish(environment, "the keeper could not be started on " + machine.name() + ": " + e.getMessage());
@@ -492,7 +506,8 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
 
         @Override
         public Map<String, String> attributes() {
-            return ATTRIBUTES;
+            KeeperProbe.Found keeper = machine == null ? null : machine.keeperFound();
+            return keeper == null ? Map.of() : Map.of("keeper", keeper.describe());
         }
     }
 }

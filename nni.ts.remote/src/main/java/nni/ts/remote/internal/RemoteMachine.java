@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 
+import nni.api.environment.KeeperRuntime;
+import nni.ts.remote.internal.keeper.KeeperProbe;
 import nni.ts.remote.internal.schedule.GpuInfo;
 import nni.ts.remote.internal.schedule.MachineSlots;
 import nni.ts.remote.internal.schedule.NvidiaSmi;
@@ -22,6 +24,7 @@ final class RemoteMachine {
     final MachineSlots slots;
     final String directory;
     private boolean prepared;
+    private KeeperProbe.Found keeper;
     private String sdkDirectory;
     private Instant unreachableSince;
     private Instant gpusSeen = Instant.EPOCH;
@@ -39,12 +42,42 @@ final class RemoteMachine {
     }
 
     /**
-     * Creates the experiment's directory and uploads the keeper and the code, once per experiment;
-     * where {@code python3} cannot {@code import nni}, also the SDK shipped with nni-osgi.
+     * Decides, once per experiment, which trial keeper this machine runs ({@link KeeperProbe}); the
+     * machine is excluded from placement when it can run none.
      *
-     * @param sdk the local {@code nni/__init__.py} to upload where needed, or null
+     * @throws KeeperProbe.NoKeeperException naming the machine and both requirements
      */
-    synchronized void prepare(Path keeperJar, Path codeArchive, Path sdk) throws SshException {
+    synchronized KeeperProbe.Found keeper(KeeperCommands commands) throws SshException, KeeperProbe.NoKeeperException {
+        if (keeper == null) {
+            String output = ssh.exec(KeeperProbe.command(commands.javaCommand(), commands.pythonCommand())).stdout();
+            try {
+                keeper = KeeperProbe.choose(name(), commands.choice(), output, commands.javaCommand(), commands.pythonCommand());
+            } catch (KeeperProbe.NoKeeperException e) {
+                slots.exclude(e.getMessage());
+                throw e;
+            }
+        }
+        return keeper;
+    }
+
+    /** @return the keeper this machine runs, or null before {@link #keeper} decided it */
+    synchronized KeeperProbe.Found keeperFound() {
+        return keeper;
+    }
+
+    /** @return where the file of {@code runtime}'s keeper is on the machine */
+    String keeperFile(KeeperRuntime runtime) {
+        return directory + "/" + runtime.fileName();
+    }
+
+    /**
+     * Creates the experiment's directory and uploads the keeper this machine runs and the code, once
+     * per experiment; where {@code python3} cannot {@code import nni}, also the SDK shipped with nni-osgi.
+     *
+     * @param keeperFile the local file of the keeper {@code runtime} names
+     * @param sdk        the local {@code nni/__init__.py} to upload where needed, or null
+     */
+    synchronized void prepare(KeeperRuntime runtime, Path keeperFile, Path codeArchive, Path sdk) throws SshException {
         if (prepared) {
             return;
         }
@@ -52,7 +85,7 @@ final class RemoteMachine {
         // the experiment's root is shared by the users of one host (umask 0, as NNI does)
         ssh.check("(umask 0; mkdir -p " + Shell.quote(experimentRoot) + ") && mkdir -p " + Shell.quote(directory + "/envs"),
                 "creating " + directory);
-        ssh.upload(keeperJar, directory + "/nni-trialkeeper.jar");
+        ssh.upload(keeperFile, keeperFile(runtime));
         ssh.upload(codeArchive, directory + "/nni-code.tar.gz");
         if (sdk != null && !ssh.exec("python3 -c 'import nni'").ok()) {
             ssh.check("mkdir -p " + Shell.quote(directory + "/sdk/nni"), "creating the SDK directory");

@@ -16,6 +16,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,9 +58,18 @@ public class RemotePlatform implements TrainingPlatform {
         @AttributeDefinition(description = "Directory on the machines that holds experiments (NNI: /tmp/nni-experiments)")
         String remote_directory() default "/tmp/nni-experiments";
 
-        @AttributeDefinition(description = "The Java 17+ command that runs the trial keeper on the machines"
+        @AttributeDefinition(description = "Which trial keeper the machines run: auto (each machine is probed once: Java 17+"
+                + " if it has it, else Python 3.7+), java or python", options = {
+                    @Option(label = "auto", value = "auto"), @Option(label = "java", value = "java"), @Option(label = "python", value = "python")})
+        String keeper() default "auto";
+
+        @AttributeDefinition(description = "The Java 17+ command that runs the Java trial keeper on the machines"
                 + " (looked up on PATH after pythonPath)")
         String java_command() default "java";
+
+        @AttributeDefinition(description = "The Python 3.7+ command that runs the Python trial keeper on the machines"
+                + " (looked up on PATH after pythonPath)")
+        String python_command() default "python3";
 
         @AttributeDefinition(description = "Seconds to connect or to wait for an answer")
         int connect_timeout_seconds() default 15;
@@ -82,11 +92,13 @@ public class RemotePlatform implements TrainingPlatform {
 
     private final Config config;
     private final KeeperSessions keeperSessions;
+    private final KeeperChoice keeperChoice;
 
     @Activate
     public RemotePlatform(Config config, @Reference KeeperSessions keeperSessions) {
         this.config = config;
         this.keeperSessions = keeperSessions;
+        this.keeperChoice = KeeperChoice.of(config.keeper()); // a bad value fails the activation, naming the key
         if (config.insecure_skip_host_key_check()) {
             LOG.warn("remote platform: host keys are NOT checked (insecure_skip_host_key_check=true)");
         }
@@ -124,7 +136,8 @@ public class RemotePlatform implements TrainingPlatform {
             return thread;
         });
         executor.setRemoveOnCancelPolicy(true);
-        RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, sdk, config.java_command(),
+        RemoteLauncher launcher = new RemoteLauncher(machines, settings.trialGpuNumber(), archive, sdk,
+                new KeeperCommands(keeperChoice, config.java_command(), config.python_command()),
                 Duration.ofSeconds(config.kill_grace_seconds()), Duration.ofSeconds(config.machine_lost_seconds()),
                 Duration.ofSeconds(config.check_interval_seconds()), executor);
         List<String> failures = launcher.connectAll();
@@ -137,7 +150,7 @@ public class RemotePlatform implements TrainingPlatform {
             return new RemoteSession(keeperSessions.open(context, launcher, KeeperOptions.builder("remote")
                     .reuse(settings.reuseMode()).maxEnvironments(Math.max(1, config.max_keepers()))
                     .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost(settings.nniManagerIp())
-                    .keeper(KeeperChoice.JAVA).build()), launcher);
+                    .keeper(keeperChoice).build()), launcher);
         } catch (PlatformException | RuntimeException e) {
             launcher.close();
             throw e;

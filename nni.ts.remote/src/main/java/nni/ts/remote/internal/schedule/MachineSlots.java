@@ -19,6 +19,7 @@ public final class MachineSlots {
     private final Map<Integer, Integer> reservations = new HashMap<>();
     private List<GpuInfo> gpus;
     private String unreachable;
+    private String excluded;
     private int placed;
 
     /**
@@ -45,6 +46,16 @@ public final class MachineSlots {
 
     public String unreachableReason() {
         return unreachable;
+    }
+
+    /** @param reason why no trial may ever be placed here (it can run no trial keeper) */
+    public void exclude(String reason) {
+        this.excluded = reason;
+    }
+
+    /** @return why no trial may ever be placed here, or null */
+    public String excludedReason() {
+        return excluded;
     }
 
     public void gpus(List<GpuInfo> seen) {

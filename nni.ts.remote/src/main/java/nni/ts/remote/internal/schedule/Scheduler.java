@@ -29,7 +29,7 @@ public final class Scheduler {
      * @param gpuNumber GPUs the trial needs ({@code trialGpuNumber}, 0 for none)
      */
     public static Decision place(List<MachineSlots> machines, int gpuNumber) {
-        List<MachineSlots> reachable = machines.stream().filter(m -> m.unreachableReason() == null)
+        List<MachineSlots> reachable = machines.stream().filter(m -> m.unreachableReason() == null && m.excludedReason() == null)
                 .sorted(Comparator.comparingInt(MachineSlots::placed)).toList();
         for (MachineSlots machine : reachable) {
             if (gpuNumber <= 0) {
@@ -48,13 +48,17 @@ public final class Scheduler {
         }
         String why = machines.stream().map(m -> m.name() + ": " + state(m, gpuNumber)).collect(Collectors.joining("; "));
         String need = gpuNumber <= 0 ? "needs a machine" : "needs " + gpuNumber + " GPU" + (gpuNumber == 1 ? "" : "s");
-        boolean anyUnknown = machines.stream().anyMatch(m -> m.unreachableReason() != null || (gpuNumber > 0 && m.usable() == null));
-        boolean hopeless = !anyUnknown && gpuNumber > 0
-                && machines.stream().allMatch(m -> m.usable().size() < gpuNumber || !m.missingIndices().isEmpty());
+        List<MachineSlots> candidates = machines.stream().filter(m -> m.excludedReason() == null).toList();
+        boolean anyUnknown = candidates.stream().anyMatch(m -> m.unreachableReason() != null || (gpuNumber > 0 && m.usable() == null));
+        boolean hopeless = candidates.isEmpty() || (!anyUnknown && gpuNumber > 0
+                && candidates.stream().allMatch(m -> m.usable().size() < gpuNumber || !m.missingIndices().isEmpty()));
         return new Decision(Optional.empty(), "waiting: " + need + "; " + why, hopeless);
     }
 
     private static String state(MachineSlots machine, int gpuNumber) {
+        if (machine.excludedReason() != null) {
+            return "not used (" + machine.excludedReason() + ")";
+        }
         if (machine.unreachableReason() != null) {
             return "unreachable (" + machine.unreachableReason() + ")";
         }

@@ -32,6 +32,21 @@ public class SchedulerTest {
     }
 
     @Test
+    public void aMachineThatCanRunNoKeeperIsNeverUsedAndWithOnlySuchMachinesTrialsAreHopeless() {
+        MachineSlots a = machine("a", null, 1, false);
+        MachineSlots old = machine("old", null, 1, false);
+        old.exclude("machine old can run no trial keeper");
+        List<MachineSlots> all = List.of(a, old);
+        for (int i = 0; i < 3; i++) {
+            assertEquals("a", Scheduler.place(all, 0).placement().orElseThrow().machine().name());
+        }
+        Scheduler.Decision alone = Scheduler.place(List.of(old), 0);
+        assertTrue(alone.placement().isEmpty());
+        assertTrue(alone.hopeless());
+        assertEquals("waiting: needs a machine; old: not used (machine old can run no trial keeper)", alone.whyWaiting());
+    }
+
+    @Test
     public void gpusAreGivenOnlyWhenFreeAndTheWaitSaysWhyPerMachine() {
         MachineSlots a = machine("127.0.0.2", null, 1, false, new GpuInfo(0, 0, 0), new GpuInfo(1, 1, 50));
         MachineSlots b = machine("127.0.0.3", null, 1, false, new GpuInfo(0, 0, 0), new GpuInfo(1, 0, 0));

@@ -1,4 +1,4 @@
-package nni.trialkeeper;
+package nni.itest.keeper;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -8,10 +8,10 @@ import java.nio.file.Path;
 import java.util.zip.GZIPOutputStream;
 
 /** Writes tar.gz archives with chosen (also hostile) entry names, as an attacker could. */
-final class TarBuilder {
+public final class TarBuilder {
     private final ByteArrayOutputStream tar = new ByteArrayOutputStream();
 
-    TarBuilder file(String name, String content) {
+    public TarBuilder file(String name, String content) {
         byte[] data = content.getBytes(StandardCharsets.UTF_8);
         header(name, '0', data.length, "", 0644);
         tar.writeBytes(data);
@@ -19,22 +19,51 @@ final class TarBuilder {
         return this;
     }
 
-    TarBuilder directory(String name) {
+    public TarBuilder directory(String name) {
         header(name, '5', 0, "", 0755);
         return this;
     }
 
-    TarBuilder symlink(String name, String target) {
+    public TarBuilder symlink(String name, String target) {
         header(name, '2', 0, target, 0777);
         return this;
     }
 
-    TarBuilder hardlink(String name, String target) {
+    public TarBuilder hardlink(String name, String target) {
         header(name, '1', 0, target, 0644);
         return this;
     }
 
-    Path write(Path file) throws IOException {
+    /** A device or FIFO entry of the given type ('3' character device, '4' block device, '6' FIFO). */
+    public TarBuilder device(String name, char type) {
+        header(name, type, 0, "", 0644);
+        return this;
+    }
+
+    /** A pax extended header ('x') whose records are {@code records} exactly as given, well-formed or not. */
+    public TarBuilder pax(String records) {
+        byte[] data = records.getBytes(StandardCharsets.UTF_8);
+        header("PaxHeaders/x", 'x', data.length, "", 0644);
+        tar.writeBytes(data);
+        pad(data.length);
+        return this;
+    }
+
+    /** Writes a tar.gz holding one file of {@code size} zero bytes, streamed (the archive is about size / 1000). */
+    public static Path writeZeros(Path file, String name, long size) throws IOException {
+        TarBuilder head = new TarBuilder();
+        head.header(name, '0', size, "", 0644);
+        try (GZIPOutputStream out = new GZIPOutputStream(Files.newOutputStream(file), 1 << 16)) {
+            out.write(head.tar.toByteArray());
+            byte[] zeros = new byte[1 << 20];
+            for (long left = size + (512 - size % 512) % 512 + 1024; left > 0; left -= zeros.length) {
+                out.write(zeros, 0, (int) Math.min(zeros.length, left));
+            }
+        }
+        return file;
+    }
+
+    public Path write(Path file) throws IOException {
         tar.writeBytes(new byte[1024]);
         try (GZIPOutputStream out = new GZIPOutputStream(Files.newOutputStream(file))) {
             out.write(tar.toByteArray());

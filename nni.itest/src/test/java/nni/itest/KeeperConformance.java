@@ -1,0 +1,622 @@
+package nni.itest;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.osgi.framework.Bundle;
+
+import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperSessions;
+import nni.api.model.HyperParameters;
+import nni.api.model.Placement;
+import nni.api.model.TrialApplication;
+import nni.api.model.TrialJob;
+import nni.api.model.TrialStatus;
+import nni.api.platform.PlatformException;
+import nni.api.platform.TrainingSession;
+import nni.itest.keeper.FakeManager;
+import nni.itest.keeper.KeeperKind;
+import nni.itest.keeper.ProcessKeeperLauncher;
+import nni.itest.keeper.RecordingContext;
+import nni.itest.keeper.TarBuilder;
+import nni.itest.keeper.TrialScripts;
+
+/**
+ * The keeper conformance suite: the same tests, at process level, for every keeper the manager
+ * ships ({@link JavaKeeperConformanceIT}, {@link PythonKeeperConformanceIT}). Keepers are started
+ * as platforms start them, against the real runtime's endpoint through the manager's
+ * {@link KeeperSessions}; the answers no real manager gives (5xx, bodies that are not JSON, a
+ * refusal mid-run) come from a {@link FakeManager}.
+ */
+public abstract class KeeperConformance extends RuntimeTestSupport {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final String VERSION_LINE = "nni-trialkeeper 1.0.0 (trial protocol 1)";
+
+    private Path root;
+    private Path keeperFile;
+
+    /** @return the keeper under test */
+    protected abstract KeeperKind kind();
+
+    @Configuration
+    public Option[] config() {
+        return new Option[] {baseOptions()};
+    }
+
+    /** A fixed port, so that the endpoint comes back on the same one after an outage. */
+    @Override
+    protected String httpPort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return Integer.toString(socket.getLocalPort());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Before
+    public void keeper() throws Exception {
+        root = scratch("keeper-" + kind().name().toLowerCase(java.util.Locale.ROOT));
+        await().atMost(WAIT).until(() -> service(KeeperSessions.class, null) != null);
+        keeperFile = service(KeeperSessions.class, null).keeperFile(kind().runtime());
+    }
+
+    @After
+    public void cleanUp() throws IOException {
+        if (root != null) {
+            try (Stream<Path> walk = Files.walk(root)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // against the real runtime
+
+    @Test(timeout = 120_000)
+    public void aReuseRunnerRunsTrialsOneAfterAnotherOnOneEnvironmentAndSurvivesAFailingOne() throws Exception {
+        RecordingContext context = context("reuse", true, "./trial.sh");
+        ProcessKeeperLauncher launcher = launcher();
+        try (TrainingSession session = open(context, launcher, true, 1, Duration.ofMinutes(1))) {
+            String[] ids = {"Ra001", "Ra002", "Ra003"};
+            int[] exits = {0, 3, 0};
+            for (int i = 0; i < ids.length; i++) {
+                TrialJob submitted = session.submit(trial(ids[i], i, TrialScripts.parameters(100 + i, 20, 20, null, exits[i])));
+                assertEquals(TrialStatus.WAITING, submitted.status());
+                awaitEnded(context, ids[i]);
+            }
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Ra001"));
+            assertEquals(TrialStatus.FAILED, context.status("Ra002"));
+            assertEquals("exit code 3", context.latest("Ra002").message());
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Ra003"));
+            for (String id : ids) {
+                assertAllOnce(context, id, 40);
+                assertTrue(context.changes.stream().anyMatch(j -> j.id().equals(id) && j.status() == TrialStatus.RUNNING));
+            }
+            assertTrue(context.lines("Ra002").stream().anyMatch(l -> l.contains("\"FINAL\"") && l.contains("\"101\"")));
+            assertEquals("one environment ran all three", 1, launcher.processes.size());
+            Path environment = launcher.directory(launcher.processes.keySet().iterator().next());
+            for (String id : ids) {
+                assertEquals(environment.resolve("trials").resolve(id).toString(), context.latest(id).workingDirectory());
+                assertTrue(Files.isDirectory(environment.resolve("trials").resolve(id).resolve("nnioutput")));
+            }
+            try (var stdout = session.openTrialFile("Ra001", "stdout").orElseThrow()) {
+                assertTrue(new String(stdout.readAllBytes(), StandardCharsets.UTF_8).contains("phase2-done"));
+            }
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void aTrialKeeperRunsOneTrialReportsEverythingAndExitsWithItsCode() throws Exception {
+        RecordingContext context = context("pertrial", false, "./trial.sh");
+        ProcessKeeperLauncher launcher = launcher();
+        try (TrainingSession session = open(context, launcher, false, 4, Duration.ofMinutes(1))) {
+            // 3 is also the keeper's own code for "refused": the trial's 3 must still be delivered in full
+            session.submit(trial("Pt001", 0, TrialScripts.parameters(7, 30, 30, null, 3)));
+            awaitEnded(context, "Pt001");
+            assertEquals(TrialStatus.FAILED, context.status("Pt001"));
+            assertAllOnce(context, "Pt001", 60);
+            Process keeper = launcher.processes.get("Pt001");
+            assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
+            assertEquals("the keeper exits with the trial's code", 3, keeper.exitValue());
+            Path trialDirectory = launcher.directory("Pt001");
+            assertEquals(TrialScripts.parameters(7, 30, 30, null, 3), Files.readString(trialDirectory.resolve("parameter.cfg")));
+            assertFalse("parameter.cfg is written to a temporary file and renamed", Files.exists(trialDirectory.resolve("parameter.cfg.tmp")));
+            assertTrue(Files.readString(trialDirectory.resolve("stdout")).contains("phase2-done"));
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void anIdleEnvironmentEndsAfterItsTimeoutAndANewOneTakesTheNextTrial() throws Exception {
+        RecordingContext context = context("idle", true, "./trial.sh");
+        ProcessKeeperLauncher launcher = launcher();
+        try (TrainingSession session = open(context, launcher, true, 2, Duration.ofSeconds(1))) {
+            session.submit(trial("Id001", 0, TrialScripts.parameters(1, 3, 0, null, 0)));
+            awaitEnded(context, "Id001");
+            assertEquals(1, launcher.processes.size());
+            Process first = launcher.processes.values().iterator().next();
+            assertTrue("the idle environment ends by itself", first.waitFor(30, TimeUnit.SECONDS));
+            assertEquals("it was asked to stop, not killed", 0, first.exitValue());
+            session.submit(trial("Id002", 1, TrialScripts.parameters(2, 3, 0, null, 0)));
+            awaitEnded(context, "Id002");
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Id001"));
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Id002"));
+            assertEquals("a new environment took the second trial", 2, launcher.processes.size());
+            assertAllOnce(context, "Id002", 3);
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void cancelKillsTheTrialsWholeProcessTreeAndKeepsWhatItReported() throws Exception {
+        RecordingContext context = context("cancel", true, "./trial.sh");
+        Path never = context.experimentDirectory().resolve("never");
+        try (TrainingSession session = open(context, launcher(), true, 1, Duration.ofMinutes(1))) {
+            session.submit(trial("Can01", 0, TrialScripts.parameters(1, 5, 5, never.toString(), 0, true)));
+            await().atMost(WAIT).until(() -> context.calls("Can01") == 5);
+            long child = childPid(Path.of(context.latest("Can01").workingDirectory()));
+            assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+            session.cancel("Can01", true);
+            awaitEnded(context, "Can01");
+            assertEquals(TrialStatus.EARLY_STOPPED, context.status("Can01"));
+            await().atMost(WAIT).until(() -> !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+            assertEquals(5, context.calls("Can01"));
+            assertEquals(1, context.terminalChanges("Can01"));
+        }
+    }
+
+    @Test(timeout = 180_000)
+    public void theEndpointStoppedAndRestartedMidTrialLosesNothingAndStoresNothingTwice() throws Exception {
+        RecordingContext context = context("outage", true, "./trial.sh");
+        Path go = context.experimentDirectory().resolve("go");
+        Bundle jetty = bundle("org.apache.felix.http.jetty12");
+        try (TrainingSession session = open(context, launcher(), true, 1, Duration.ofMinutes(1))) {
+            session.submit(trial("Out01", 0, TrialScripts.parameters(1, 150, 150, go.toString(), 0)));
+            await().atMost(WAIT).until(() -> context.calls("Out01") == 150);
+            jetty.stop();
+            Files.writeString(go, "go");
+            Path stdout = Path.of(context.latest("Out01").workingDirectory(), "stdout");
+            await().atMost(WAIT).until(() -> Files.readString(stdout).contains("phase2-done"));
+            // the trial has written everything while the endpoint is down: nothing arrived meanwhile
+            assertEquals(150, context.calls("Out01"));
+            assertEquals(TrialStatus.RUNNING, context.status("Out01"));
+            jetty.start();
+            awaitEnded(context, "Out01");
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Out01"));
+            assertAllOnce(context, "Out01", 300);
+        } finally {
+            if (jetty.getState() != Bundle.ACTIVE) {
+                jetty.start();
+            }
+        }
+    }
+
+    @Test(timeout = 180_000)
+    public void aFullSpoolPausesTheTrialsOutputAndNothingIsDropped() throws Exception {
+        int lines = 3000;
+        RecordingContext context = context("spool", false, "./flood.sh " + lines);
+        Path code = Path.of(String.valueOf(context.section().get("trialCodeDirectory")));
+        Path go = context.experimentDirectory().resolve("go");
+        // each metric carries 900 bytes of padding: 3000 of them are about three times the 1 MiB spool
+        Files.writeString(code.resolve("flood.sh"), String.join("\n",
+                "#!/bin/bash",
+                "n=0; while [ ! -e " + go + " ]; do n=$((n+1)); [ $n -lt 1200 ] || exit 93; sleep 0.05; done",
+                "pad=$(printf '%0900d' 0)",
+                "for ((i=0; i<$1; i++)); do",
+                "  printf \"NNISDK_MEb'{\\\"parameter_id\\\": 1, \\\"trial_job_id\\\": \\\"$NNI_TRIAL_JOB_ID\\\", \\\"type\\\": \\\"PERIODICAL\\\","
+                        + " \\\"sequence\\\": %d, \\\"value\\\": \\\"%d$pad\\\"}'\\n\" $i $i",
+                "done",
+                "frame() { local data=\"$1\"$'\\n'; printf 'ME%06d%s' \"${#data}\" \"$data\" >> \"$NNI_SYS_DIR/.nni/metrics\"; }",
+                "frame \"{\\\"parameter_id\\\": 1, \\\"trial_job_id\\\": \\\"$NNI_TRIAL_JOB_ID\\\", \\\"type\\\": \\\"FINAL\\\", \\\"sequence\\\": 0, \\\"value\\\": \\\"1\\\"}\"",
+                "touch \"$NNI_SYS_DIR/flood-done\"",
+                ""));
+        Files.setPosixFilePermissions(code.resolve("flood.sh"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        ProcessKeeperLauncher launcher = launcher().arguments("--spool-limit-mb", "1");
+        Bundle jetty = bundle("org.apache.felix.http.jetty12");
+        try (TrainingSession session = open(context, launcher, false, 1, Duration.ofMinutes(1))) {
+            session.submit(trial("Sp001", 0, TrialScripts.parameters(1, 0, 0, null, 0)));
+            await().atMost(WAIT).until(() -> context.status("Sp001") == TrialStatus.RUNNING);
+            Path directory = launcher.directory("Sp001");
+            Path spool = directory.resolve(".keeper").resolve("Sp001").resolve("reports.spool");
+            // the `started` report is acknowledged, so the spool file has started over
+            await().atMost(WAIT).until(() -> Files.size(spool) == 0);
+            jetty.stop();
+            Files.writeString(go, "go");
+            long limit = 1 << 20;
+            long report = 1100;
+            await().atMost(WAIT).until(() -> Files.size(spool) > limit - 2 * report);
+            // output reading has paused: the spool holds at most one report over its limit (the limit counts the
+            // reports, the file also their newlines), and the trial cannot finish
+            long most = limit + limit / 1000 + report;
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                    .until(() -> Files.size(spool) <= most && !Files.exists(directory.resolve("flood-done")));
+            assertEquals(TrialStatus.RUNNING, context.status("Sp001"));
+            jetty.start();
+            awaitEnded(context, "Sp001");
+            assertEquals(TrialStatus.SUCCEEDED, context.status("Sp001"));
+            assertAllOnce(context, "Sp001", lines);
+        } finally {
+            if (jetty.getState() != Bundle.ACTIVE) {
+                jetty.start();
+            }
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void aKeeperOfAnotherProtocolIsRefusedOnBothSidesNamingBothVersions() throws Exception {
+        RecordingContext context = context("version", false, "./trial.sh");
+        ProcessKeeperLauncher launcher = launcher().environment("NNI_KEEPER_TEST_PROTOCOL", "2");
+        try (TrainingSession session = open(context, launcher, false, 4, Duration.ofMinutes(1))) {
+            session.submit(trial("Ver01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
+            awaitEnded(context, "Ver01");
+            assertEquals(TrialStatus.FAILED, context.status("Ver01"));
+            String managerSide = context.latest("Ver01").message();
+            String managerVersion = bundle("nni.manager").getVersion().toString();
+            assertTrue(managerSide, managerSide.contains("manager " + managerVersion) && managerSide.contains("trial keeper 1.0.0")
+                    && managerSide.contains("protocol 2") && managerSide.contains("[1]")
+                    && managerSide.contains("run the trial keeper this manager ships"));
+            Process keeper = launcher.processes.get("Ver01");
+            assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(3, keeper.exitValue());
+            String keeperSide = Files.readString(launcher.directory("Ver01").resolve("keeper.stderr"));
+            assertTrue(keeperSide, keeperSide.contains("refused trial keeper 1.0.0 (protocol 2)") && keeperSide.contains("manager " + managerVersion));
+            assertEquals(0, context.callsTotal());
+            PlatformException later = org.junit.Assert.assertThrows(PlatformException.class,
+                    () -> session.submit(trial("Ver02", 1, TrialScripts.parameters(1, 1, 0, null, 0))));
+            assertTrue(later.getMessage(), later.getMessage().contains("protocol 2"));
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void aKeeperWithTheWrongTokenIsRefusedExitsAtOnceAndRunsNothing() throws Exception {
+        RecordingContext context = context("token", false, "./trial.sh");
+        ProcessKeeperLauncher launcher = launcher().token("not-the-token");
+        try (TrainingSession session = open(context, launcher, false, 4, Duration.ofMinutes(1))) {
+            session.submit(trial("Tok01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
+            await().atMost(WAIT).until(() -> launcher.processes.containsKey("Tok01"));
+            Process keeper = launcher.processes.get("Tok01");
+            assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(3, keeper.exitValue());
+            String stderr = Files.readString(launcher.directory("Tok01").resolve("keeper.stderr"));
+            assertTrue(stderr, stderr.contains("refused") && stderr.contains("wrong token"));
+            assertFalse(stderr, stderr.contains("not-the-token"));
+            awaitEnded(context, "Tok01");
+            assertEquals(TrialStatus.FAILED, context.status("Tok01"));
+            assertFalse("the trial never ran", Files.exists(launcher.directory("Tok01").resolve("stdout")));
+            assertEquals(0, context.callsTotal());
+        }
+    }
+
+    @Test(timeout = 180_000)
+    public void hostileArchivesAreRefusedNamingTheEntryAndNothingLandsOutside() throws Exception {
+        RecordingContext context = context("archives", false, "./trial.sh");
+        ProcessKeeperLauncher launcher = launcher().arguments("--max-code-entries", "50");
+        Path archives = Files.createDirectories(root.resolve("archives"));
+        String chain = "a/b/c/d/e/f/g/h";
+        String up = "../../../../../../../..";
+        Map<String, Path> cases = new java.util.LinkedHashMap<>();
+        cases.put("Ar01", new TarBuilder().directory(chain + "/").symlink(chain + "/l", up).symlink(chain + "/l/rootlink", up)
+                .file("rootlink/tmp/escaped", "bad").write(archives.resolve("chain.tar.gz")));
+        cases.put("Ar02", bomb());
+        TarBuilder many = new TarBuilder();
+        for (int i = 0; i < 60; i++) {
+            many.file("f" + i, "x");
+        }
+        cases.put("Ar03", many.write(archives.resolve("many.tar.gz")));
+        cases.put("Ar04", new TarBuilder().pax("50 path=x\n").file("x", "x").write(archives.resolve("pax.tar.gz")));
+        cases.put("Ar05", new TarBuilder().file("ok.txt", "fine").file("../../escaped", "bad").write(archives.resolve("dotdot.tar.gz")));
+        cases.put("Ar06", new TarBuilder().file(root.resolve("absolute-escaped").toString(), "bad").write(archives.resolve("absolute.tar.gz")));
+        cases.put("Ar07", new TarBuilder().symlink("etc", "/etc").write(archives.resolve("abslink.tar.gz")));
+        cases.put("Ar08", new TarBuilder().symlink("up", "../..").file("up/escaped", "bad").write(archives.resolve("uplink.tar.gz")));
+        cases.put("Ar09", new TarBuilder().hardlink("passwd", "/etc/passwd").write(archives.resolve("hard.tar.gz")));
+        cases.put("Ar10", new TarBuilder().device("null", '3').write(archives.resolve("device.tar.gz")));
+        Map<String, String> expected = Map.of("Ar01", "'" + chain + "/l/rootlink'", "Ar02", "over 512 MiB", "Ar03", "more than 50 entries",
+                "Ar04", "malformed pax", "Ar05", "'../../escaped'", "Ar06", "absolute path", "Ar07", "absolute path '/etc'",
+                "Ar08", "'up'", "Ar09", "hard link", "Ar10", "device");
+        cases.forEach(launcher::archive);
+        try (TrainingSession session = open(context, launcher, false, 4, Duration.ofMinutes(1))) {
+            int sequence = 0;
+            for (String id : cases.keySet()) {
+                session.submit(trial(id, sequence++, TrialScripts.parameters(1, 1, 0, null, 0)));
+            }
+            for (String id : cases.keySet()) {
+                awaitEnded(context, id);
+                String message = context.latest(id).message();
+                assertEquals(id + ": " + message, TrialStatus.FAILED, context.status(id));
+                assertTrue(id + ": " + message, message.contains(expected.get(id)) && message.contains("could not start the trial"));
+                assertFalse(id + " ran", Files.exists(launcher.directory(id).resolve("stdout")));
+            }
+            assertEquals(0, context.callsTotal());
+        }
+        try (Stream<Path> everything = Files.walk(root)) {
+            List<Path> escaped = everything.filter(p -> p.getFileName().toString().contains("escaped")).toList();
+            assertEquals("nothing was written outside a code directory", List.of(), escaped);
+        }
+        assertFalse(Files.exists(launcher.directory("Ar01").resolve("code").resolve("rootlink")));
+        try (Stream<Path> files = Files.walk(launcher.directory("Ar02"))) {
+            long bytes = files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            assertTrue("the bomb was refused before it was written: " + bytes, bytes < 1 << 20);
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void whatGnuTarWritesIsUnpacked() throws Exception {
+        RecordingContext context = context("gnutar", false, "./check.sh");
+        Path code = Path.of(String.valueOf(context.section().get("trialCodeDirectory")));
+        String longName = "x".repeat(120) + ".txt";
+        Files.createDirectories(code.resolve("a/b"));
+        Files.writeString(code.resolve("a/b/" + longName), "long name");
+        Files.createSymbolicLink(code.resolve("latest"), Path.of("a/b/" + longName));
+        Files.writeString(code.resolve("check.sh"), "#!/bin/bash\n[ \"$(cat latest)\" = 'long name' ] && [ -L latest ] || exit 7\n");
+        Files.setPosixFilePermissions(code.resolve("check.sh"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path gnu = root.resolve("gnu.tar.gz");
+        Path pax = root.resolve("pax.tar.gz");
+        tar("czf", gnu.toString(), "-C", code.toString(), ".");
+        tar("--format=pax", "-czf", pax.toString(), "-C", code.toString(), ".");
+        ProcessKeeperLauncher launcher = launcher().archive("Gt001", gnu).archive("Gt002", pax);
+        try (TrainingSession session = open(context, launcher, false, 2, Duration.ofMinutes(1))) {
+            session.submit(trial("Gt001", 0, TrialScripts.parameters(1, 0, 0, null, 0)));
+            session.submit(trial("Gt002", 1, TrialScripts.parameters(1, 0, 0, null, 0)));
+            awaitEnded(context, "Gt001");
+            awaitEnded(context, "Gt002");
+            assertEquals(context.latest("Gt001").message(), TrialStatus.SUCCEEDED, context.status("Gt001"));
+            assertEquals(context.latest("Gt002").message(), TrialStatus.SUCCEEDED, context.status("Gt002"));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // against a manager that answers what no real one should
+
+    @Test(timeout = 120_000)
+    public void answersItCannotUseAreRetriedAfterGrowingPausesNotAtOnce() throws Exception {
+        List<FakeManager.Answer> unusable = List.of(new FakeManager.Answer(200, "{\"acked\":0}"),
+                new FakeManager.Answer(400, "{\"error\":\"bad batch\"}"), new FakeManager.Answer(200, "<html>proxy</html>"),
+                new FakeManager.Answer(503, ""), new FakeManager.Answer(200, "{\"acked\":999999}"),
+                new FakeManager.Answer(500, "{\"error\":\"store failed\"}"), new FakeManager.Answer(413, "{\"error\":\"too big\"}"));
+        AtomicInteger reports = new AtomicInteger();
+        AtomicInteger polls = new AtomicInteger();
+        Path never = root.resolve("never");
+        try (FakeManager manager = new FakeManager(request -> {
+            if (request.path().endsWith("/handshake")) {
+                return handshakeWithTrial("Bo001", TrialScripts.parameters(1, 3, 0, never.toString(), 0));
+            }
+            if (request.path().contains("/reports")) {
+                int n = reports.getAndIncrement();
+                return n < unusable.size() ? unusable.get(n) : new FakeManager.Answer(200, "{\"acked\":" + lastSeq(request.body()) + "}");
+            }
+            int n = polls.getAndIncrement();
+            return n < unusable.size() ? unusable.get((n + 2) % unusable.size()) : noCommands();
+        })) {
+            Process keeper = startKeeper(manager, "trial", "Bo001", packedTrialCode(), List.of());
+            await().atMost(WAIT).until(() -> manager.requests("/reports").size() > unusable.size());
+            assertTrue("the keeper keeps trying", keeper.isAlive());
+            assertGrowingPauses(manager.requests("/reports").subList(0, unusable.size()));
+            assertGrowingPauses(manager.requests("/commands").subList(0, unusable.size()));
+            // usable answers again: everything spooled meanwhile arrives
+            await().atMost(WAIT).until(() -> manager.requests("/reports").stream().anyMatch(r -> r.body().contains("\"FINAL\"")
+                    || countMetrics(r.body()) >= 3));
+            keeper.destroyForcibly();
+        }
+    }
+
+    @Test(timeout = 120_000)
+    public void aKeeperRefusedForGoodExitsAtOnceAndKillsItsTrialsProcessGroup() throws Exception {
+        AtomicBoolean refuse = new AtomicBoolean();
+        Path never = root.resolve("never");
+        Path work = root.resolve("refused");
+        try (FakeManager manager = new FakeManager(request -> {
+            if (request.path().endsWith("/handshake")) {
+                return handshakeWithTrial("Rf001", TrialScripts.parameters(1, 2, 0, never.toString(), 0, true));
+            }
+            if (refuse.get()) {
+                return new FakeManager.Answer(401, "{\"error\":\"unknown keeper or wrong token for keeper Rf001\"}");
+            }
+            if (request.path().contains("/reports")) {
+                return new FakeManager.Answer(200, "{\"acked\":" + lastSeq(request.body()) + "}");
+            }
+            return noCommands();
+        })) {
+            Process keeper = startKeeper(manager, "trial", "Rf001", packedTrialCode(), List.of("--work-dir", work.toString(),
+                    "--kill-grace-seconds", "1"));
+            await().atMost(WAIT).until(() -> Files.exists(work.resolve("child.pid")) && !Files.readString(work.resolve("child.pid")).isBlank());
+            long child = childPid(work);
+            assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+            refuse.set(true);
+            assertTrue("the refused keeper exits at once", keeper.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(3, keeper.exitValue());
+            await().atMost(WAIT).until(() -> !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+            String stderr = new String(keeper.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(stderr, stderr.contains("unknown keeper or wrong token"));
+        }
+    }
+
+    @Test(timeout = 60_000)
+    public void versionAndHelpExitZeroAndABadCommandLineTwo() throws Exception {
+        Process version = new ProcessBuilder(keeperCommand("--version")).start();
+        String versionText = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(version.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, version.exitValue());
+        assertEquals(VERSION_LINE + "\n", versionText);
+        Process help = new ProcessBuilder(keeperCommand("--help")).start();
+        String helpText = new String(help.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(help.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, help.exitValue());
+        assertTrue(helpText, helpText.startsWith("usage: ") && helpText.contains("--token-file FILE") && helpText.contains("--max-code-mb N")
+                && helpText.contains("3 (refused by the manager"));
+        Process bad = new ProcessBuilder(keeperCommand("trial", "--manager")).redirectErrorStream(true).start();
+        String badText = new String(bad.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(bad.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(badText, 2, bad.exitValue());
+        assertTrue(badText, badText.contains("--manager needs a value"));
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    private List<String> keeperCommand(String... arguments) {
+        List<String> command = new ArrayList<>(kind().command(keeperFile));
+        command.addAll(List.of(arguments));
+        return command;
+    }
+
+    private ProcessKeeperLauncher launcher() {
+        return new ProcessKeeperLauncher(root.resolve("keepers"), kind());
+    }
+
+    private TrainingSession open(RecordingContext context, ProcessKeeperLauncher launcher, boolean reuse, int environments,
+                                 Duration idle) throws Exception {
+        return service(KeeperSessions.class, null).open(context, launcher, KeeperOptions.builder("remote").reuse(reuse)
+                .maxEnvironments(environments).idleTimeout(idle).keeper(kind().choice()).build());
+    }
+
+    private RecordingContext context(String experimentId, boolean reuse, String command) throws IOException {
+        return RecordingContext.withTrialScripts(experimentId, Files.createDirectories(root.resolve(experimentId)), "remote", command, reuse);
+    }
+
+    private static TrialApplication trial(String id, long sequence, String parameters) {
+        return TrialApplication.builder(id).sequenceId(sequence).hyperParameters(HyperParameters.of(parameters, 0))
+                .placement(Placement.none()).build();
+    }
+
+    private static void awaitEnded(RecordingContext context, String trialId) {
+        await().atMost(WAIT).until(() -> context.status(trialId) != null && context.status(trialId).isTerminal());
+    }
+
+    /** Every PERIODICAL 0..n-1 and the FINAL, each delivered exactly once. */
+    private static void assertAllOnce(RecordingContext context, String trialId, int periodical) {
+        Set<String> expected = new TreeSet<>();
+        for (int i = 0; i < periodical; i++) {
+            expected.add(trialId + "|PERIODICAL|" + i);
+        }
+        expected.add(trialId + "|FINAL|0");
+        assertEquals(expected, context.stored(trialId));
+        assertEquals("metric calls for " + trialId + " (duplicates?)", periodical + 1, context.calls(trialId));
+        assertEquals(1, context.terminalChanges(trialId));
+    }
+
+    /** Retries pause at least half of a step that starts at 100 ms and doubles (jitter draws between half and all of it). */
+    private static void assertGrowingPauses(List<FakeManager.Request> requests) {
+        List<Long> gaps = new ArrayList<>();
+        for (int i = 1; i < requests.size(); i++) {
+            gaps.add(TimeUnit.NANOSECONDS.toMillis(requests.get(i).nanos() - requests.get(i - 1).nanos()));
+        }
+        for (int i = 0; i < gaps.size(); i++) {
+            long least = Math.min(100L << i, 30_000) / 2;
+            assertTrue("pause " + (i + 1) + " of " + gaps + " ms is shorter than " + least + " ms", gaps.get(i) >= least - 5);
+        }
+    }
+
+    private Process startKeeper(FakeManager manager, String mode, String id, Path archive, List<String> more) throws IOException {
+        List<String> command = keeperCommand(mode, "--manager", manager.url(), "--experiment", "fake", mode.equals("runner") ? "--environment" : "--trial",
+                id, "--platform", "remote", "--code", archive.toString(), "--command", "./trial.sh");
+        if (!more.contains("--work-dir")) {
+            command.addAll(List.of("--work-dir", root.resolve(id).toString()));
+        }
+        command.addAll(more);
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().put("NNI_KEEPER_TOKEN", "fake-token");
+        return builder.start();
+    }
+
+    private Path packedTrialCode() throws Exception {
+        Path archive = root.resolve("trial-code.tar.gz");
+        if (!Files.exists(archive)) {
+            Path code = TrialScripts.write(root.resolve("trial-code")).getParent();
+            tar("czf", archive.toString(), "-C", code.toString(), ".");
+        }
+        return archive;
+    }
+
+    /** An empty long poll, held a little as the manager holds it (answering at once would make the keeper poll in a loop). */
+    private static FakeManager.Answer noCommands() {
+        try {
+            Thread.sleep(200);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return new FakeManager.Answer(200, "{\"commands\":[]}");
+    }
+
+    private static FakeManager.Answer handshakeWithTrial(String trialId, String parameters) {
+        String value = parameters.replace("\\", "\\\\").replace("\"", "\\\"");
+        return new FakeManager.Answer(200, "{\"managerVersion\":\"fake\",\"protocol\":1,\"trial\":{\"trial\":\"" + trialId
+                + "\",\"sequenceId\":0,\"parameter\":{\"value\":\"" + value + "\",\"index\":0}}}");
+    }
+
+    private static long lastSeq(String body) {
+        Matcher seq = Pattern.compile("\"seq\":(\\d+)").matcher(body);
+        long last = 0;
+        while (seq.find()) {
+            last = Long.parseLong(seq.group(1));
+        }
+        return last;
+    }
+
+    private static int countMetrics(String body) {
+        Matcher metric = Pattern.compile("\"kind\":\"metric\"").matcher(body);
+        int n = 0;
+        while (metric.find()) {
+            n++;
+        }
+        return n;
+    }
+
+    private static long childPid(Path trialDirectory) throws IOException {
+        Path pidFile = trialDirectory.resolve("child.pid");
+        await().atMost(WAIT).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
+        return Long.parseLong(Files.readString(pidFile).trim());
+    }
+
+    private static void tar(String... arguments) throws Exception {
+        List<String> command = new ArrayList<>(List.of("tar"));
+        command.addAll(List.of(arguments));
+        Process tar = new ProcessBuilder(command).inheritIO().start();
+        assertTrue(tar.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, tar.exitValue());
+    }
+
+    /** A gzip of about 1 MB that unpacks to one 1 GiB file, made once and kept in nni.itest/target. */
+    private static Path bomb() throws IOException {
+        Path bomb = Path.of(System.getProperty("nni.bundles.dir"), "nni.itest", "target", "bomb-1gib.tar.gz");
+        if (!Files.exists(bomb)) {
+            Path partial = bomb.resolveSibling("bomb-1gib.tar.gz.tmp");
+            TarBuilder.writeZeros(partial, "zeros.bin", 1L << 30);
+            Files.move(partial, bomb, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        return bomb;
+    }
+
+    private Bundle bundle(String symbolicName) {
+        for (Bundle bundle : context.getBundles()) {
+            if (bundle.getSymbolicName().equals(symbolicName)) {
+                return bundle;
+            }
+        }
+        throw new AssertionError("no bundle " + symbolicName);
+    }
+}

@@ -1,0 +1,117 @@
+package nni.manager.internal.ui;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import nni.manager.internal.config.ExperimentConfig;
+import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.ExperimentStatus;
+import nni.manager.internal.experiment.Progress;
+import nni.manager.internal.experiment.TrialSummary;
+
+/**
+ * An experiment at a glance, for the experiments list and the overview page: status and why,
+ * progress, best trials, elapsed and left, and the limits {@code nnictl update} changes.
+ */
+final class ExperimentOverview {
+
+    private static final int BEST_SHOWN = 10;
+
+    private ExperimentOverview() {
+    }
+
+    /** @return the experiments list's row of an experiment this runtime has (open, or a stored copy) */
+    static Map<String, Object> listRow(Experiment experiment, boolean open) {
+        Progress progress = Progress.of(experiment);
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", experiment.id());
+        row.put("name", experiment.config().experimentName());
+        row.put("status", status(experiment, open));
+        row.put("open", open);
+        row.put("platform", experiment.config().platform());
+        row.put("finished", progress.done() + progress.failed());
+        row.put("total", progress.total());
+        row.put("maxTrials", experiment.config().maxTrialNumber());
+        row.put("best", progress.best());
+        row.put("optimizeMode", experiment.maximizing() ? "maximize" : "minimize");
+        row.put("startTime", experiment.startTime());
+        row.put("endTime", experiment.endTime());
+        row.put("durationMillis", experiment.execMillis());
+        return row;
+    }
+
+    static Map<String, Object> of(Experiment experiment, boolean open) {
+        Progress progress = Progress.of(experiment);
+        ExperimentConfig config = experiment.config();
+        List<TrialSummary> trials = experiment.summaries();
+        Map<String, Object> overview = listRow(experiment, open);
+        overview.put("readOnly", !open || experiment.readOnly());
+        overview.put("editable", open && !experiment.readOnly() && !settledForGood(experiment.status()));
+        overview.put("errors", experiment.errors());
+        overview.put("message", message(experiment));
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        experiment.counts().forEach((status, count) -> counts.put(status.name(), count));
+        overview.put("counts", counts);
+        Map<String, Object> shown = new LinkedHashMap<>();
+        shown.put("done", progress.done());
+        shown.put("running", progress.running());
+        shown.put("waiting", progress.waiting());
+        shown.put("failed", progress.failed());
+        shown.put("total", progress.total());
+        overview.put("progress", shown);
+        overview.put("elapsedMillis", progress.elapsed().toMillis());
+        overview.put("leftMillis", progress.estimatedLeft() == null ? null : progress.estimatedLeft().toMillis());
+        overview.put("trialConcurrency", config.trialConcurrency());
+        overview.put("maxTrialNumber", config.maxTrialNumber());
+        Duration max = config.maxExperimentDuration();
+        // as written (10m, 2h), else as the runtime stores an update: in seconds
+        Object written = config.canonical() == null ? null : config.canonical().get("maxExperimentDuration");
+        overview.put("maxExperimentDuration", max == null ? null : written instanceof String text ? text : max.toSeconds() + "s");
+        overview.put("maxExperimentDurationSeconds", max == null ? null : max.toSeconds());
+        overview.put("tuner", config.tuner() == null ? null : config.tuner().name());
+        overview.put("assessor", config.assessor() == null ? null : config.assessor().name());
+        overview.put("parameters", TrialTable.parameterNames(experiment, trials));
+        overview.put("directory", experiment.directory().toString());
+        overview.put("bestTrials", best(experiment, trials));
+        return overview;
+    }
+
+    /** A stored experiment not open is shown as NNI shows it, STOPPED; VIEWED is one opened to look at. */
+    private static String status(Experiment experiment, boolean open) {
+        return open ? experiment.status().name() : ExperimentStatus.STOPPED.name();
+    }
+
+    /** An experiment that will never run again without a resume cannot be updated. */
+    private static boolean settledForGood(ExperimentStatus status) {
+        return status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING || status == ExperimentStatus.VIEWED
+                || status == ExperimentStatus.ERROR;
+    }
+
+    private static String message(Experiment experiment) {
+        if (experiment.waitingForPlatform().isPresent()) {
+            return "waiting for its platform: " + experiment.waitingForPlatform().get();
+        }
+        List<String> errors = experiment.errors();
+        return errors.isEmpty() ? null : errors.get(errors.size() - 1);
+    }
+
+    private static List<Map<String, Object>> best(Experiment experiment, List<TrialSummary> trials) {
+        Comparator<TrialSummary> order = Comparator.comparingDouble(TrialSummary::finalValue);
+        List<Map<String, Object>> best = new ArrayList<>();
+        trials.stream().filter(t -> t.finalValue() != null && !Double.isNaN(t.finalValue()))
+                .sorted(experiment.maximizing() ? order.reversed() : order).limit(BEST_SHOWN).forEach(t -> {
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    row.put("id", t.job().id());
+                    row.put("sequence", t.sequenceId());
+                    row.put("status", t.job().status().name());
+                    row.put("default", t.finalValue());
+                    row.put("parameters", t.parameters());
+                    best.add(row);
+                });
+        return best;
+    }
+}

@@ -1,0 +1,194 @@
+package nni.manager.internal.ui;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+
+import jakarta.servlet.Servlet;
+import jakarta.servlet.http.HttpServletRequest;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAsyncSupported;
+import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
+import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
+
+import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.http.HttpError;
+import nni.manager.internal.http.JsonServlet;
+import nni.manager.internal.http.RequestBodies;
+import nni.manager.internal.http.Router;
+import nni.manager.internal.login.LoginGate;
+import nni.manager.internal.registry.PlatformInfo;
+import nni.manager.internal.registry.PlatformRegistry;
+
+/**
+ * The web UI's own JSON routes, {@code /api/v1/nni-ui/*}: what the pages show, computed on the
+ * server so that a page gets a screenful whatever the size of the experiment (a page of trials,
+ * thinned chart series). NNI's REST API ({@code /api/v1/nni/}) stays as NNI shapes it; the pages
+ * change experiments through it (update, cancel) as {@code nnictl} does.
+ *
+ * <pre>
+ * GET /experiments                                   every experiment, open or stored
+ * GET /experiments/{id}                              overview
+ * GET /experiments/{id}/trials?offset&amp;limit&amp;sort&amp;order&amp;status&amp;q   a page of the trial table
+ * GET /experiments/{id}/trials/{trial}?points=N      a trial with its intermediate results
+ * GET /experiments/{id}/trials/{trial}/files/{name}?tail=BYTES   the end of stdout, stderr or trial.log
+ * GET /experiments/{id}/results?points=N             default metric per trial, best so far
+ * GET /experiments/{id}/parallel                     hyper-parameter rows for parallel coordinates
+ * GET /platforms                                     installed platforms and their configuration forms
+ * PUT /platforms/{name}/configuration?bundle=BSN     {"values": {id: value}} saved through Config Admin
+ * </pre>
+ */
+@Component(service = Servlet.class)
+@HttpWhiteboardServletPattern(UiApiServlet.PATTERN)
+@HttpWhiteboardServletAsyncSupported
+@HttpWhiteboardServletName("nni-ui-api")
+public class UiApiServlet extends JsonServlet {
+    private static final long serialVersionUID = 1L;
+
+    static final String PATTERN = "/api/v1/nni-ui/*";
+    private static final long MAX_FORM_BYTES = 64 << 10;
+
+    private final transient ExperimentManager manager;
+    private final transient PlatformRegistry platforms;
+    private final transient ExperimentLookup lookup;
+    private final transient StoredExperiments stored = new StoredExperiments();
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile PlatformForms forms;
+
+    /** @param login registered only once the login guards the port (nothing is served before) */
+    @Activate
+    public UiApiServlet(@Reference ExperimentManager manager, @Reference PlatformRegistry platforms,
+                        @Reference RequestBodies bodies, @Reference LoginGate login) {
+        super(bodies);
+        this.manager = manager;
+        this.platforms = platforms;
+        this.lookup = new ExperimentLookup(manager);
+    }
+
+    @Deactivate
+    void deactivate() {
+        lookup.close();
+    }
+
+    @Override
+    protected long maxBodyBytes() {
+        return Math.min(MAX_FORM_BYTES, super.maxBodyBytes());
+    }
+
+    @Override
+    protected void routes(Router router) {
+        // routes are added by the super constructor, before the fields are set: they read them late
+        router.get("/experiments", (request, path) -> experiments());
+        router.get("/experiments/{id}", (request, path) -> {
+            Experiment experiment = experiment(path);
+            return ExperimentOverview.of(experiment, isOpen(experiment));
+        });
+        router.get("/experiments/{id}/trials", (request, path) -> TrialTable.page(experiment(path),
+                TrialTable.Query.of(request)));
+        router.get("/experiments/{id}/trials/{trial}", (request, path) -> {
+            Experiment experiment = experiment(path);
+            return TrialDetail.of(experiment, path.get("trial"), points(request), isOpen(experiment));
+        });
+        router.get("/experiments/{id}/trials/{trial}/files/{name}", (request, path) -> TrialDetail.tail(experiment(path),
+                path.get("trial"), path.get("name"), (int) Queries.whole(request, "tail", TrialDetail.DEFAULT_TAIL, 1, TrialDetail.MAX_TAIL)));
+        router.get("/experiments/{id}/results", (request, path) -> MetricCharts.finalResults(experiment(path), points(request)));
+        router.get("/experiments/{id}/parallel", (request, path) -> MetricCharts.parallel(experiment(path)));
+        router.get("/platforms", (request, path) -> platforms());
+        router.withBody("PUT", "/platforms/{name}/configuration", (request, path) -> requireForms(),
+                (request, path, body) -> requireForms().save(path.get("name"), bundleOf(request), values(body)));
+    }
+
+    private Experiment experiment(Map<String, String> path) {
+        return lookup.require(path.get("id"));
+    }
+
+    private boolean isOpen(Experiment experiment) {
+        return manager.get(experiment.id()).filter(open -> open == experiment).isPresent();
+    }
+
+    private List<Map<String, Object>> experiments() {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Experiment experiment : manager.open()) {
+            rows.add(ExperimentOverview.listRow(experiment, true));
+        }
+        for (String id : manager.stored()) {
+            if (manager.get(id).isEmpty()) {
+                stored.row(id, manager.root().resolve(id)).ifPresent(rows::add);
+            }
+        }
+        rows.sort(Comparator.comparing((Map<String, Object> row) -> row.get("startTime") instanceof Number n ? n.longValue() : 0L)
+                .reversed());
+        return rows;
+    }
+
+    private Map<String, Object> platforms() {
+        PlatformForms current = forms;
+        List<Map<String, Object>> list = new ArrayList<>();
+        for (PlatformInfo info : platforms.platforms()) {
+            Map<String, Object> platform = new LinkedHashMap<>();
+            platform.put("name", info.name());
+            platform.put("bundle", info.bundle());
+            platform.put("version", info.version());
+            platform.put("state", info.state());
+            platform.put("sessions", info.sessions());
+            platform.put("configuration", current == null ? null : current.form(info.name(), info.bundle()).orElse(null));
+            list.add(platform);
+        }
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("platforms", list);
+        answer.put("forms", current != null);
+        return answer;
+    }
+
+    private PlatformForms requireForms() {
+        PlatformForms current = forms;
+        if (current == null) {
+            throw new HttpError(503, "configuration forms need the Metatype service (bundle org.apache.felix.metatype)");
+        }
+        return current;
+    }
+
+    private static String bundleOf(HttpServletRequest request) {
+        String bundle = request.getParameter("bundle");
+        if (bundle == null || bundle.isEmpty()) {
+            throw HttpError.badRequest("bundle: the symbolic name of the platform's bundle is required");
+        }
+        return bundle;
+    }
+
+    private static Map<String, Object> values(byte[] body) {
+        Map<String, Object> parsed;
+        try {
+            parsed = JSON.readValue(body, new TypeReference<Map<String, Object>>() { });
+        } catch (JsonProcessingException e) {
+            throw HttpError.badRequest("the body is not JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw HttpError.badRequest("the body is not JSON: " + e.getMessage());
+        }
+        if (parsed == null || !(parsed.get("values") instanceof Map<?, ?> values)) {
+            throw HttpError.badRequest("values: expected an object of settings, {\"values\": {\"id\": \"value\"}}");
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> typed = (Map<String, Object>) values;
+        return typed;
+    }
+
+    private static int points(HttpServletRequest request) {
+        return (int) Queries.whole(request, "points", MetricCharts.DEFAULT_POINTS, 2, MetricCharts.MAX_POINTS);
+    }
+}

@@ -1,0 +1,45 @@
+// The application: a hash router over the views, one live stream for the whole page.
+
+import { connect } from './live.js';
+import * as experiments from './views/experiments.js';
+import * as overview from './views/overview.js';
+import * as trials from './views/trials.js';
+import * as trial from './views/trial.js';
+import * as metric from './views/metric.js';
+import * as parallel from './views/parallel.js';
+import * as platforms from './views/platforms.js';
+
+const routes = [
+  [/^#?\/?$/, experiments, 'experiments'],
+  [/^#\/experiments\/([^/]+)$/, overview, 'experiments'],
+  [/^#\/experiments\/([^/]+)\/trials$/, trials, 'experiments'],
+  [/^#\/experiments\/([^/]+)\/trials\/([^/]+)$/, trial, 'experiments'],
+  [/^#\/experiments\/([^/]+)\/metric$/, metric, 'experiments'],
+  [/^#\/experiments\/([^/]+)\/parallel$/, parallel, 'experiments'],
+  [/^#\/platforms$/, platforms, 'platforms'],
+];
+
+let dispose = null;
+
+function route() {
+  if (dispose) {
+    dispose();
+    dispose = null;
+  }
+  const root = document.getElementById('view');
+  const hash = location.hash || '#/';
+  for (const [pattern, view, section] of routes) {
+    const match = hash.match(pattern);
+    if (match) {
+      document.querySelectorAll('[data-nav]').forEach((a) => a.classList.toggle('current', a.dataset.nav === section));
+      root.innerHTML = '';
+      dispose = view.show(root, ...match.slice(1).map(decodeURIComponent)) || null;
+      return;
+    }
+  }
+  root.innerHTML = '<p class="problem">No such page.</p>';
+}
+
+window.addEventListener('hashchange', route);
+connect();
+route();
