@@ -61,7 +61,9 @@ final class KubernetesCluster {
      * The trial (bash, NNI's stdout metric protocol): appends {@code <trial> <hostname>} to
      * {@code ran}, reports {@link #STEPS} PERIODICAL metrics, then by its parameter {@code x}: below
      * 100 a FINAL metric and exit 0; 100-199 writes its pid to {@code signals/<x>.pid} and waits for
-     * {@code signals/<x>.release} (at most 2 minutes) first; 200 and above exits 1 after its metrics.
+     * {@code signals/<x>.release} (at most 2 minutes) first; 200-299 exits 1 after its metrics; 300 and
+     * above waits (at most 2 minutes) until another role's {@code follower.sh} has run for it, as a
+     * distributed trial waits for its peers.
      * {@code follower.sh} is another role's command: it records the parameters it found.
      */
     static Path trialCode(Path folder) throws IOException {
@@ -79,7 +81,9 @@ final class KubernetesCluster {
                 "  echo $$ > " + signals + "/$x.pid",
                 "  n=0; while [ ! -e " + signals + "/$x.release ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n+1)); done",
                 "fi",
-                "if [ \"$x\" -ge 200 ]; then echo 'the trial fails' >&2; exit 1; fi",
+                "if [ \"$x\" -ge 300 ]; then",
+                "  n=0; while ! grep -q \"^$NNI_TRIAL_JOB_ID \" " + folder.resolve("followers") + " 2>/dev/null && [ $n -lt 1200 ]; do sleep 0.1; n=$((n+1)); done",
+                "elif [ \"$x\" -ge 200 ]; then echo 'the trial fails' >&2; exit 1; fi",
                 "m FINAL 0 0.$x",
                 ""));
         Files.writeString(folder.resolve("follower.sh"), String.join("\n",

@@ -45,7 +45,9 @@ import nni.manager.internal.store.TrialRecord;
  * runs the pods' commands, the trial keepers among them, as local processes. Each test creates an
  * experiment with {@code nni:create}, waits for its end through NNI's REST API, checks the store
  * (every metric exactly once), the objects the platform made (their names, labels, and, at every
- * create, their CRD's schema), and that halting the experiment deletes them.
+ * create, their CRD's schema), and that halting the experiment deletes them. The images are like
+ * NNI's ({@code msranni/nni}): Python, no JDK ({@code emulated/nni:nojava} has only a Java 8 on its
+ * PATH), so the trials run through the Python keeper, the platforms' default.
  */
 public class KubernetesPlatformsIT {
 
@@ -202,7 +204,7 @@ public class KubernetesPlatformsIT {
                 apiVersion: v1
                 reuseMode: false
                 %s
-                worker: {replicas: 1, command: bash trial.sh, cpuNumber: 1, memorySize: 1gb, dockerImage: emulated/nni:latest, codeDirectory: .}
+                worker: {replicas: 1, command: bash trial.sh, cpuNumber: 1, memorySize: 1gb, dockerImage: emulated/nni:nojava, codeDirectory: .}
                 """.formatted(storage()), "[1, 2, 3]", 3, 2, "");
         awaitDone(experiment);
         List<TrialRecord> trials = KubernetesCluster.assertEverySucceededWithItsMetricsOnce(experiment.directory(), 3);
@@ -238,8 +240,8 @@ public class KubernetesPlatformsIT {
                 operator: pytorch-operator
                 apiVersion: v1
                 %s
-                master: {replicas: 1, command: bash trial.sh, cpuNumber: 1, memorySize: 512mb, dockerImage: emulated/nni:latest, codeDirectory: .}
-                worker: {replicas: 1, command: bash follower.sh, cpuNumber: 1, memorySize: 512mb, dockerImage: emulated/nni:latest, codeDirectory: .}
+                master: {replicas: 1, command: bash trial.sh, cpuNumber: 1, memorySize: 512mb, dockerImage: emulated/nni:nojava, codeDirectory: .}
+                worker: {replicas: 1, command: bash follower.sh, cpuNumber: 1, memorySize: 512mb, dockerImage: emulated/nni:nojava, codeDirectory: .}
                 """.formatted(storage()), "[4, 5, 6, 7]", 4, 2, "");
         awaitDone(experiment);
         List<TrialRecord> trials = KubernetesCluster.assertEverySucceededWithItsMetricsOnce(experiment.directory(), 4);
@@ -272,7 +274,7 @@ public class KubernetesPlatformsIT {
                     gpuNumber: 0
                     cpuNumber: 1
                     memorySize: 1gb
-                    dockerImage: emulated/nni:latest
+                    dockerImage: emulated/nni:nojava
                     frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: 1}
                   - name: ps
                     taskNumber: 1
@@ -280,9 +282,9 @@ public class KubernetesPlatformsIT {
                     gpuNumber: 0
                     cpuNumber: 1
                     memorySize: 512mb
-                    dockerImage: emulated/nni:latest
+                    dockerImage: emulated/nni:nojava
                     frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: -1}
-                """.formatted(storage()), "[8, 9]", 2, 2, "");
+                """.formatted(storage()), "[308, 309]", 2, 2, "");
         awaitDone(experiment);
         List<TrialRecord> trials = KubernetesCluster.assertEverySucceededWithItsMetricsOnce(experiment.directory(), 2);
         List<GenericKubernetesResource> frameworks = KubernetesCluster.objects(admin, FRAMEWORKS, experiment.id());
@@ -313,7 +315,7 @@ public class KubernetesPlatformsIT {
                     gpuNumber: 0
                     cpuNumber: 1
                     memorySize: 1gb
-                    dockerImage: emulated/nni:latest
+                    dockerImage: emulated/nni:nojava
                     frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: 1}
                 """.formatted(storage()), "[10, 11, 12]", 3, 1, "");
         awaitDone(experiment);
@@ -327,7 +329,7 @@ public class KubernetesPlatformsIT {
     private static String adl(boolean reuse) {
         return """
                 platform: adl
-                image: emulated/nni:latest
+                image: emulated/nni:nojava
                 namespace: default
                 trialGpuNumber: 0
                 reuseMode: %s
@@ -397,7 +399,7 @@ public class KubernetesPlatformsIT {
     @Test(timeout = 300_000)
     public void cancelAndEarlyStopEndTheTrialsAfterTheirMetricsAndDeleteTheirJobs() throws Exception {
         Path signals = code.resolve("signals");
-        Experiment experiment = create("cancel", tfPerTrial("emulated/nni:latest"), "[101, 102]", 2, 2, "maxTrialDuration: 10s");
+        Experiment experiment = create("cancel", tfPerTrial("emulated/nni:nojava"), "[101, 102]", 2, 2, "maxTrialDuration: 10s");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(signals.resolve("101.pid")) && Files.exists(signals.resolve("102.pid")));
         String cancelled = idOfTrialWith(experiment, 101);
         var response = runtime.request("DELETE", "trial-jobs/" + cancelled + "?experiment_id=" + experiment.id(), null);
@@ -425,7 +427,7 @@ public class KubernetesPlatformsIT {
     @Test(timeout = 300_000)
     public void aTrialThatFailsEndsFailedAndAJobDeletedFromOutsideEndsItsTrialSysCanceled() throws Exception {
         Path signals = code.resolve("signals");
-        Experiment experiment = create("failures", tfPerTrial("emulated/nni:latest"), "[201, 103]", 2, 2, "");
+        Experiment experiment = create("failures", tfPerTrial("emulated/nni:nojava"), "[201, 103]", 2, 2, "");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(signals.resolve("103.pid")));
         String deleted = idOfTrialWith(experiment, 103);
         String name = ("nni-exp-" + experiment.id() + "-trial-" + deleted).toLowerCase();
@@ -523,10 +525,10 @@ public class KubernetesPlatformsIT {
 
     @Test(timeout = 120_000)
     public void aWrongNamespaceAMissingCrdAndAzureStorageAreRefusedWithTheirMessages() throws Exception {
-        String namespace = refusal("wrong-namespace", tfPerTrial("emulated/nni:latest") + "namespace: nosuch\n");
+        String namespace = refusal("wrong-namespace", tfPerTrial("emulated/nni:nojava") + "namespace: nosuch\n");
         assertTrue(namespace, namespace.contains("namespace 'nosuch' does not exist in cluster 'mock' at " + cluster.url()));
 
-        String version = refusal("old-version", tfPerTrial("emulated/nni:latest").replace("apiVersion: v1", "apiVersion: v1alpha2"));
+        String version = refusal("old-version", tfPerTrial("emulated/nni:nojava").replace("apiVersion: v1", "apiVersion: v1alpha2"));
         assertTrue(version, version.contains("has no TFJob custom resource (CRD tfjobs.kubeflow.org, version v1alpha2)")
                 && version.contains("serves kubeflow.org in version(s) v1"));
 
@@ -546,7 +548,7 @@ public class KubernetesPlatformsIT {
             cluster.install(FRAMEWORKS);
         }
 
-        String azure = refusal("azure", tfPerTrial("emulated/nni:latest").replace(storage(), "storage: {storageType: azureStorage,"
+        String azure = refusal("azure", tfPerTrial("emulated/nni:nojava").replace(storage(), "storage: {storageType: azureStorage,"
                 + " azureAccount: acct, azureShare: share, keyVaultName: vault, keyVaultKey: key}"));
         assertTrue(azure, azure.contains("storageType azureStorage is not available yet"));
     }
