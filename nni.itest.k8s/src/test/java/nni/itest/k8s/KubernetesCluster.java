@@ -65,6 +65,7 @@ final class KubernetesCluster {
      * above waits (at most 2 minutes) until another role's {@code follower.sh} has run for it, as a
      * distributed trial waits for its peers.
      * {@code follower.sh} is another role's command: it records the parameters it found.
+     * {@code trial.py} is a normal trial written with NNI's Python SDK.
      */
     static Path trialCode(Path folder) throws IOException {
         Path signals = Files.createDirectories(folder.resolve("signals"));
@@ -86,11 +87,25 @@ final class KubernetesCluster {
                 "elif [ \"$x\" -ge 200 ]; then echo 'the trial fails' >&2; exit 1; fi",
                 "m FINAL 0 0.$x",
                 ""));
+        // the same with NNI's Python SDK, as NNI's examples report: the image's Python has no nni, the shipped one is used
+        Files.writeString(folder.resolve("trial.py"), String.join("\n",
+                "import os, nni",
+                "x = nni.get_next_parameter()['x']",
+                "with open(" + pythonString(folder.resolve("ran")) + ", 'a') as ran:",
+                "    ran.write('%s %s %s python\\n' % (nni.get_trial_id(), os.environ.get('HOSTNAME', '?'), os.environ['NNI_PLATFORM']))",
+                "for step in range(" + STEPS + "):",
+                "    nni.report_intermediate_result(step / 10)",
+                "nni.report_final_result(x / 1000)",
+                ""));
         Files.writeString(folder.resolve("follower.sh"), String.join("\n",
                 "#!/bin/bash",
                 "echo \"$NNI_TRIAL_JOB_ID ${HOSTNAME:-?} $(cat \"$NNI_SYS_DIR/parameter.cfg\")\" >> " + folder.resolve("followers"),
                 ""));
         return folder;
+    }
+
+    private static String pythonString(Path path) {
+        return "'" + path.toString().replace("\\", "\\\\").replace("'", "\\'") + "'";
     }
 
     /** Every trial SUCCEEDED with its metrics stored exactly once; @return the trials */

@@ -158,12 +158,12 @@ public class KubernetesPlatformsIT {
         return runtime.get(path + (path.contains("?") ? "&" : "?") + "experiment_id=" + experiment.id());
     }
 
+    /** Waits for DONE; an experiment in ERROR or an emulator that failed ends the wait at once. */
     private static void awaitDone(Experiment experiment) {
-        await().atMost(EXPERIMENT_WAIT).ignoreExceptions().until(() -> {
-            String status = api("check-status", experiment).path("status").asText();
-            assertFalse("ERROR: " + api("check-status", experiment) + "\n" + runtime.log(), status.equals("ERROR"));
-            return status.equals("DONE");
-        });
+        await().atMost(EXPERIMENT_WAIT).ignoreExceptions()
+                .failFast("the emulator failed", () -> !emulator.failures().isEmpty())
+                .failFast("the experiment ended in ERROR", () -> "ERROR".equals(api("check-status", experiment).path("status").asText()))
+                .until(() -> api("check-status", experiment).path("status").asText().equals("DONE"));
     }
 
     private static JsonNode trial(Experiment experiment, String trialId) throws Exception {
@@ -204,7 +204,7 @@ public class KubernetesPlatformsIT {
                 apiVersion: v1
                 reuseMode: false
                 %s
-                worker: {replicas: 1, command: bash trial.sh, cpuNumber: 1, memorySize: 1gb, dockerImage: emulated/nni:nojava, codeDirectory: .}
+                worker: {replicas: 1, command: python3 trial.py, cpuNumber: 1, memorySize: 1gb, dockerImage: emulated/nni:nojava, codeDirectory: .}
                 """.formatted(storage()), "[1, 2, 3]", 3, 2, "");
         awaitDone(experiment);
         List<TrialRecord> trials = KubernetesCluster.assertEverySucceededWithItsMetricsOnce(experiment.directory(), 3);
@@ -221,9 +221,17 @@ public class KubernetesPlatformsIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> KubernetesCluster.objects(admin, TFJOBS, experiment.id()).stream()
                 .allMatch(job -> "Succeeded".equals(lastCondition(job))));
         assertTrue(cluster.validatedObjects().stream().anyMatch(o -> "TFJob".equals(o.get("kind"))));
+        assertRanWithNniSdk(trials);
         halt(experiment, TFJOBS);
         assertTrue("label-selector deletes with background propagation", cluster.deletes().stream().anyMatch(d ->
                 d.path().contains("/tfjobs?") && d.path().contains("labelSelector=") && d.body().contains("Background")));
+    }
+
+    /** The trials ran {@code trial.py} (NNI's Python SDK, the one shipped: this machine's Python has no nni). */
+    private static void assertRanWithNniSdk(List<TrialRecord> trials) throws IOException {
+        for (TrialRecord trial : trials) {
+            assertTrue(trial.id(), ranLines().stream().anyMatch(l -> l.startsWith(trial.id() + " ") && l.endsWith(" python")));
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -326,22 +334,25 @@ public class KubernetesPlatformsIT {
         halt(experiment, FRAMEWORKS);
     }
 
-    private static String adl(boolean reuse) {
+    /** AdaptDL; the trials run {@code trialCommand}. */
+    private static String adl(boolean reuse, String trialCommand) {
         return """
                 platform: adl
                 image: emulated/nni:nojava
                 namespace: default
+                trialCommand: %s
                 trialGpuNumber: 0
                 reuseMode: %s
                 checkpoint: {storageClass: standard, storageSize: 1Gi}
-                """.formatted(reuse);
+                """.formatted(trialCommand, reuse);
     }
 
     @Test(timeout = 300_000)
     public void adaptdlOneJobPerTrialAsNniRunsIt() throws Exception {
-        Experiment experiment = create("adl-per-trial", adl(false), "[13, 14, 15]", 3, 2, "");
+        Experiment experiment = create("adl-per-trial", adl(false, "python3 trial.py"), "[13, 14, 15]", 3, 2, "");
         awaitDone(experiment);
         List<TrialRecord> trials = KubernetesCluster.assertEverySucceededWithItsMetricsOnce(experiment.directory(), 3);
+        assertRanWithNniSdk(trials);
         List<GenericKubernetesResource> jobs = KubernetesCluster.objects(admin, ADAPTDLJOBS, experiment.id());
         assertEquals(3, jobs.size());
         for (GenericKubernetesResource job : jobs) {
@@ -362,7 +373,7 @@ public class KubernetesPlatformsIT {
 
     @Test(timeout = 300_000)
     public void adaptdlInReuseMode() throws Exception {
-        Experiment experiment = create("adl-reuse", adl(true), "[16, 17, 18]", 3, 1, "");
+        Experiment experiment = create("adl-reuse", adl(true, "bash trial.sh"), "[16, 17, 18]", 3, 1, "");
         awaitDone(experiment);
         KubernetesCluster.assertEverySucceededWithItsMetricsOnce(experiment.directory(), 3);
         List<GenericKubernetesResource> jobs = KubernetesCluster.objects(admin, ADAPTDLJOBS, experiment.id());

@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.api.environment.EnvironmentLauncher;
 import nni.api.environment.EnvironmentListener;
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.EnvironmentState;
@@ -41,7 +40,7 @@ import nni.api.platform.TransientPlatformException;
  * <p>Threads: one scheduled executor of its own, created here and ended by {@link #close()} or
  * {@link #detach()}. The cluster is called outside {@link #lock}.
  */
-public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
+public final class JobLauncher implements ClusterJobs {
 
     private static final Logger LOG = LoggerFactory.getLogger(JobLauncher.class);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(20);
@@ -124,7 +123,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
         executor.scheduleWithFixedDelay(this::refresh, refresh.toMillis(), refresh.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** @return why the cluster refused the credentials, once it did */
+    @Override
     public Optional<String> refusal() {
         synchronized (lock) {
             return Optional.ofNullable(refusal);
@@ -206,6 +205,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
     }
 
     /** Stops the job of {@code environmentId} now, if it is tracked (a cancelled trial's job). */
+    @Override
     public void stopJobOf(String environmentId) {
         Job job;
         synchronized (lock) {
@@ -221,6 +221,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
      * {@code grace} to do so, and stopped then if the cluster still runs it (other task roles keep
      * it up). A {@link LaunchedEnvironment#stop()} meanwhile waits for the same check.
      */
+    @Override
     public void stopJobLater(String environmentId, Duration grace) {
         Job job;
         synchronized (lock) {
@@ -331,6 +332,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
      * Lets go of every job without stopping it: no more refreshes, no ends reported. The jobs keep
      * running; a later session's {@link #reattach} takes them back.
      */
+    @Override
     public void detach() {
         List<Job> all;
         synchronized (lock) {

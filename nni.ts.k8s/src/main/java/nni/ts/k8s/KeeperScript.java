@@ -6,6 +6,7 @@ import java.util.Set;
 
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.KeeperRuntime;
+import nni.ts.cloud.Shell;
 
 /**
  * The shell script every container of an environment runs ({@code sh -c <script>}, or a
@@ -22,7 +23,9 @@ import nni.api.environment.KeeperRuntime;
  * wait until the lead has written the trial's {@code parameter.cfg}, then run their role's command
  * in the trial's code directory with NNI's environment; in reuse mode they wait, as trials run on
  * the lead only. A failure says what is missing on stderr, which the object's
- * {@code terminationMessagePolicy} turns into the pod's termination message.
+ * {@code terminationMessagePolicy} turns into the pod's termination message. Where the image's
+ * Python cannot import {@code nni}, the shipped SDK ({@value #SDK_FOLDER} in {@value #HOME}) goes on
+ * {@code PYTHONPATH}, as NNI pip-installs it there.
  */
 public final class KeeperScript {
 
@@ -36,6 +39,8 @@ public final class KeeperScript {
     public static final String IMAGE_WORKDIR = "NNI_IMAGE_WORKDIR";
     /** The code archive's name in {@link #HOME}. */
     public static final String CODE_ARCHIVE = "nni-code.tar.gz";
+    /** The folder in {@link #HOME} with the pure-Python trial SDK ({@code sdk/nni/__init__.py}). */
+    public static final String SDK_FOLDER = "sdk";
 
     private static final String CODE_MARK = "\u0000code";
     private static final String WORK_MARK = "\u0000work";
@@ -57,6 +62,9 @@ public final class KeeperScript {
                 .append(spec.environmentId()).append(" (experiment ").append(spec.experimentId()).append(")\n");
         script.append(IMAGE_WORKDIR).append("=$(pwd); export ").append(IMAGE_WORKDIR).append('\n');
         script.append("mkdir -p \"$").append(WORK).append("\" || exit 1\n");
+        // trial code imports nni: an image whose Python has none gets the SDK shipped beside the keeper (NNI pip-installs it)
+        script.append("{ python3 -c 'import nni' >/dev/null 2>&1 || export PYTHONPATH=\"$").append(HOME).append('/').append(SDK_FOLDER)
+                .append("${PYTHONPATH:+:$PYTHONPATH}\"; }\n");
         script.append("if ").append(leadTest).append("; then\n");
         script.append("  cd \"$").append(WORK).append("\" || exit 1\n");
         for (KeeperRuntime runtime : keepers) {

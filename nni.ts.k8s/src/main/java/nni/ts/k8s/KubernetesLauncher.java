@@ -2,9 +2,9 @@ package nni.ts.k8s;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -28,7 +28,6 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 
-import nni.api.environment.EnvironmentLauncher;
 import nni.api.environment.EnvironmentListener;
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.EnvironmentState;
@@ -36,6 +35,8 @@ import nni.api.environment.KeeperRuntime;
 import nni.api.environment.LaunchedEnvironment;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TransientPlatformException;
+import nni.ts.cloud.ClusterJobs;
+import nni.ts.cloud.StagedFiles;
 
 /**
  * Starts keeper environments as Kubernetes jobs of one operator ({@link JobKind}): each
@@ -43,14 +44,15 @@ import nni.api.platform.TransientPlatformException;
  * AdaptDL adds its companions. Everything is labelled with NNI's labels. The experiment's
  * {@link ExperimentWatch} tells what becomes of them: pod progress goes to the environment's
  * listener, a job that ends ends its environment, a job deleted by someone else ends it too and is
- * reported to {@link #onDeletedFromOutside}. Stopping an environment is a label-selector delete with
- * background propagation.
+ * reported to the session ({@link #whenRemovedFromOutside}). Stopping an environment is a
+ * label-selector delete with background propagation. A 401 or 403 when creating means the
+ * credentials are refused: no more jobs are created ({@link #refusal()}).
  *
  * <p>Creation runs on the caller's thread (so that a refusal reaches the manager as an exception,
  * a passing one as {@link TransientPlatformException}); deletes run on {@link #executor}; watch
  * events on the informers' threads. State is guarded by {@link #lock}.
  */
-public final class KubernetesLauncher implements EnvironmentLauncher, ExperimentWatch.Listener, AutoCloseable {
+public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Listener {
 
     private static final Logger LOG = LoggerFactory.getLogger(KubernetesLauncher.class);
     /** No answer (status 0 or -1), too many requests, the server failing for now. */
@@ -69,7 +71,9 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
     private final Object lock = new Object();
     private final Map<String, KubernetesEnvironment> byName = new LinkedHashMap<>();
     private final Map<String, KubernetesEnvironment> byId = new LinkedHashMap<>();
+    private final Runnable onRefusal;
     private volatile BiConsumer<String, String> onDeletedFromOutside = (id, why) -> { };
+    private String refusal;
     private boolean filesCopied;
     private boolean closed;
 
@@ -80,9 +84,10 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
      * @param keeperChoice      the platform's keeper setting, shown as an attribute
      * @param cancelGraceMillis how long a cancelled trial's keeper has to report before its job is deleted anyway
      * @param executor          runs deletes; owned by the caller, shut down by {@link #close} and {@link #detach}
+     * @param onRefusal         told once when the cluster refuses the credentials
      */
     public KubernetesLauncher(Cluster cluster, String namespace, JobKind kind, NfsShare share, String experimentId,
-                              String keeperChoice, long cancelGraceMillis, ScheduledExecutorService executor)
+                              String keeperChoice, long cancelGraceMillis, ScheduledExecutorService executor, Runnable onRefusal)
             throws PlatformException {
         this.cluster = cluster;
         this.client = cluster.client();
@@ -92,17 +97,21 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
         this.experimentId = experimentId;
         this.keeperChoice = keeperChoice;
         this.cancelGraceMillis = cancelGraceMillis;
+        this.onRefusal = onRefusal;
         this.executor = executor;
         this.watch = new ExperimentWatch(client, namespace, kind.type(), experimentId, this, cluster);
     }
 
-    /** @param listener told (environment id, message) when a job of a live environment was deleted by someone else */
-    public void onDeletedFromOutside(BiConsumer<String, String> listener) {
+    @Override
+    public void whenRemovedFromOutside(BiConsumer<String, String> listener) {
         this.onDeletedFromOutside = listener;
     }
 
-    public JobKind kind() {
-        return kind;
+    @Override
+    public Optional<String> refusal() {
+        synchronized (lock) {
+            return Optional.ofNullable(refusal);
+        }
     }
 
     @Override
@@ -124,6 +133,9 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
         Map<String, Object> job = kind.job(request);
         KubernetesEnvironment environment = new KubernetesEnvironment(id, name, labels, listener);
         synchronized (lock) {
+            if (refusal != null) {
+                throw new PlatformException(refusal);
+            }
             if (closed) {
                 throw new PlatformException("the experiment's " + kind.type().kind() + " session is closed");
             }
@@ -161,7 +173,12 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
                 throw new PlatformException(what + "an object of that name exists already (left by an earlier run of"
                         + " experiment " + experimentId + "?)", failure);
             }
-            throw cluster.refused(failure, "creating " + kind.type().plural() + " and secrets in namespace '" + namespace + "'");
+            PlatformException refused = cluster.refused(failure, "creating " + kind.type().plural() + " and secrets in namespace '"
+                    + namespace + "'");
+            if (status == 401 || status == 403) {
+                refuse(refused.getMessage());
+            }
+            throw refused;
         }
         LOG.info("experiment {}: {} {} created in namespace {} for {} {}", experimentId, kind.type().kind(), name, namespace,
                 perTrial ? "trial" : "environment", id);
@@ -169,6 +186,19 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
                 + " is created; its pods are not scheduled yet");
         watch.job(name).ifPresent(this::jobChanged); // an event that came before the registration was ignored
         return environment;
+    }
+
+    /** The credentials are refused: remembered, and told once. */
+    private void refuse(String why) {
+        synchronized (lock) {
+            if (refusal != null) {
+                return;
+            }
+            refusal = why + "; no more trials are started on this experiment's " + kind.type().kind() + " session"
+                    + " (check the credentials and resume the experiment)";
+        }
+        LOG.error("experiment {}: {}", experimentId, refusal().orElseThrow());
+        onRefusal.run();
     }
 
     /** Copies the keeper files and the code archive to the experiment's folder on the share, once per session. */
@@ -180,21 +210,16 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
             Path folder = share.experimentFolder(experimentId);
             try {
                 for (KeeperRuntime runtime : spec.keepers()) {
-                    copy(spec.keeperFile(runtime), folder.resolve(runtime.fileName()));
+                    StagedFiles.copy(spec.keeperFile(runtime), folder.resolve(runtime.fileName()));
                 }
-                copy(spec.codeArchive(), folder.resolve(KeeperScript.CODE_ARCHIVE));
+                StagedFiles.copy(spec.codeArchive(), folder.resolve(KeeperScript.CODE_ARCHIVE));
+                StagedFiles.sdk(KubernetesLauncher.class, folder.resolve(KeeperScript.SDK_FOLDER));
             } catch (IOException e) {
                 throw new PlatformException("cannot copy the trial keeper and code to " + folder + " on the NFS share "
                         + share.describe() + ": " + e.getMessage(), e);
             }
             filesCopied = true;
         }
-    }
-
-    private static void copy(Path from, Path to) throws IOException {
-        Path temporary = to.resolveSibling(to.getFileName() + ".tmp");
-        Files.copy(from, temporary, StandardCopyOption.REPLACE_EXISTING);
-        Files.move(temporary, to, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     // ---- watch events ----------------------------------------------------------------------------
@@ -320,10 +345,11 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
     // ---- stop, delete --------------------------------------------------------------------------
 
     /**
-     * Deletes a cancelled trial's job once its keeper has reported and ended, or after the grace
-     * period at the latest (one keeper per trial: the environment is the trial's).
+     * Deletes a cancelled trial's job once its keeper has reported and ended, or after the cancel
+     * grace at the latest (one keeper per trial: the environment is the trial's).
      */
-    public void deleteWhenEnded(String trialId) {
+    @Override
+    public void stopJobOf(String trialId) {
         KubernetesEnvironment environment;
         synchronized (lock) {
             environment = byId.get(trialId);
@@ -337,6 +363,30 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
         }
         environment.markDeleteWhenEnded();
         deleteLater(environment.labels, cancelGraceMillis, environment);
+    }
+
+    /** A job whose trial ended is left {@code grace} to end too; deleted then if it still runs (another role keeps it up). */
+    @Override
+    public void stopJobLater(String environmentId, Duration grace) {
+        KubernetesEnvironment environment;
+        synchronized (lock) {
+            environment = byId.get(environmentId);
+        }
+        if (environment == null || environment.isOver()) {
+            return;
+        }
+        try {
+            executor.schedule(() -> {
+                if (!environment.isOver()) {
+                    LOG.info("experiment {}: {} {} still runs {} s after its trial ended; deleting it", experimentId,
+                            kind.type().kind(), environment.name, grace.toSeconds());
+                    environment.requestStop();
+                    deleteQuietly(environment.labels);
+                }
+            }, grace.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the session is closing: close() deletes everything of the experiment
+        }
     }
 
     private void deleteLater(Map<String, String> labels, long delayMillis) {
@@ -412,6 +462,7 @@ public final class KubernetesLauncher implements EnvironmentLauncher, Experiment
      * Lets go of every environment without deleting anything: the watch and the connection end,
      * jobs and keepers keep running.
      */
+    @Override
     public void detach() {
         List<KubernetesEnvironment> all;
         synchronized (lock) {

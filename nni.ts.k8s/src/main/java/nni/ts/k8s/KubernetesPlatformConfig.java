@@ -35,4 +35,8 @@ public @interface KubernetesPlatformConfig {
 
     @AttributeDefinition(description = "Seconds a cancelled trial's keeper has to report before its job is deleted anyway")
     int cancel_grace_seconds() default 30;
+
+    @AttributeDefinition(description = "One job per trial: seconds a job may run on after its trial ended (a role that does not"
+            + " end by itself) before it is deleted")
+    int stop_grace_seconds() default 10;
 }

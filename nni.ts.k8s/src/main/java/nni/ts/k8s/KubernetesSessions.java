@@ -18,6 +18,7 @@ import nni.api.environment.KeeperSessions;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.ts.cloud.JobSession;
 
 /**
  * Opens a Kubernetes platform's session, the same way for every operator: credentials, the
@@ -38,9 +39,10 @@ public final class KubernetesSessions {
      * @param maxEnvironments most environments (jobs) alive at once
      * @param idleTimeout     how long a reuse environment may stay idle
      * @param cancelGrace     how long a cancelled trial's keeper has before its job is deleted anyway
+     * @param stopGrace       one job per trial: how long a job may run on after its trial ended
      */
     public record Settings(String kubeconfig, String context, String nfsMountPath, KeeperChoice keeper, int maxEnvironments,
-                           Duration idleTimeout, Duration cancelGrace) {
+                           Duration idleTimeout, Duration cancelGrace, Duration stopGrace) {
 
         /**
          * @return the settings of a component configuration
@@ -55,7 +57,8 @@ public final class KubernetesSessions {
             }
             return new Settings(config.kubeconfig(), config.context(), config.nfs_mount_path(), keeper,
                     config.max_environments(), Duration.ofSeconds(Math.max(1, config.reuse_idle_seconds())),
-                    Duration.ofSeconds(Math.max(0, config.cancel_grace_seconds())));
+                    Duration.ofSeconds(Math.max(0, config.cancel_grace_seconds())),
+                    Duration.ofSeconds(Math.max(0, config.stop_grace_seconds())));
         }
     }
 
@@ -79,6 +82,7 @@ public final class KubernetesSessions {
         Cluster cluster = null;
         KubernetesLauncher launcher = null;
         ScheduledThreadPoolExecutor executor = null;
+        KeeperOptions options;
         try {
             Map<String, Object> storage = useShare ? K8sStorage.nfs(section) : null;
             cluster = ClusterAccess.connect(settings.kubeconfig(), settings.context(), System.getenv());
@@ -97,14 +101,13 @@ public final class KubernetesSessions {
             // closing deletes everything of the experiment at once: deletes still waiting out a grace are dropped
             executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
             launcher = new KubernetesLauncher(cluster, namespace, kind, share, context.experimentId(), settings.keeper().toString(),
-                    settings.cancelGrace().toMillis(), executor);
+                    settings.cancelGrace().toMillis(), executor, context::capacityChanged);
             kind.openExperiment(cluster.client(), namespace, context.experimentId());
-            KeeperOptions options = KeeperOptions.builder(context.platform()).reuse(reuse)
+            options = KeeperOptions.builder(context.platform()).reuse(reuse)
                     .maxEnvironments(Math.max(1, settings.maxEnvironments())).idleTimeout(settings.idleTimeout())
                     .managerHost(managerHost(section, context)).keeper(settings.keeper()).build();
             LOG.info("experiment {}: {} in namespace {} of {} as user {}, {}", context.experimentId(), kind.type(), namespace,
                     cluster.identity(), cluster.identity().user(), reuse ? "reuse mode" : "one keeper per trial");
-            return new KubernetesSession(context, launcher, !reuse, keeperSessions.open(context, launcher, options));
         } catch (PlatformException | RuntimeException e) {
             // nothing is deleted: a resumed experiment's jobs may be running
             if (launcher != null) {
@@ -118,6 +121,14 @@ public final class KubernetesSessions {
                 }
             }
             if (share != null) {
+                share.release();
+            }
+            throw e;
+        }
+        try {
+            return JobSession.open(context, launcher, options, settings.stopGrace(), keeperSessions);
+        } catch (PlatformException | RuntimeException e) {
+            if (share != null) { // the launcher is detached, nothing deleted
                 share.release();
             }
             throw e;

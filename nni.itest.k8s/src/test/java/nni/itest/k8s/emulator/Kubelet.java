@@ -388,6 +388,7 @@ final class Kubelet {
         int mode = defaultMode == null ? 0644 : defaultMode;
         for (Map.Entry<String, String> entry : paths.entrySet()) {
             Path file = folder.resolve(entry.getValue());
+            Files.createDirectories(file.getParent()); // an item's path may have folders
             Files.write(file, files.get(entry.getKey()));
             Set<PosixFilePermission> permissions = EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
             if ((mode & 0100) != 0) {

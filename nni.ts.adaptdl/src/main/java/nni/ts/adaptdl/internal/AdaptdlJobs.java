@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.KeeperRuntime;
 import nni.api.platform.PlatformException;
+import nni.ts.cloud.StagedFiles;
 import nni.ts.k8s.CustomResourceType;
 import nni.ts.k8s.JobKind;
 import nni.ts.k8s.JobRequest;
@@ -48,6 +49,8 @@ final class AdaptdlJobs implements JobKind {
     /** Where the ConfigMap's files are in the container. */
     static final String KEEPER_HOME = "/nni-keeper";
     static final String CONFIG_VOLUME = "nni-keeper-files";
+    /** The ConfigMap key of the trial SDK, mounted as {@code sdk/nni/__init__.py} in {@link #KEEPER_HOME}. */
+    static final String SDK_KEY = "nni-sdk.py";
     /** ConfigMaps hold at most 1 MiB. */
     static final int CONFIG_MAP_LIMIT = 1024 * 1024 - 4096;
     /** The storage classes NNI picks for AdaptDL when none is configured, by provisioner. */
@@ -118,7 +121,7 @@ final class AdaptdlJobs implements JobKind {
             for (KeeperRuntime runtime : spec.keepers()) {
                 size += Files.size(spec.keeperFile(runtime));
             }
-            size += Files.size(spec.codeArchive());
+            size += Files.size(spec.codeArchive()) + sdk().length;
         } catch (IOException e) {
             throw new PlatformException("cannot read the keeper files: " + e.getMessage(), e);
         }
@@ -146,7 +149,11 @@ final class AdaptdlJobs implements JobKind {
         volumes.add(Map.of("name", "adaptdl-pvc", "persistentVolumeClaim", Map.of("claimName", name)));
         volumes.add(Map.of("name", "adaptdl-tensorboard-pvc", "persistentVolumeClaim",
                 Map.of("claimName", tensorboardName(request.labels().get("expId")))));
-        volumes.add(Map.of("name", CONFIG_VOLUME, "configMap", Map.of("name", name, "defaultMode", 511)));
+        List<Map<String, Object>> items = new ArrayList<>();
+        for (String key : configMapKeys(request.spec())) {
+            items.add(Map.of("key", key, "path", key.equals(SDK_KEY) ? KeeperScript.SDK_FOLDER + "/nni/__init__.py" : key));
+        }
+        volumes.add(Map.of("name", CONFIG_VOLUME, "configMap", Map.of("name", name, "defaultMode", 511, "items", items)));
         if (nfs != null) {
             mounts.add(Map.of("name", "nfs", "mountPath", String.valueOf(nfs.get("containerMountPath"))));
             volumes.add(Map.of("name", "nfs", "nfs", Map.of("server", String.valueOf(nfs.get("server")), "path",
@@ -212,6 +219,7 @@ final class AdaptdlJobs implements JobKind {
                 binary.put(runtime.fileName(), Base64.getEncoder().encodeToString(Files.readAllBytes(request.spec().keeperFile(runtime))));
             }
             binary.put(KeeperScript.CODE_ARCHIVE, Base64.getEncoder().encodeToString(Files.readAllBytes(request.spec().codeArchive())));
+            binary.put(SDK_KEY, Base64.getEncoder().encodeToString(sdk()));
         } catch (IOException e) {
             throw new PlatformException("cannot read the keeper files: " + e.getMessage(), e);
         }
@@ -222,6 +230,25 @@ final class AdaptdlJobs implements JobKind {
         configMap.put("data", data);
         configMap.put("binaryData", binary);
         return List.of(pvc, configMap);
+    }
+
+    /** @return the keys of an environment's ConfigMap: the scripts, the keepers, the code archive, the SDK */
+    private static List<String> configMapKeys(EnvironmentSpec spec) {
+        List<String> keys = new ArrayList<>(List.of("run.sh", "cleanup.sh"));
+        spec.keepers().forEach(runtime -> keys.add(runtime.fileName()));
+        keys.add(KeeperScript.CODE_ARCHIVE);
+        keys.add(SDK_KEY);
+        return keys;
+    }
+
+    /** @return the pure-Python trial SDK this bundle ships */
+    private static byte[] sdk() throws IOException {
+        try (var in = AdaptdlJobs.class.getResourceAsStream(StagedFiles.SDK_RESOURCE)) {
+            if (in == null) {
+                throw new IOException("the nni SDK is missing from this bundle");
+            }
+            return in.readAllBytes();
+        }
     }
 
     private static Map<String, Object> claim(String size, String storageClassName) {
