@@ -268,6 +268,14 @@ public class KubernetesPlatformsIT {
         halt(experiment, PYTORCHJOBS);
     }
 
+    /** A FrameworkController task role of one task, as a list item of {@code taskRoles}. */
+    private static String taskRole(String name, String command, int minSucceeded) {
+        return """
+                  - {name: %s, taskNumber: 1, command: %s, gpuNumber: 0, cpuNumber: 1, memorySize: 512mb,
+                     dockerImage: emulated/nni:nojava, frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: %d}}
+                """.formatted(name, command, minSucceeded);
+    }
+
     @Test(timeout = 300_000)
     public void frameworkControllerWithTwoTaskRolesOneKeeperPerTrial() throws Exception {
         Experiment experiment = create("fc-per-trial", """
@@ -276,23 +284,8 @@ public class KubernetesPlatformsIT {
                 reuseMode: false
                 %s
                 taskRoles:
-                  - name: worker
-                    taskNumber: 1
-                    command: bash trial.sh
-                    gpuNumber: 0
-                    cpuNumber: 1
-                    memorySize: 1gb
-                    dockerImage: emulated/nni:nojava
-                    frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: 1}
-                  - name: ps
-                    taskNumber: 1
-                    command: bash follower.sh
-                    gpuNumber: 0
-                    cpuNumber: 1
-                    memorySize: 512mb
-                    dockerImage: emulated/nni:nojava
-                    frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: -1}
-                """.formatted(storage()), "[308, 309]", 2, 2, "");
+                %s%s""".formatted(storage(), taskRole("worker", "bash trial.sh", 1), taskRole("ps", "bash follower.sh", -1)),
+                "[308, 309]", 2, 2, "");
         awaitDone(experiment);
         List<TrialRecord> trials = KubernetesCluster.assertEverySucceededWithItsMetricsOnce(experiment.directory(), 2);
         List<GenericKubernetesResource> frameworks = KubernetesCluster.objects(admin, FRAMEWORKS, experiment.id());
@@ -317,15 +310,7 @@ public class KubernetesPlatformsIT {
                 serviceAccountName: null
                 %s
                 taskRoles:
-                  - name: worker
-                    taskNumber: 1
-                    command: bash trial.sh
-                    gpuNumber: 0
-                    cpuNumber: 1
-                    memorySize: 1gb
-                    dockerImage: emulated/nni:nojava
-                    frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: 1}
-                """.formatted(storage()), "[10, 11, 12]", 3, 1, "");
+                %s""".formatted(storage(), taskRole("worker", "bash trial.sh", 1)), "[10, 11, 12]", 3, 1, "");
         awaitDone(experiment);
         KubernetesCluster.assertEverySucceededWithItsMetricsOnce(experiment.directory(), 3);
         List<GenericKubernetesResource> frameworks = KubernetesCluster.objects(admin, FRAMEWORKS, experiment.id());
@@ -550,9 +535,7 @@ public class KubernetesPlatformsIT {
                     serviceAccountName: null
                     %s
                     taskRoles:
-                      - {name: worker, taskNumber: 1, command: bash trial.sh, gpuNumber: 0, cpuNumber: 1, memorySize: 1gb,
-                         frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: 1}}
-                    """.formatted(storage()));
+                    %s""".formatted(storage(), taskRole("worker", "bash trial.sh", 1)));
             assertTrue(missing, missing.contains("cluster 'mock' at " + cluster.url() + " has no Framework custom resource"
                     + " (CRD frameworks.frameworkcontroller.microsoft.com, version v1); install FrameworkController"));
         } finally {

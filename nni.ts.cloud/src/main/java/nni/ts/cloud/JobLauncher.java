@@ -93,11 +93,10 @@ public final class JobLauncher implements ClusterJobs {
     private final Api api;
     private final String title;
     private final Duration missingAfter;
-    private final Runnable onRefusal;
     private final ScheduledThreadPoolExecutor executor;
     private final Object lock = new Object();
     private final Map<String, Job> jobs = new LinkedHashMap<>();
-    private String refusal;
+    private final Refusal refusal;
     private boolean closed;
     private String outage;
 
@@ -112,7 +111,7 @@ public final class JobLauncher implements ClusterJobs {
         this.api = api;
         this.title = title;
         this.missingAfter = missingAfter;
-        this.onRefusal = onRefusal;
+        this.refusal = new Refusal(title, onRefusal);
         AtomicInteger count = new AtomicInteger();
         this.executor = new ScheduledThreadPoolExecutor(2, r -> {
             Thread thread = new Thread(r, threads + "-" + count.incrementAndGet());
@@ -125,17 +124,13 @@ public final class JobLauncher implements ClusterJobs {
 
     @Override
     public Optional<String> refusal() {
-        synchronized (lock) {
-            return Optional.ofNullable(refusal);
-        }
+        return refusal.get();
     }
 
     @Override
     public LaunchedEnvironment start(EnvironmentSpec spec, EnvironmentListener listener) throws PlatformException {
+        refusal.check();
         synchronized (lock) {
-            if (refusal != null) {
-                throw new PlatformException(refusal);
-            }
             if (closed) {
                 throw new PlatformException("the experiment's " + title + " session is closed");
             }
@@ -147,7 +142,7 @@ public final class JobLauncher implements ClusterJobs {
             switch (e.kind()) {
                 case TRANSIENT -> throw new TransientPlatformException(e.getMessage(), e.retryAfter().orElse(null), e);
                 case AUTH -> {
-                    refuse(e.getMessage());
+                    refusal.refuse(e.getMessage());
                     throw new PlatformException(e.getMessage(), e);
                 }
                 default -> throw new PlatformException(e.getMessage(), e);
@@ -178,7 +173,7 @@ public final class JobLauncher implements ClusterJobs {
             status = api.status(handle);
         } catch (CloudException e) {
             if (e.kind() == CloudException.Kind.AUTH) {
-                refuse(e.getMessage());
+                refusal.refuse(e.getMessage());
                 return Optional.empty();
             }
             if (e.kind() != CloudException.Kind.TRANSIENT) {
@@ -239,7 +234,7 @@ public final class JobLauncher implements ClusterJobs {
     private void refresh() {
         List<Job> live;
         synchronized (lock) {
-            if (closed || refusal != null) {
+            if (closed || refusal.get().isPresent()) {
                 return;
             }
             live = jobs.values().stream().filter(j -> !j.ended.isDone()).toList();
@@ -261,7 +256,7 @@ public final class JobLauncher implements ClusterJobs {
             }
         } catch (CloudException e) {
             if (e.kind() == CloudException.Kind.AUTH) {
-                refuse(e.getMessage());
+                refusal.refuse(e.getMessage());
             } else {
                 unavailable(live, e.getMessage());
             }
@@ -298,17 +293,6 @@ public final class JobLauncher implements ClusterJobs {
         }
     }
 
-    private void refuse(String why) {
-        synchronized (lock) {
-            if (refusal != null) {
-                return;
-            }
-            refusal = why + "; no more trials are started on this experiment's " + title + " session"
-                    + " (check the credentials and resume the experiment)";
-        }
-        LOG.error("{}", refusal().orElseThrow());
-        onRefusal.run();
-    }
 
     /** @return false when the launcher's threads are ending and the task was not taken */
     private boolean schedule(Runnable task, Duration delay) {
@@ -508,7 +492,7 @@ public final class JobLauncher implements ClusterJobs {
             } catch (CloudException e) {
                 switch (e.kind()) {
                     case NOT_FOUND -> end(title + " job " + handle + " is gone");
-                    case AUTH -> refuse(e.getMessage());
+                    case AUTH -> refusal.refuse(e.getMessage());
                     case TRANSIENT -> {
                         Duration wait = e.retryAfter().orElse(Duration.ofSeconds(Math.min(STOP_RETRY_CAP.toSeconds(), 1L << Math.min(attempt, 5))));
                         if (Duration.between(since, Instant.now()).compareTo(Duration.ofMinutes(10)) > 0) {

@@ -36,6 +36,7 @@ import nni.api.environment.LaunchedEnvironment;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TransientPlatformException;
 import nni.ts.cloud.ClusterJobs;
+import nni.ts.cloud.Refusal;
 import nni.ts.cloud.StagedFiles;
 
 /**
@@ -71,9 +72,8 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
     private final Object lock = new Object();
     private final Map<String, KubernetesEnvironment> byName = new LinkedHashMap<>();
     private final Map<String, KubernetesEnvironment> byId = new LinkedHashMap<>();
-    private final Runnable onRefusal;
+    private final Refusal refusal;
     private volatile BiConsumer<String, String> onDeletedFromOutside = (id, why) -> { };
-    private String refusal;
     private boolean filesCopied;
     private boolean closed;
 
@@ -97,7 +97,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         this.experimentId = experimentId;
         this.keeperChoice = keeperChoice;
         this.cancelGraceMillis = cancelGraceMillis;
-        this.onRefusal = onRefusal;
+        this.refusal = new Refusal(kind.type().kind(), onRefusal);
         this.executor = executor;
         this.watch = new ExperimentWatch(client, namespace, kind.type(), experimentId, this, cluster);
     }
@@ -109,9 +109,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
 
     @Override
     public Optional<String> refusal() {
-        synchronized (lock) {
-            return Optional.ofNullable(refusal);
-        }
+        return refusal.get();
     }
 
     @Override
@@ -132,10 +130,8 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
                 KeeperScript.build(spec, kind.leadTest(name), kind.leadCommand()));
         Map<String, Object> job = kind.job(request);
         KubernetesEnvironment environment = new KubernetesEnvironment(id, name, labels, listener);
+        refusal.check();
         synchronized (lock) {
-            if (refusal != null) {
-                throw new PlatformException(refusal);
-            }
             if (closed) {
                 throw new PlatformException("the experiment's " + kind.type().kind() + " session is closed");
             }
@@ -176,7 +172,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
             PlatformException refused = cluster.refused(failure, "creating " + kind.type().plural() + " and secrets in namespace '"
                     + namespace + "'");
             if (status == 401 || status == 403) {
-                refuse(refused.getMessage());
+                refusal.refuse(refused.getMessage());
             }
             throw refused;
         }
@@ -186,19 +182,6 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
                 + " is created; its pods are not scheduled yet");
         watch.job(name).ifPresent(this::jobChanged); // an event that came before the registration was ignored
         return environment;
-    }
-
-    /** The credentials are refused: remembered, and told once. */
-    private void refuse(String why) {
-        synchronized (lock) {
-            if (refusal != null) {
-                return;
-            }
-            refusal = why + "; no more trials are started on this experiment's " + kind.type().kind() + " session"
-                    + " (check the credentials and resume the experiment)";
-        }
-        LOG.error("experiment {}: {}", experimentId, refusal().orElseThrow());
-        onRefusal.run();
     }
 
     /** Copies the keeper files and the code archive to the experiment's folder on the share, once per session. */
