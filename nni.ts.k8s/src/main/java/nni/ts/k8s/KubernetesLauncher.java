@@ -129,7 +129,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         JobRequest request = new JobRequest(spec, name, namespace, labels, placement,
                 KeeperScript.build(spec, kind.leadTest(name), kind.leadCommand()));
         Map<String, Object> job = kind.job(request);
-        KubernetesEnvironment environment = new KubernetesEnvironment(id, name, labels, listener);
+        KubernetesEnvironment environment = environment(id, name, labels, listener);
         refusal.check();
         synchronized (lock) {
             if (closed) {
@@ -423,8 +423,8 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         }
         Map<String, String> labels = job.get().getMetadata().getLabels();
         boolean perTrial = labels != null && labels.containsKey("trialId");
-        KubernetesEnvironment environment = new KubernetesEnvironment(environmentId, handle,
-                NniObjects.labels(experimentId, perTrial, environmentId), (state, message) -> { });
+        KubernetesEnvironment environment = environment(environmentId, handle, NniObjects.labels(experimentId, perTrial, environmentId),
+                (state, message) -> { });
         synchronized (lock) {
             if (closed) {
                 return Optional.empty();
@@ -489,146 +489,14 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         }
     }
 
-    /** One environment: its job, what its pods say, its end. */
-    private final class KubernetesEnvironment implements LaunchedEnvironment {
-        final String id;
-        final String name;
-        final Map<String, String> labels;
-        private final EnvironmentListener listener;
-        private final java.util.concurrent.CompletableFuture<String> ended = new java.util.concurrent.CompletableFuture<>();
-        private final Map<String, PodProgress> pods = new LinkedHashMap<>();
-        private String failure;
-        private String host = "";
-        private EnvironmentState reportedState;
-        private String reportedMessage;
-        private boolean stopRequested;
-        private boolean deleteWhenEnded;
-        private volatile boolean detached;
-
-        KubernetesEnvironment(String id, String name, Map<String, String> labels, EnvironmentListener listener) {
-            this.id = id;
-            this.name = name;
-            this.labels = labels;
-            this.listener = listener;
-        }
-
-        boolean isOver() {
-            return ended.isDone() || detached;
-        }
-
-        /** Tells the listener, unless it was told that already or the environment is over. */
-        void progress(EnvironmentState state, String message) {
-            synchronized (this) {
-                if (isOver() || state == reportedState && message.equals(reportedMessage)) {
-                    return;
-                }
-                reportedState = state;
-                reportedMessage = message;
-            }
-            listener.stateChanged(state, message);
-        }
-
-        /** @return the pod's progress; the environment's (its least advanced pod's) is reported */
-        PodProgress podChanged(Pod pod) {
-            PodProgress progress = PodProgress.of(pod);
-            PodProgress least = null;
-            synchronized (this) {
-                String podFailure = PodProgress.failure(pod);
-                if (podFailure != null && failure == null) {
-                    failure = podFailure;
-                }
-                if (pod.getSpec() != null && pod.getSpec().getNodeName() != null && host.isEmpty()) {
-                    host = pod.getSpec().getNodeName();
-                }
-                if (progress == null) {
-                    pods.remove(pod.getMetadata().getName());
-                } else {
-                    pods.put(pod.getMetadata().getName(), progress);
-                }
-                for (PodProgress each : pods.values()) {
-                    if (least == null || each.state().ordinal() < least.state().ordinal()) {
-                        least = each;
-                    }
-                }
-            }
-            if (least != null) {
-                progress(least.state(), least.message());
-            }
-            return progress;
-        }
-
-        synchronized void podDeleted(Pod pod) {
-            pods.remove(pod.getMetadata().getName());
-        }
-
-        synchronized String podFailure() {
-            return failure;
-        }
-
-        synchronized boolean stopRequested() {
-            return stopRequested;
-        }
-
-        synchronized void requestStop() {
-            stopRequested = true;
-        }
-
-        synchronized void markDeleteWhenEnded() {
-            deleteWhenEnded = true;
-        }
-
-        synchronized boolean deleteWhenEnded() {
-            return deleteWhenEnded;
-        }
-
-        void end(String why) {
-            if (!detached) {
-                ended.complete(why);
-            }
-        }
-
-        @Override
-        public java.util.concurrent.CompletionStage<String> ended() {
-            return ended;
-        }
-
-        @Override
-        public void stop() {
-            if (ended.isDone()) {
-                return;
-            }
-            requestStop();
-            deleteLater(labels, 0);
-        }
-
-        @Override
-        public void detach() {
-            detached = true;
-        }
-
-        @Override
-        public String handle() {
-            return name;
-        }
-
-        @Override
-        public synchronized String host() {
-            return host;
-        }
-
-        @Override
-        public Map<String, String> attributes() {
-            Map<String, String> attributes = new LinkedHashMap<>(kind.attributes());
-            attributes.put("object", name);
-            attributes.put("namespace", namespace);
-            attributes.put("keeper", keeperChoice);
-            return attributes;
-        }
-
-        @Override
-        public String url() {
-            return share != null ? "nfs://" + share.describe() + "/nni/" + experimentId + "/envs/" + id
-                    : "k8s://" + namespace + "/" + kind.type().plural() + "/" + name;
-        }
+    /** A new environment's handle: what the trials show of it, and its stop (a label-selector delete). */
+    private KubernetesEnvironment environment(String id, String name, Map<String, String> labels, EnvironmentListener listener) {
+        Map<String, String> attributes = new LinkedHashMap<>(kind.attributes());
+        attributes.put("object", name);
+        attributes.put("namespace", namespace);
+        attributes.put("keeper", keeperChoice);
+        String url = share != null ? "nfs://" + share.describe() + "/nni/" + experimentId + "/envs/" + id
+                : "k8s://" + namespace + "/" + kind.type().plural() + "/" + name;
+        return new KubernetesEnvironment(id, name, labels, listener, attributes, url, () -> deleteLater(labels, 0));
     }
 }

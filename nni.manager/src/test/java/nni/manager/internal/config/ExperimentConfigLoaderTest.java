@@ -392,6 +392,10 @@ public class ExperimentConfigLoaderTest {
     @Test
     public void validateReportsPlatformsWithoutBundleAsNotChecked() throws Exception {
         Path file = write("exp/x.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: dlts, whatever: 1}]\n");
+        // every NNI platform has a bundle here: a runtime with only the local one installed
+        ExperimentConfigLoader loader = Loaders.with(
+                Map.of("local", new nni.ts.local.internal.LocalPlatform(Loaders.defaults(nni.ts.local.internal.LocalPlatform.Config.class))),
+                Map.of("random", new nni.tuners.internal.RandomTunerProvider()), Map.of());
         ValidationReport report = loader.validate(file);
         assertTrue(report.ok());
         assertEquals(List.of("trainingService[0] (platform dlts)"), report.unchecked());
