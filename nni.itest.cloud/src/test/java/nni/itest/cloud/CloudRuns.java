@@ -62,6 +62,30 @@ final class CloudRuns {
         return folder;
     }
 
+    /**
+     * With one trial at a time: waits for the first trial to run, cancels it through NNI's REST API,
+     * and waits for the next one to run.
+     *
+     * @return the cancelled trial's id and the next one's
+     */
+    static String[] cancelTheFirstTrialAndAwaitTheNext(nni.itest.launcher.RuntimeProcess runtime) throws Exception {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90)).ignoreExceptions()
+                .until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1);
+        String cancelled = runtime.get("trial-jobs?status=RUNNING").get(0).get("trialJobId").asText();
+        assertEquals(200, runtime.request("DELETE", "trial-jobs/" + cancelled, null).statusCode());
+        String[] next = new String[1];
+        // one reading of the running trials per poll: two readings can straddle a trial's end
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90)).ignoreExceptions().until(() -> {
+            com.fasterxml.jackson.databind.JsonNode running = runtime.get("trial-jobs?status=RUNNING");
+            if (running.size() == 1 && !running.get(0).get("trialJobId").asText().equals(cancelled)) {
+                next[0] = running.get(0).get("trialJobId").asText();
+                return true;
+            }
+            return false;
+        });
+        return new String[] {cancelled, next[0]};
+    }
+
     /** Writes {@code etc/<pid>.cfg} into a runtime home, so that the platform starts with it. */
     static Path home(Path home, String pid, Map<String, String> settings) throws IOException {
         Files.createDirectories(home.resolve("etc"));

@@ -113,7 +113,11 @@ public final class HttpCalls implements AutoCloseable {
         }
     }
 
-    /** @return ": <the server's message>" from a JSON error body ({@code message}, {@code error}), or the body's start */
+    /**
+     * @return ": <the server's message>" from a JSON error body ({@code message}, {@code error}; Azure's
+     *         {@code {"error": {...}}}; OAuth's {@code error} and {@code error_description};
+     *         Alibaba Cloud's {@code Code} and {@code Message}), or the body's start
+     */
     public static String serverSays(String body) {
         if (body == null || body.isBlank()) {
             return "";
@@ -121,10 +125,19 @@ public final class HttpCalls implements AutoCloseable {
         String text = body.strip();
         try {
             JsonNode node = JSON.readTree(text);
-            for (String field : new String[] {"message", "error", "code"}) {
-                if (node != null && node.hasNonNull(field) && node.get(field).isValueNode()) {
-                    text = node.get(field).asText();
-                    break;
+            if (node != null && node.path("error").isObject()) {
+                node = node.get("error"); // Azure Resource Manager: {"error": {"code", "message"}}
+            }
+            if (node != null && node.path("Code").isTextual() && node.path("Message").isTextual()) {
+                text = node.get("Code").asText() + ": " + node.get("Message").asText(); // Alibaba Cloud's POP/ROA errors
+            } else if (node != null && node.path("error").isTextual() && node.path("error_description").isTextual()) {
+                text = node.get("error").asText() + ": " + node.get("error_description").asText(); // OAuth 2.0 (RFC 6749 5.2)
+            } else {
+                for (String field : new String[] {"message", "error", "code"}) {
+                    if (node != null && node.hasNonNull(field) && node.get(field).isValueNode()) {
+                        text = node.get(field).asText();
+                        break;
+                    }
                 }
             }
         } catch (IOException notJson) {

@@ -3,6 +3,8 @@ package nni.ts.cloud;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -75,6 +77,21 @@ public final class SharedStorage {
         }
         StagedFiles.sdk(bundleClass, local("sdk"));
         staged = true;
+    }
+
+    /**
+     * Writes a secret (a keeper's token) to {@code relative} where only this user can read it: a
+     * folder of mode 0700, a file of mode 0600, so that it never travels in a job's definition.
+     *
+     * @return the file as the jobs see it
+     */
+    public String secret(String relative, String secret) throws IOException {
+        Path file = local(relative);
+        Files.createDirectories(file.getParent(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.deleteIfExists(file);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, secret, StandardOpenOption.TRUNCATE_EXISTING);
+        return container(relative);
     }
 
     /**

@@ -29,8 +29,8 @@ public abstract class CloudEmulator implements AutoCloseable {
 
     protected static final ObjectMapper JSON = new ObjectMapper();
 
-    /** One request as the emulator received it. */
-    public record Request(String method, String path, String query, String body) {
+    /** One request as the emulator received it; {@code bytes} is the body as sent (blobs), {@code body} as UTF-8 text. */
+    public record Request(String method, String path, String query, String body, byte[] bytes) {
         @Override
         public String toString() {
             return method + " " + path + (query == null ? "" : "?" + query);
@@ -132,8 +132,9 @@ public abstract class CloudEmulator implements AutoCloseable {
 
         @Override
         protected void service(HttpServletRequest http, HttpServletResponse response) throws IOException {
-            String body = new String(http.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            Request request = new Request(http.getMethod(), http.getRequestURI(), http.getQueryString(), body);
+            byte[] bytes = http.getInputStream().readAllBytes();
+            Request request = new Request(http.getMethod(), http.getRequestURI(), http.getQueryString(),
+                    new String(bytes, StandardCharsets.UTF_8), bytes);
             synchronized (requests) {
                 requests.add(request);
             }

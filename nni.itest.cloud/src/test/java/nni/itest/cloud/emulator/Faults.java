@@ -12,6 +12,7 @@ public final class Faults {
     private int failCount;
     private int failStatus;
     private Instant failUntil = Instant.MIN;
+    private Duration failPeriod;
     private Duration delay = Duration.ZERO;
     private int delayCount;
 
@@ -21,9 +22,13 @@ public final class Faults {
         failStatus = status;
     }
 
-    /** Every request during {@code period} from now is answered {@code status} without being handled. */
+    /**
+     * Every request during {@code period}, counted from the next request, is answered {@code status}
+     * without being handled (from the next request, not from now: a runtime still starting under
+     * load must meet the outage, not miss it).
+     */
     public synchronized void failFor(Duration period, int status) {
-        failUntil = Instant.now().plus(period);
+        failPeriod = period;
         failStatus = status;
     }
 
@@ -37,6 +42,7 @@ public final class Faults {
     public synchronized void clear() {
         failCount = 0;
         failUntil = Instant.MIN;
+        failPeriod = null;
         delayCount = 0;
     }
 
@@ -45,6 +51,10 @@ public final class Faults {
         if (failCount > 0) {
             failCount--;
             return failStatus;
+        }
+        if (failPeriod != null) {
+            failUntil = Instant.now().plus(failPeriod);
+            failPeriod = null;
         }
         return Instant.now().isBefore(failUntil) ? failStatus : null;
     }

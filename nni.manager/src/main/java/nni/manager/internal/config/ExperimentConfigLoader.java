@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -27,8 +28,7 @@ import nni.api.config.SectionCheck;
 import nni.api.config.Units;
 import nni.api.platform.TrainingPlatform;
 import nni.api.searchspace.SearchSpace;
-import nni.api.tuner.AssessorProvider;
-import nni.api.tuner.TunerProvider;
+import nni.api.tuner.DispatcherProvider;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
 
@@ -38,8 +38,9 @@ import nni.manager.internal.registry.PlatformRegistry;
  *
  * <p>The manager checks the common part (top-level fields, tuner and assessor, search space, shared
  * storage); each training-service section is checked by its platform's
- * {@link TrainingPlatform#checkSection}, and tuner/assessor {@code classArgs} by the algorithm's
- * provider. Stateless and thread-safe.
+ * {@link TrainingPlatform#checkSection}, and the tuner and assessor by what runs them (the Java
+ * providers check their {@code classArgs}; a {@link DispatcherProvider} checks the sections and the
+ * search space, as far as its algorithms declare what they read). Stateless and thread-safe.
  */
 @Component(service = ExperimentConfigLoader.class)
 public class ExperimentConfigLoader {
@@ -66,30 +67,20 @@ public class ExperimentConfigLoader {
     private static final String ANNOTATION = "expected false: annotation is not supported since NNI v3.0";
 
     private final Function<String, Optional<TrainingPlatform>> platforms;
-    private final Function<String, Optional<TunerProvider>> tuners;
-    private final Function<String, Optional<AssessorProvider>> assessors;
-    private final Function<String, List<String>> installed;
+    private final nni.manager.internal.registry.AlgorithmLookup algorithms;
+    private final Supplier<List<String>> installedPlatforms;
 
     @Activate
     public ExperimentConfigLoader(@Reference PlatformRegistry platformRegistry, @Reference AlgorithmRegistry algorithms) {
-        this(platformRegistry::find, algorithms::tuner, algorithms::assessor, kind -> switch (kind) {
-            case "tuner" -> algorithms.tunerNames();
-            case "assessor" -> algorithms.assessorNames();
-            default -> platformRegistry.names();
-        });
+        this(platformRegistry::find, algorithms, platformRegistry::names);
     }
 
-    /**
-     * @param installed the installed names of a kind ({@code tuner}, {@code assessor}, {@code platform}),
-     *                  for messages
-     */
-    ExperimentConfigLoader(Function<String, Optional<TrainingPlatform>> platforms,
-            Function<String, Optional<TunerProvider>> tuners, Function<String, Optional<AssessorProvider>> assessors,
-            Function<String, List<String>> installed) {
+    /** @param installedPlatforms the installed platforms' names, for messages */
+    ExperimentConfigLoader(Function<String, Optional<TrainingPlatform>> platforms, nni.manager.internal.registry.AlgorithmLookup algorithms,
+            Supplier<List<String>> installedPlatforms) {
         this.platforms = platforms;
-        this.tuners = tuners;
-        this.assessors = assessors;
-        this.installed = installed;
+        this.algorithms = algorithms;
+        this.installedPlatforms = installedPlatforms;
     }
 
     /**
@@ -118,7 +109,7 @@ public class ExperimentConfigLoader {
         for (String section : outcome.unchecked) {
             errors.add(outcome.source.error(section.substring(0, section.indexOf(' ')) + ".platform",
                     "platform \"" + outcome.platformOf.get(section) + "\" is not installed; installed: "
-                            + String.join(", ", installed.apply("platform"))));
+                            + String.join(", ", installedPlatforms.get())));
         }
         if (toRun && outcome.hybrid != null) {
             errors.add(outcome.hybrid);
@@ -142,7 +133,7 @@ public class ExperimentConfigLoader {
                 errors.add(outcome.hybrid);
                 errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
             }
-            return new ValidationReport(file, errors, outcome.unchecked);
+            return new ValidationReport(file, errors, outcome.unchecked, outcome.notes);
         } catch (ConfigException e) {
             return new ValidationReport(file, e.errors(), List.of());
         }
@@ -153,6 +144,8 @@ public class ExperimentConfigLoader {
         ConfigSource source;
         final List<ConfigError> errors = new ArrayList<>();
         final List<String> unchecked = new ArrayList<>();
+        /** How the algorithms run, when not by Java providers ({@code tuner SMAC: runs through ...}). */
+        final List<String> notes = new ArrayList<>();
         final Map<String, String> platformOf = new HashMap<>();
         /** The file asks for NNI annotations: that is its one problem, whatever else it lacks for them. */
         boolean annotation;
@@ -253,6 +246,8 @@ public class ExperimentConfigLoader {
         }
         sharedStorage(reader);
         List<String> secrets = new ArrayList<>();
+        // what runs the algorithms decides what of the search space is checked
+        AlgorithmRegistry.Choice choice = tuner == null ? null : AlgorithmRegistry.choose(tuner, assessor, algorithms);
 
         // search space: exactly one of searchSpace and searchSpaceFile
         Map<String, Object> space = Map.of();
@@ -261,19 +256,17 @@ public class ExperimentConfigLoader {
         } else if (searchSpaceFile != null) {
             Object loaded = loadSearchSpace(searchSpaceFile, reader);
             if (loaded != null) {
-                space = checkSearchSpace(loaded, "searchSpaceFile", " in " + searchSpaceFile, reader);
+                space = checkSearchSpace(loaded, "searchSpaceFile", " in " + searchSpaceFile, reader, choice, tuner);
                 reader.set("searchSpace", loaded);
             }
         } else if (reader.has("searchSpace") && searchSpace != null) {
-            space = checkSearchSpace(searchSpace, "searchSpace", "", reader);
+            space = checkSearchSpace(searchSpace, "searchSpace", "", reader, choice, tuner);
         } else {
             reader.problem("searchSpace", "give searchSpace or searchSpaceFile");
         }
-        if (tuner != null) {
-            checkArguments(tuner, reader.has("advisor") && !reader.has("tuner") ? "advisor" : "tuner", reader);
-        }
-        if (assessor != null) {
-            checkArguments(assessor, "assessor", reader);
+        if (choice != null) {
+            checkAlgorithms(choice, tuner, assessor, reader.has("advisor") && !reader.has("tuner") ? "advisor" : "tuner", reader,
+                    outcome);
         }
 
         // training services
@@ -333,6 +326,7 @@ public class ExperimentConfigLoader {
         String className = reader.string("className");
         Path codeDirectory = reader.path("codeDirectory", null, false);
         Map<String, Object> classArgs = reader.mapping("classArgs");
+        String implementation = reader.string("implementation");
         if ("_none_".equals(name)) {
             parent.set(key, null);
             return null;
@@ -354,33 +348,41 @@ public class ExperimentConfigLoader {
                 reader.problem("codeDirectory", "expected an existing directory, got \"" + codeDirectory + "\"");
             }
         }
-        return new AlgorithmConfig(name, className, codeDirectory, classArgs == null ? Map.of() : classArgs);
+        return new AlgorithmConfig(name, className, codeDirectory, classArgs == null ? Map.of() : classArgs, implementation);
     }
 
-    private void checkArguments(AlgorithmConfig algorithm, String key, ConfigReader reader) {
-        if (algorithm.name() == null || algorithm.name().isEmpty()) {
-            return;
-        }
-        String kind = key.equals("assessor") ? "assessor" : "tuner";
-        List<ConfigProblem> found;
-        if (kind.equals("tuner")) {
-            Optional<TunerProvider> provider = tuners.apply(algorithm.name());
-            if (provider.isEmpty()) {
-                reader.problem(key + ".name", "no tuner named \"" + algorithm.name() + "\" is installed; installed: "
-                        + String.join(", ", installed.apply("tuner")));
-                return;
+    /**
+     * Checks the tuner and assessor by what runs them: the Java providers their {@code classArgs},
+     * a dispatcher provider the sections (and notes for {@code validate} how they run).
+     *
+     * @param tunerKey where the tuner is written: {@code tuner}, or the deprecated {@code advisor}
+     */
+    private static void checkAlgorithms(AlgorithmRegistry.Choice choice, AlgorithmConfig tuner, AlgorithmConfig assessor,
+            String tunerKey, ConfigReader reader, Outcome outcome) {
+        if (choice instanceof AlgorithmRegistry.JavaAlgorithms java) {
+            java.tuner().checkArguments(tuner.classArgs()).forEach(p -> reader.problem(classArgsPath(tunerKey, p), p.message()));
+            if (java.assessor() != null) {
+                java.assessor().checkArguments(assessor.classArgs())
+                        .forEach(p -> reader.problem(classArgsPath("assessor", p), p.message()));
             }
-            found = provider.get().checkArguments(algorithm.classArgs());
-        } else {
-            Optional<AssessorProvider> provider = assessors.apply(algorithm.name());
-            if (provider.isEmpty()) {
-                reader.problem(key + ".name", "no assessor named \"" + algorithm.name() + "\" is installed; installed: "
-                        + String.join(", ", installed.apply("assessor")));
-                return;
-            }
-            found = provider.get().checkArguments(algorithm.classArgs());
+        } else if (choice instanceof AlgorithmRegistry.ThroughDispatcher dispatcher) {
+            dispatcher.provider().checkAlgorithms(tuner.section(), assessor == null ? null : assessor.section())
+                    .forEach(p -> reader.problem(underKey(p.path(), tunerKey), p.message()));
+            outcome.notes.add(tunerKey + " " + tuner.section().label()
+                    + (assessor == null ? "" : " with assessor " + assessor.section().label())
+                    + ": runs through " + dispatcher.provider().runsThrough());
+        } else if (choice instanceof AlgorithmRegistry.Unavailable missing) {
+            reader.problem(underKey(missing.path(), tunerKey), missing.message());
         }
-        found.forEach(p -> reader.problem(key + ".classArgs" + (p.path().isEmpty() ? "" : "." + p.path()), p.message()));
+    }
+
+    private static String classArgsPath(String key, ConfigProblem problem) {
+        return key + ".classArgs" + (problem.path().isEmpty() ? "" : "." + problem.path());
+    }
+
+    /** @return a path under {@code tuner} moved under the key the tuner is written with */
+    private static String underKey(String path, String tunerKey) {
+        return path.equals("tuner") || path.startsWith("tuner.") ? tunerKey + path.substring("tuner".length()) : path;
     }
 
     private static void sharedStorage(ConfigReader parent) {
@@ -423,9 +425,21 @@ public class ExperimentConfigLoader {
         }
     }
 
+    /**
+     * Checks the search space as far as what runs the tuner reads it: all of it for the Java
+     * providers, what a dispatcher provider's algorithm declares for it.
+     */
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> checkSearchSpace(Object json, String key, String where, ConfigReader reader) {
-        List<ConfigProblem> found = SearchSpace.check(json);
+    private static Map<String, Object> checkSearchSpace(Object json, String key, String where, ConfigReader reader,
+            AlgorithmRegistry.Choice choice, AlgorithmConfig tuner) {
+        List<ConfigProblem> found;
+        if (choice instanceof AlgorithmRegistry.ThroughDispatcher dispatcher) {
+            found = json instanceof Map<?, ?> ? dispatcher.provider().checkSearchSpace(tuner.section(), json)
+                    : List.of(new ConfigProblem("", "expected a search space mapping parameter names to their specs, got "
+                    + Units.describe(json)));
+        } else {
+            found = SearchSpace.check(json);
+        }
         if (!found.isEmpty()) {
             for (ConfigProblem problem : found) {
                 if (key.equals("searchSpace")) {
@@ -465,7 +479,7 @@ public class ExperimentConfigLoader {
         }
         Optional<TrainingPlatform> found = platforms.apply(name);
         if (found.isEmpty() && !NNI_PLATFORMS.contains(name)) {
-            List<String> names = new ArrayList<>(installed.apply("platform"));
+            List<String> names = new ArrayList<>(installedPlatforms.get());
             NNI_PLATFORMS.stream().filter(p -> !names.contains(p)).forEach(names::add);
             reader.problem(at + ".platform", "expected a platform name (" + String.join(", ", names) + "), got \""
                     + name + "\"");

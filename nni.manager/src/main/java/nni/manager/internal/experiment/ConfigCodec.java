@@ -84,6 +84,7 @@ final class ConfigCodec {
         map.put("className", algorithm.className());
         map.put("codeDirectory", string(algorithm.codeDirectory()));
         map.put("classArgs", algorithm.classArgs());
+        map.put("implementation", algorithm.implementation());
         return map;
     }
 
@@ -93,7 +94,7 @@ final class ConfigCodec {
             return null;
         }
         return new AlgorithmConfig((String) map.get("name"), (String) map.get("className"),
-                path(map.get("codeDirectory")), (Map<String, Object>) map.get("classArgs"));
+                path(map.get("codeDirectory")), (Map<String, Object>) map.get("classArgs"), (String) map.get("implementation"));
     }
 
     private static String string(Path path) {

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -40,8 +41,6 @@ import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
 import nni.api.platform.TransientPlatformException;
-import nni.api.searchspace.SearchSpace;
-import nni.api.searchspace.SearchSpaceException;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
 import nni.manager.internal.config.ExperimentConfig;
@@ -56,9 +55,11 @@ import nni.manager.internal.store.TrialRecord;
 
 /**
  * One experiment run: NNI's nnimanager for one experiment, driven by events instead of its 5 s
- * loops. Every decision (draw parameters from the tuner, submit, react to a status, feed a metric
+ * loops. Every decision (ask the algorithm for trials, submit, react to a status, feed a metric
  * to the tuner or assessor, enforce a limit) runs on the experiment's single executor thread, so
- * the tuner and assessor are called from one thread at a time and the state needs no locks.
+ * the tuner and assessor are called from one thread at a time and the state needs no locks. The
+ * tuner and assessor are behind one {@link Algorithm}, spoken to as NNI speaks to its dispatcher:
+ * requests for trials, metrics and ends go out; trials, kills and more parameters come back.
  * Platforms report through the experiment's {@link MemberContext}, which calls
  * {@link #trialChanged} and {@link #metricReported} from their threads; both hand the work to that
  * executor in call order, so a trial's metrics reach the tuner before its end.
@@ -126,8 +127,17 @@ public final class Experiment {
 
     private volatile ExperimentConfig config;
     private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
-    private volatile Tuner tuner;
-    private volatile Assessor assessor;
+    /** The tuner and assessor; null in view mode. */
+    private volatile Algorithm algorithm;
+    /** Trials the algorithm gave, packed, waiting for a free slot (NNI's waitingTrials). */
+    private final ArrayDeque<String> offered = new ArrayDeque<>();
+    /** Trials asked of the algorithm and not given yet. */
+    private int requested;
+    /**
+     * The algorithm said it has nothing for now (NNI's {@code NO}): it is asked again only when
+     * something changes (a trial ends, a limit or the search space changes), as NNI asks.
+     */
+    private boolean algorithmWaits;
     /** The platform session; null while the platform is away (see {@link #platformLost}). */
     private volatile TrainingSession session;
     private volatile SessionOpener opener;
@@ -249,21 +259,28 @@ public final class Experiment {
         submitted = trials.size();
     }
 
-    private Trial trialOf(TrialRecord record, TrialPlatformRecord facts) {
-        Map<String, Object> parameters = Map.of();
-        Object parameterId = null;
-        String packed = record.parameters() == null ? "{}" : record.parameters();
+    /** A trial's packed parameters read: the algorithm's id for them and the parameters a trial sees. */
+    private record Unpacked(Object parameterId, Map<String, Object> parameters) {
+    }
+
+    private Unpacked unpack(String trialId, String packed) {
         try {
             JsonNode node = JSON.readTree(packed);
-            parameterId = JSON.treeToValue(node.get("parameter_id"), Object.class);
-            if (node.get("parameters") != null && node.get("parameters").isObject()) {
-                parameters = JSON.convertValue(node.get("parameters"), new TypeReference<Map<String, Object>>() { });
-            }
-        } catch (JsonProcessingException e) {
-            LOG.warn("experiment {}: trial {} has unreadable parameters in the store: {}", id, record.id(), e.getOriginalMessage());
+            Object parameterId = JSON.treeToValue(node.get("parameter_id"), Object.class);
+            Map<String, Object> parameters = node.get("parameters") != null && node.get("parameters").isObject()
+                    ? JSON.convertValue(node.get("parameters"), new TypeReference<Map<String, Object>>() { }) : Map.of();
+            return new Unpacked(parameterId, parameters);
+        } catch (JsonProcessingException | RuntimeException e) {
+            LOG.warn("experiment {}: trial {} has unreadable parameters: {}", id, trialId, e.getMessage());
+            return new Unpacked(null, Map.of());
         }
-        Trial trial = new Trial(record.id(), record.sequenceId() == null ? -1 : record.sequenceId(), parameterId,
-                parameters, packed);
+    }
+
+    private Trial trialOf(TrialRecord record, TrialPlatformRecord facts) {
+        String packed = record.parameters() == null ? "{}" : record.parameters();
+        Unpacked unpacked = unpack(record.id(), packed);
+        Trial trial = new Trial(record.id(), record.sequenceId() == null ? -1 : record.sequenceId(), unpacked.parameterId(),
+                unpacked.parameters(), packed);
         TrialStatus trialStatus = TrialStatus.valueOf(record.status());
         Instant submit = Instant.ofEpochMilli(record.submitTime() == null ? 0 : record.submitTime());
         TrialJob.Builder job = TrialJob.builder(record.id()).sequenceId(trial.sequenceId).status(trialStatus).submitTime(submit)
@@ -281,13 +298,21 @@ public final class Experiment {
 
     // ------------------------------------------------------------------ lifecycle
 
-    /** Opens the platform session, creates tuner and assessor and starts submitting trials. */
+    /** Starts with a Java tuner and assessor (may be null); see {@link #start(Algorithm, SessionOpener)}. */
     void start(Tuner newTuner, Assessor newAssessor, SessionOpener opener) throws PlatformException {
-        tuner = newTuner;
-        assessor = newAssessor;
+        start(new JavaAlgorithm(newTuner, newAssessor), opener);
+    }
+
+    /** Starts the algorithm, opens the platform session and starts submitting trials. */
+    void start(Algorithm newAlgorithm, SessionOpener opener) throws PlatformException {
+        algorithm = newAlgorithm;
+        newAlgorithm.start(host, false, List.of(), List.of());
         this.opener = opener;
         session = opener.open(member);
         call(() -> {
+            if (status == ExperimentStatus.ERROR) {
+                return null; // the algorithm failed already
+            }
             becomeCounting(ExperimentStatus.RUNNING);
             saveProfile();
             fill();
@@ -295,31 +320,27 @@ public final class Experiment {
         });
     }
 
-    /**
-     * Continues a reopened experiment: re-attaches trials the platform still runs (the others are
-     * FAILED, as NNI does), replays finished results into the new tuner, then submits as usual.
-     */
+    /** Resumes with a Java tuner and assessor (may be null); see {@link #resume(Algorithm, SessionOpener)}. */
     void resume(Tuner newTuner, Assessor newAssessor, SessionOpener opener) throws PlatformException {
-        tuner = newTuner;
-        assessor = newAssessor;
+        resume(new JavaAlgorithm(newTuner, newAssessor), opener);
+    }
+
+    /**
+     * Continues a reopened experiment: gives the algorithm the history (finished results, imported
+     * data, the trials it already has), re-attaches trials the platform still runs (submits again
+     * those that never started; the others are FAILED, as NNI does), then submits as usual.
+     */
+    void resume(Algorithm newAlgorithm, SessionOpener opener) throws PlatformException {
+        algorithm = newAlgorithm;
+        newAlgorithm.start(host, true, orderedTrials(), importedData());
         this.opener = opener;
         session = opener.open(member);
         call(() -> {
-            for (String imported : importedData()) {
-                try {
-                    ImportedResults.parse(imported).forEach(result -> tuner.importResult(result.parameters(), result.value()));
-                } catch (RuntimeException e) {
-                    LOG.warn("experiment {}: imported data not given to the tuner again: {}", id, e.getMessage());
-                }
+            if (status == ExperimentStatus.ERROR) {
+                return null; // the algorithm failed already
             }
             for (Trial trial : orderedTrials()) {
-                if (trial.finalValue != null && trial.parameterId instanceof Number number) {
-                    tuner.receiveTrialResult(number.longValue(), trial.parameters, trial.finalValue);
-                }
                 if (trial.job.status().isTerminal()) {
-                    if (trial.parameterId instanceof Number number) {
-                        tuner.trialEnd(number.longValue(), trial.job.status() == TrialStatus.SUCCEEDED);
-                    }
                     continue;
                 }
                 takeBack(trial, "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
@@ -428,6 +449,7 @@ public final class Experiment {
         if (open != null) {
             open.close();
         }
+        closeAlgorithm();
         Supplier<Void> stopped = () -> {
             endTime = System.currentTimeMillis();
             becomeStatic(ExperimentStatus.STOPPED);
@@ -463,6 +485,7 @@ public final class Experiment {
             if (open != null) {
                 open.detach();
             }
+            closeAlgorithm();
             executor.shutdown();
             try {
                 if (!executor.awaitTermination(DETACH_DRAIN_SECONDS, TimeUnit.SECONDS)) {
@@ -505,29 +528,19 @@ public final class Experiment {
         int free = freeSlots();
         int turn = 0;
         while (live < config.trialConcurrency() && free > 0 && !limitsReached() && !tunerExhausted) {
-            if (stopping.get() || detaching) {
+            if (stopping.get() || detaching || !status.counting()) {
                 return;
             }
-            if (turn++ == SUBMITS_PER_TURN) {
+            if (turn == SUBMITS_PER_TURN) {
                 execute(this::fill, () -> "the rest of a fill");
                 return;
             }
-            free--;
-            long parameterId = nextSequenceId;
-            Optional<Map<String, Object>> parameters;
-            try {
-                parameters = tuner.generateParameters(parameterId);
-            } catch (RuntimeException e) {
-                fail("the tuner failed to generate parameters: " + e.getMessage(), e);
-                return;
-            }
-            if (parameters.isEmpty()) {
-                tunerExhausted = true;
-                becomeCounting(ExperimentStatus.TUNER_NO_MORE_TRIAL);
-                LOG.info("experiment {}: the tuner has no more parameters", id);
+            if (offered.isEmpty() && !requestTrials(Math.min(config.trialConcurrency() - live, free), turn)) {
                 break;
             }
-            submit(parameterId, parameters.get());
+            turn++;
+            free--;
+            submit(offered.poll());
             live++;
         }
         if (limitsReached() && status != ExperimentStatus.NO_MORE_TRIAL) {
@@ -551,22 +564,37 @@ public final class Experiment {
         }
     }
 
+    /**
+     * Asks the algorithm for as many trials as slots are free and not promised already (NNI's
+     * {@code GE}): a Java tuner answers at once, a dispatcher later (its trials then wait in
+     * {@link #offered}).
+     *
+     * @return whether a trial is there to submit now
+     */
+    private boolean requestTrials(int slots, int turn) {
+        int wanted = Math.min(slots, SUBMITS_PER_TURN - turn) - requested;
+        Integer maxTrials = config.maxTrialNumber();
+        if (maxTrials != null) {
+            wanted = Math.min(wanted, maxTrials - submitted - requested);
+        }
+        if (wanted > 0 && !algorithmWaits) {
+            requested += wanted;
+            algorithm.request(wanted);
+        }
+        return !offered.isEmpty() && status.counting();
+    }
+
     private boolean limitsReached() {
         Integer maxTrials = config.maxTrialNumber();
         return durationReached || (maxTrials != null && submitted >= maxTrials);
     }
 
-    private void submit(long parameterId, Map<String, Object> parameters) {
+    private void submit(String packedJson) {
         long sequenceId = nextSequenceId++;
         submitted++;
         String trialId = newTrialId();
-        Map<String, Object> packed = new LinkedHashMap<>();
-        packed.put("parameter_id", parameterId);
-        packed.put("parameter_source", "algorithm");
-        packed.put("parameters", parameters);
-        packed.put("parameter_index", 0);
-        String packedJson = json(packed);
-        Trial trial = new Trial(trialId, sequenceId, parameterId, parameters, packedJson);
+        Unpacked unpacked = unpack(trialId, packedJson);
+        Trial trial = new Trial(trialId, sequenceId, unpacked.parameterId(), unpacked.parameters(), packedJson);
         trial.job = TrialJob.waiting(application(trial), directory.resolve("trials").resolve(trialId).toString(), "");
         trials.put(trialId, trial);
         store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
@@ -629,6 +657,106 @@ public final class Experiment {
             if (!trials.containsKey(id.toString())) {
                 return id.toString();
             }
+        }
+    }
+
+    // ------------------------------------------------------------------ the algorithm's answers
+
+    /**
+     * What the algorithm answers, handled on the experiment's thread: at once when it answers on
+     * that thread (a Java tuner, inside the request), else queued there, followed by a fill.
+     */
+    private final Algorithm.Host host = new Algorithm.Host() {
+        @Override
+        public void offer(String packedParameters) {
+            onThread(() -> {
+                requested = Math.max(0, requested - 1);
+                algorithmWaits = false;
+                offered.add(packedParameters);
+                if (status == ExperimentStatus.TUNER_NO_MORE_TRIAL && !tunerExhausted) {
+                    becomeCounting(ExperimentStatus.RUNNING);
+                }
+            }, "a new trial from the algorithm");
+        }
+
+        @Override
+        public void noMoreTrials(boolean forGood) {
+            onThread(() -> {
+                requested = 0;
+                algorithmWaits = true;
+                tunerExhausted |= forGood;
+                if (status == ExperimentStatus.RUNNING) {
+                    becomeCounting(ExperimentStatus.TUNER_NO_MORE_TRIAL);
+                    LOG.info("experiment {}: the tuner has no more parameters{}", id, forGood ? "" : " for now");
+                }
+            }, "no more trials from the algorithm");
+        }
+
+        @Override
+        public void kill(String trialId) {
+            onThread(() -> {
+                Trial trial = trials.get(trialId);
+                if (trial != null && !trial.job.status().isTerminal()) {
+                    LOG.info("experiment {}: the assessor stops trial {} early", id, trialId);
+                    cancelOnPlatform(trialId, true);
+                }
+            }, "an early stop of trial " + trialId);
+        }
+
+        @Override
+        public void sendParameters(String packedParameters) {
+            onThread(() -> deliverParameters(packedParameters), "more parameters for a trial");
+        }
+
+        @Override
+        public void fail(String message, Throwable cause) {
+            onThread(() -> {
+                if (!status.settled() && status != ExperimentStatus.STOPPING) {
+                    Experiment.this.fail(message, cause);
+                }
+            }, "a failure of the algorithm");
+        }
+    };
+
+    private void onThread(Runnable work, String what) {
+        if (Thread.currentThread().getName().equals("nni-experiment-" + id)) {
+            work.run();
+        } else {
+            execute(() -> {
+                work.run();
+                fill();
+            }, () -> what);
+        }
+    }
+
+    /** NNI's {@code SP}: hands a running trial its next parameter set (multi-phase) and records it. */
+    private void deliverParameters(String packed) {
+        JsonNode node;
+        try {
+            node = JSON.readTree(packed);
+        } catch (JsonProcessingException e) {
+            LOG.warn("experiment {}: the algorithm sent parameters that are not JSON, ignored: {}", id, abbreviate(packed));
+            return;
+        }
+        String trialId = node.path("trial_job_id").asText("");
+        int index = node.path("parameter_index").asInt(-1);
+        Trial trial = trials.get(trialId);
+        if (trial == null || index < 1) {
+            LOG.warn("experiment {}: the algorithm sent parameters for trial '{}' index {}, ignored", id, trialId, index);
+            return;
+        }
+        TrainingSession open = session;
+        try {
+            if (open == null) {
+                throw new PlatformException("the platform is away");
+            }
+            open.sendParameters(trialId, HyperParameters.of(packed, index));
+        } catch (PlatformException | RuntimeException e) {
+            LOG.warn("experiment {}: parameters {} not delivered to trial {}: {}", id, index, trialId, e.getMessage());
+            return;
+        }
+        if (!node.path("parameters").isNull()) {
+            store.addEvent(new TrialEvent(System.currentTimeMillis(), trialId, "ADD_HYPERPARAMETER", packed, null, null, null));
         }
     }
 
@@ -715,17 +843,9 @@ public final class Experiment {
         store.addEvent(new TrialEvent(at, trial.id, ended.status().name(), null, ended.url(), trial.sequenceId,
                 ended.message().isEmpty() ? null : ended.message()));
         listener.trialChanged(this, trial.id);
-        boolean succeeded = ended.status() == TrialStatus.SUCCEEDED;
-        try {
-            if (trial.parameterId instanceof Number number && tuner != null) {
-                tuner.trialEnd(number.longValue(), succeeded);
-            }
-            if (assessor != null) {
-                assessor.trialEnd(trial.id, succeeded);
-            }
-        } catch (RuntimeException e) {
-            fail("the tuner failed on the end of trial " + trial.id + ": " + e.getMessage(), e);
-            return;
+        if (algorithm != null && status != ExperimentStatus.ERROR) {
+            algorithmWaits = false;
+            algorithm.trialEnded(trial, ended.status());
         }
         if (status == ExperimentStatus.STOPPING) {
             checkAllEnded();
@@ -747,11 +867,13 @@ public final class Experiment {
     void metricReported(String trialId, String line) {
         requireOpenForMetrics();
         ParsedMetric metric = parseMetric(trialId, line);
-        if (metric != null && store.addMetric(metric.record())) {
+        if (metric != null && (metric.record() == null || store.addMetric(metric.record()))) {
             execute(() -> {
-                onMetric(trialId, metric.record().type(), metric.value());
-                listener.metricsStored(this, trialId);
-            }, () -> "a " + metric.record().type() + " metric of trial " + trialId + " (stored)");
+                onMetric(trialId, metric);
+                if (metric.record() != null) {
+                    listener.metricsStored(this, trialId);
+                }
+            }, () -> "a " + metric.type() + " metric of trial " + trialId);
         }
     }
 
@@ -771,26 +893,28 @@ public final class Experiment {
         requireOpenForMetrics();
         List<ParsedMetric> metrics = new ArrayList<>(lines.size());
         List<String> refused = new ArrayList<>();
+        List<ParsedMetric> requests = new ArrayList<>();
         for (String line : lines) {
             try {
                 ParsedMetric metric = parseMetric(trialId, line);
                 if (metric != null) {
-                    metrics.add(metric);
+                    (metric.record() == null ? requests : metrics).add(metric);
                 }
             } catch (IllegalArgumentException e) {
                 refused.add(e.getMessage());
             }
         }
         boolean[] fresh = store.addMetrics(metrics.stream().map(ParsedMetric::record).toList());
-        List<ParsedMetric> stored = new ArrayList<>(fresh.length);
+        List<ParsedMetric> stored = new ArrayList<>(fresh.length + requests.size());
         for (int i = 0; i < fresh.length; i++) {
             if (fresh[i]) {
                 stored.add(metrics.get(i));
             }
         }
+        stored.addAll(requests);
         if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
             execute(() -> {
-                stored.forEach(metric -> onMetric(trialId, metric.record().type(), metric.value()));
+                stored.forEach(metric -> onMetric(trialId, metric));
                 listener.metricsStored(this, trialId);
             }, () -> stored.size() + " metrics of trial " + trialId + " (stored)");
         }
@@ -799,11 +923,14 @@ public final class Experiment {
         }
     }
 
-    /** A metric line as stored, and its value as the tuner gets it (null: not a number). */
-    private record ParsedMetric(MetricRecord record, Double value) {
+    /**
+     * A metric line: as stored (null for a request for parameters, which NNI does not store), its
+     * value as the tuner gets it (null: not a number), and the line as reported.
+     */
+    private record ParsedMetric(String type, MetricRecord record, Double value, String line) {
     }
 
-    /** @return the metric to store, or null for a line that is valid but not stored (REQUEST_PARAMETER) */
+    /** @return the metric (with nothing to store for REQUEST_PARAMETER) */
     private ParsedMetric parseMetric(String trialId, String line) {
         JsonNode metric;
         try {
@@ -819,8 +946,7 @@ public final class Experiment {
         }
         String type = metric.get("type").asText();
         if ("REQUEST_PARAMETER".equals(type)) {
-            LOG.info("experiment {}: trial {} asked for more parameters; multi-phase is not supported", id, trialId);
-            return null;
+            return new ParsedMetric(type, null, null, line);
         }
         JsonNode value = metric.get("value");
         String valueText = value == null || value.isNull() ? "null" : value.isTextual() ? value.asText() : value.toString();
@@ -829,9 +955,9 @@ public final class Experiment {
         // the number from the node already parsed; only a value sent as text (as NNI's SDK does) is parsed once more
         Double number = value != null && value.isNumber() ? Double.valueOf(value.asDouble()) : number(valueText);
         String literal = MetricFields.plainStringLiteral(valueText);
-        return new ParsedMetric(new MetricRecord(System.currentTimeMillis(), trialId,
+        return new ParsedMetric(type, new MetricRecord(System.currentTimeMillis(), trialId,
                 parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence,
-                literal != null ? literal : json(valueText)), number);
+                literal != null ? literal : json(valueText)), number, line);
     }
 
     private String metricProblem(String trialId, JsonNode metric) {
@@ -855,29 +981,17 @@ public final class Experiment {
         return null;
     }
 
-    private void onMetric(String trialId, String type, Double value) {
+    private void onMetric(String trialId, ParsedMetric metric) {
         Trial trial = trials.get(trialId);
-        if (trial == null || value == null) {
+        if (trial == null || algorithm == null || status == ExperimentStatus.ERROR) {
             return;
         }
-        try {
-            if ("FINAL".equals(type)) {
-                trial.finalValue = value;
-                if (trial.parameterId instanceof Number number && tuner != null) {
-                    tuner.receiveTrialResult(number.longValue(), trial.parameters, value);
-                }
-            } else if ("PERIODICAL".equals(type)) {
-                trial.intermediate.add(value);
-                if (assessor != null && !trial.job.status().isTerminal()
-                        && assessor.assessTrial(trialId, List.copyOf(trial.intermediate)) == Assessor.Verdict.BAD) {
-                    LOG.info("experiment {}: the assessor stops trial {} early", id, trialId);
-                    cancelOnPlatform(trialId, true);
-                }
-            }
-        } catch (RuntimeException e) {
-            fail("the " + ("FINAL".equals(type) ? "tuner" : "assessor") + " failed on a metric of trial " + trialId
-                    + ": " + e.getMessage(), e);
+        if (metric.value() != null && "FINAL".equals(metric.type())) {
+            trial.finalValue = metric.value();
+        } else if (metric.value() != null && "PERIODICAL".equals(metric.type())) {
+            trial.intermediate.add(metric.value());
         }
+        algorithm.metric(trial, metric.type(), metric.value(), metric.line());
     }
 
     /** @return a metric value as a number: a plain number, or a dict's {@code default} entry */
@@ -964,11 +1078,10 @@ public final class Experiment {
         requireWritable("import data");
         List<ImportedResults.Result> results = ImportedResults.parse(json);
         return call(() -> {
-            if (tuner == null || (!results.isEmpty() && !tuner.importResult(results.get(0).parameters(), results.get(0).value()))) {
+            if (algorithm == null || !algorithm.importData(results, json)) {
                 throw new IllegalArgumentException("the tuner " + (config.tuner() == null ? "" : config.tuner().name() + " ")
                         + "does not learn from imported results; nothing was imported");
             }
-            results.stream().skip(1).forEach(result -> tuner.importResult(result.parameters(), result.value()));
             store.addEvent(new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
             LOG.info("experiment {}: {} imported results given to the tuner", id, results.size());
             fill();
@@ -1037,14 +1150,7 @@ public final class Experiment {
                     }
                     @SuppressWarnings("unchecked")
                     Map<String, Object> searchSpace = (Map<String, Object>) space;
-                    try {
-                        SearchSpace parsed = SearchSpace.parse(searchSpace);
-                        if (tuner != null) {
-                            tuner.updateSearchSpace(parsed);
-                        }
-                    } catch (SearchSpaceException e) {
-                        throw new IllegalArgumentException("searchSpace: " + e.getMessage(), e);
-                    }
+                    algorithm.updateSearchSpace(searchSpace);
                     yield new ExperimentConfig(c.experimentName(), searchSpace, c.trialCommand(), c.trialCodeDirectory(),
                             c.trialConcurrency(), c.trialGpuNumber(), c.maxExperimentDuration(), c.maxTrialNumber(),
                             c.maxTrialDuration(), c.nniManagerIp(), c.debug(), c.logLevel(), c.experimentWorkingDirectory(),
@@ -1053,6 +1159,7 @@ public final class Experiment {
                 }
             };
             config = next;
+            algorithmWaits = false;
             store.saveDefinition(ConfigCodec.write(next));
             listener.configChanged(this);
             LOG.info("experiment {}: {} updated to {}", id, what, value);
@@ -1151,7 +1258,19 @@ public final class Experiment {
         endTime = System.currentTimeMillis();
         becomeStatic(ExperimentStatus.ERROR);
         saveProfile();
+        closeAlgorithm();
         settled.complete(ExperimentStatus.ERROR);
+    }
+
+    private void closeAlgorithm() {
+        Algorithm open = algorithm;
+        if (open != null) {
+            try {
+                open.close();
+            } catch (RuntimeException e) {
+                LOG.warn("experiment {}: closing its algorithm failed", id, e);
+            }
+        }
     }
 
     /**

@@ -29,9 +29,7 @@ import nni.api.platform.TrainingSession;
 import nni.api.searchspace.SearchSpace;
 import nni.api.searchspace.SearchSpaceException;
 import nni.api.tuner.Assessor;
-import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.Tuner;
-import nni.api.tuner.TunerProvider;
 import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.registry.AlgorithmRegistry;
@@ -168,16 +166,17 @@ public class ExperimentManager {
         if (hybrid.isPresent()) {
             throw new PlatformException(hybrid.get());
         }
-        Tuner tuner = tuner(config);
-        Assessor assessor = assessor(config);
+        AlgorithmRegistry.Choice choice = choose(config);
         platforms.require(config.platform());
         String id = newId(config.experimentWorkingDirectory());
+        // a tuner that refuses the search space refuses before anything of the experiment exists
+        Algorithm algorithm = algorithm(choice, id, config.experimentWorkingDirectory().resolve(id), config);
         announce.accept(id, config.experimentWorkingDirectory().resolve(id));
         Experiment experiment = Experiment.create(id, config);
         watch(experiment);
         experiments.put(id, experiment);
         try {
-            experiment.start(tuner, assessor, this::open);
+            experiment.start(algorithm, this::open);
         } catch (PlatformException | RuntimeException e) {
             experiments.remove(id);
             experiment.detach();
@@ -207,10 +206,9 @@ public class ExperimentManager {
             if (hybrid.isPresent()) {
                 throw new PlatformException(hybrid.get());
             }
-            Tuner tuner = tuner(experiment.config());
-            Assessor assessor = assessor(experiment.config());
+            Algorithm algorithm = algorithm(choose(experiment.config()), id, directory, experiment.config());
             experiments.put(id, experiment);
-            experiment.resume(tuner, assessor, this::open);
+            experiment.resume(algorithm, this::open);
         } catch (PlatformException | RuntimeException e) {
             experiments.remove(id);
             experiment.detach();
@@ -361,37 +359,42 @@ public class ExperimentManager {
         return platforms.open(member.platform(), member, member.experiment()::platformLost);
     }
 
-    private Tuner tuner(ExperimentConfig config) throws PlatformException {
+    /** @return what runs the experiment's tuner and assessor, found through the service registry */
+    private AlgorithmRegistry.Choice choose(ExperimentConfig config) throws PlatformException {
         AlgorithmConfig tuner = config.tuner();
-        if (tuner == null || tuner.name() == null) {
-            throw new PlatformException("tuner: a built-in tuner name is required (custom tuner classes are not supported)");
+        if (tuner == null) {
+            throw new PlatformException("tuner: a tuner is required");
         }
-        TunerProvider provider = algorithms.tuner(tuner.name()).orElseThrow(() -> new PlatformException(
-                "tuner: '" + tuner.name() + "' is not installed; installed: " + algorithms.tunerNames()));
+        AlgorithmRegistry.Choice choice = algorithms.choose(tuner, config.assessor());
+        if (choice instanceof AlgorithmRegistry.Unavailable missing) {
+            throw new PlatformException(missing.path() + ": " + missing.message());
+        }
+        return choice;
+    }
+
+    private static Algorithm algorithm(AlgorithmRegistry.Choice choice, String id, Path directory, ExperimentConfig config)
+            throws PlatformException {
+        if (choice instanceof AlgorithmRegistry.ThroughDispatcher through) {
+            return new DispatcherAlgorithm(through.provider(), id, directory, config);
+        }
+        AlgorithmRegistry.JavaAlgorithms java = (AlgorithmRegistry.JavaAlgorithms) choice;
+        Tuner tuner;
         try {
-            return provider.create(tuner.classArgs(), SearchSpace.parse(config.searchSpace()));
+            tuner = java.tuner().create(config.tuner().classArgs(), SearchSpace.parse(config.searchSpace()));
         } catch (SearchSpaceException e) {
             throw new PlatformException("searchSpace: " + e.getMessage(), e);
         } catch (IllegalArgumentException e) {
-            throw new PlatformException("tuner " + tuner.name() + ": " + e.getMessage(), e);
+            throw new PlatformException("tuner " + config.tuner().name() + ": " + e.getMessage(), e);
         }
-    }
-
-    private Assessor assessor(ExperimentConfig config) throws PlatformException {
-        AlgorithmConfig assessor = config.assessor();
-        if (assessor == null) {
-            return null;
+        Assessor assessor = null;
+        if (java.assessor() != null) {
+            try {
+                assessor = java.assessor().create(config.assessor().classArgs());
+            } catch (IllegalArgumentException e) {
+                throw new PlatformException("assessor " + config.assessor().name() + ": " + e.getMessage(), e);
+            }
         }
-        if (assessor.name() == null) {
-            throw new PlatformException("assessor: a built-in assessor name is required (custom classes are not supported)");
-        }
-        AssessorProvider provider = algorithms.assessor(assessor.name()).orElseThrow(() -> new PlatformException(
-                "assessor: '" + assessor.name() + "' is not installed; installed: " + algorithms.assessorNames()));
-        try {
-            return provider.create(assessor.classArgs());
-        } catch (IllegalArgumentException e) {
-            throw new PlatformException("assessor " + assessor.name() + ": " + e.getMessage(), e);
-        }
+        return new JavaAlgorithm(tuner, assessor);
     }
 
     private String newId(Path workingDirectory) {

@@ -1,11 +1,13 @@
 package nni.manager.internal.http;
 
 import java.io.IOException;
+import java.util.concurrent.CompletionStage;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -77,6 +79,10 @@ public abstract class JsonServlet extends HttpServlet {
         Object run() throws IOException;
     }
 
+    /**
+     * Sends what the handler computed. A handler that answers later (a long poll) returns a
+     * {@link CompletionStage}: the request then waits asynchronously, holding no thread.
+     */
     private static void answer(HttpServletRequest request, HttpServletResponse response, Work work) throws IOException {
         Object result;
         try {
@@ -85,11 +91,41 @@ public abstract class JsonServlet extends HttpServlet {
             e.send(response);
             return;
         } catch (IOException | RuntimeException e) {
-            LOG.error("{} {} failed", request.getMethod(), request.getRequestURI(), e);
-            new HttpError(500, "internal error, logged by the runtime" + (e.getMessage() == null ? "" : ": " + e.getMessage()))
-                    .send(response);
+            fault(request, response, e);
             return;
         }
+        if (result instanceof CompletionStage<?> later) {
+            AsyncContext async = request.isAsyncStarted() ? request.getAsyncContext() : request.startAsync();
+            async.setTimeout(0); // the stage ends the wait
+            later.whenComplete((value, error) -> {
+                try {
+                    if (error != null) {
+                        fault(request, response, error instanceof Exception e ? e : new IllegalStateException(error));
+                    } else {
+                        send(response, value);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("{} {}: answering failed: {}", request.getMethod(), request.getRequestURI(), e.getMessage());
+                } finally {
+                    async.complete();
+                }
+            });
+            return;
+        }
+        send(response, result);
+    }
+
+    private static void fault(HttpServletRequest request, HttpServletResponse response, Exception e) throws IOException {
+        if (e instanceof HttpError error) {
+            error.send(response);
+            return;
+        }
+        LOG.error("{} {} failed", request.getMethod(), request.getRequestURI(), e);
+        new HttpError(500, "internal error, logged by the runtime" + (e.getMessage() == null ? "" : ": " + e.getMessage()))
+                .send(response);
+    }
+
+    private static void send(HttpServletResponse response, Object result) throws IOException {
         response.setStatus(200);
         if (result != null) {
             JSON.writeValue(response.getOutputStream(), result);

@@ -44,6 +44,7 @@ import org.slf4j.LoggerFactory;
 
 import nni.api.platform.TrainingPlatform;
 import nni.api.tuner.AssessorProvider;
+import nni.api.tuner.DispatcherProvider;
 import nni.api.tuner.TunerProvider;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
@@ -75,7 +76,7 @@ final class RuntimeReadiness implements AutoCloseable {
     private static final String FILEINSTALL_FILENAME = "felix.fileinstall.filename";
     private static final String GOGO_SHELL = "org.apache.felix.gogo.shell";
     private static final Set<String> PROVIDED = Set.of(TrainingPlatform.class.getName(), TunerProvider.class.getName(),
-            AssessorProvider.class.getName());
+            AssessorProvider.class.getName(), DispatcherProvider.class.getName());
     private static final long RECHECK_MILLIS = 100;
 
     private final BundleContext context;
@@ -309,9 +310,10 @@ final class RuntimeReadiness implements AutoCloseable {
                         || reference.getProperty(TrainingPlatform.PLATFORM) == null
                         : algorithms.binds(reference) || reference.getProperty(TunerProvider.ALGORITHM) == null;
                 if (!bound) {
-                    return type.substring(type.lastIndexOf('.') + 1) + " " + reference.getProperty(
-                            type.equals(TrainingPlatform.class.getName()) ? TrainingPlatform.PLATFORM : TunerProvider.ALGORITHM)
-                            + " is not bound yet";
+                    Object name = reference.getProperty(
+                            type.equals(TrainingPlatform.class.getName()) ? TrainingPlatform.PLATFORM : TunerProvider.ALGORITHM);
+                    return type.substring(type.lastIndexOf('.') + 1) + " " + (name instanceof String[] names
+                            ? String.join(", ", names) : name) + " is not bound yet";
                 }
             }
         }

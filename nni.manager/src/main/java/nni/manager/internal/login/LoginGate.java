@@ -49,7 +49,8 @@ import nni.manager.internal.http.Router;
  * as NNI's is, so that {@code nnictl} and NNI's Python client keep working; bound to any other
  * address (the wildcard included) every REST route and UI page asks for the token, as an
  * {@code Authorization: Bearer} header or the cookie the login page ({@code /login}) sets. The trial
- * keepers' routes ({@code /api/v1/nni-trial/}) are not behind it: each keeper has a token of its own.
+ * keepers' routes ({@code /api/v1/nni-trial/}) and NNI's dispatchers' channels ({@code /tuner/}) are
+ * not behind it: each keeper and each channel has a token of its own.
  *
  * <p>The token is the configuration's {@code token} ({@code etc/nni.manager.login.cfg}), else the
  * one in {@code <home>/login.token} (mode 0600), made at the first start that needs one and printed
@@ -69,6 +70,8 @@ public class LoginGate implements Preprocessor {
     static final String COOKIE = "nni-token";
     static final String LOGIN_PATH = "/login";
     private static final String KEEPER_ROUTES = "/api/v1/nni-trial/";
+    /** NNI's dispatchers' command channels (bundle nni.dispatcher): a random token per channel guards each. */
+    private static final String TUNER_CHANNELS = "/tuner/";
     private static final String TOKEN_FILE = "login.token";
     private static final String HOME = "nni.home";
     private static final String HOST = "org.apache.felix.http.host";
@@ -161,12 +164,15 @@ public class LoginGate implements Preprocessor {
         }
     }
 
-    /** The keepers' routes (plain paths only: no spelling of another route passes as one) and the login page. */
+    /**
+     * The keepers' routes and the dispatchers' channels (plain paths only: no spelling of another
+     * route passes as one), and the login page.
+     */
     private static boolean exempt(String path) {
         if (LOGIN_PATH.equals(path)) {
             return true;
         }
-        if (path == null || !path.startsWith(KEEPER_ROUTES)) {
+        if (path == null || !(path.startsWith(KEEPER_ROUTES) || path.startsWith(TUNER_CHANNELS))) {
             return false;
         }
         try {

@@ -1,8 +1,12 @@
 package nni.manager.internal.registry;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.annotations.Component;
@@ -14,15 +18,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.tuner.AssessorProvider;
+import nni.api.tuner.DispatcherProvider;
 import nni.api.tuner.TunerProvider;
+import nni.manager.internal.config.AlgorithmConfig;
 
 /**
  * Every tuner and assessor in the service registry, by algorithm name (matched ignoring case, as
  * NNI matches {@code builtinTunerName}). Found exactly as platforms are, so a third-party bundle adds
- * an algorithm by registering a {@link TunerProvider} or {@link AssessorProvider}.
+ * an algorithm by registering a {@link TunerProvider} or {@link AssessorProvider}, or many at once
+ * (custom classes included) by registering a {@link DispatcherProvider}. {@link #choose} decides
+ * which runs an experiment's tuner and assessor.
  */
 @Component(service = AlgorithmRegistry.class, immediate = true)
-public class AlgorithmRegistry {
+public class AlgorithmRegistry implements AlgorithmLookup {
 
     private static final Logger LOG = LoggerFactory.getLogger(AlgorithmRegistry.class);
 
@@ -51,23 +59,180 @@ public class AlgorithmRegistry {
         assessors.remove(reference);
     }
 
-    /** @return whether this registry has bound the tuner or assessor service behind {@code reference} */
-    public boolean binds(ServiceReference<?> reference) {
-        return tuners.contains(reference) || assessors.contains(reference);
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindDispatcher(ServiceReference<DispatcherProvider> reference, DispatcherProvider provider) {
+        DispatcherEntry entry = new DispatcherEntry(reference, provider, names(reference.getProperty(TunerProvider.ALGORITHM)),
+                Boolean.parseBoolean(String.valueOf(reference.getProperty(DispatcherProvider.CLASSES))),
+                String.valueOf(reference.getProperty(DispatcherProvider.IMPLEMENTATION)));
+        synchronized (dispatchers) {
+            dispatchers.add(entry);
+            dispatchers.sort((a, b) -> b.reference().compareTo(a.reference()));
+        }
+        LOG.debug("dispatcher '{}' bound ({} algorithms{})", entry.implementation(), entry.names().size(),
+                entry.classes() ? ", custom classes" : "");
     }
 
+    void unbindDispatcher(ServiceReference<DispatcherProvider> reference) {
+        synchronized (dispatchers) {
+            dispatchers.removeIf(entry -> entry.reference().equals(reference));
+        }
+    }
+
+    private static Set<String> names(Object property) {
+        Collection<?> values = property instanceof String[] array ? List.of(array)
+                : property instanceof Collection<?> collection ? collection : property == null ? List.of() : List.of(property);
+        Set<String> names = new LinkedHashSet<>();
+        values.forEach(value -> names.add(String.valueOf(value).trim()));
+        return names;
+    }
+
+    /**
+     * A dispatcher provider and what it claims to run.
+     *
+     * @param names          the algorithm names it runs, as it spells them
+     * @param classes        whether it runs custom classes
+     * @param implementation what {@code implementation:} chooses it
+     */
+    public record DispatcherEntry(ServiceReference<?> reference, DispatcherProvider provider, Set<String> names,
+                                  boolean classes, String implementation) {
+        /** @return whether it runs the section (a null section: there is none to run) */
+        public boolean runs(AlgorithmConfig section) {
+            if (section == null) {
+                return true;
+            }
+            if (section.className() != null) {
+                return classes;
+            }
+            return names.stream().anyMatch(name -> name.equalsIgnoreCase(section.name()));
+        }
+    }
+
+    private final List<DispatcherEntry> dispatchers = new ArrayList<>();
+
+    /** Which provider runs an experiment's tuner and assessor. */
+    public sealed interface Choice permits JavaAlgorithms, ThroughDispatcher, Unavailable {
+    }
+
+    /** The Java providers: a {@link TunerProvider}, and an {@link AssessorProvider} when there is an assessor (else null). */
+    public record JavaAlgorithms(TunerProvider tuner, AssessorProvider assessor) implements Choice {
+    }
+
+    /** A dispatcher provider runs both. */
+    public record ThroughDispatcher(DispatcherProvider provider) implements Choice {
+    }
+
+    /** Nothing installed runs them: {@code path} ({@code tuner.name}) and why. */
+    public record Unavailable(String path, String message) implements Choice {
+    }
+
+    /** The value of an algorithm section's {@code implementation:} that asks for the Java providers. */
+    public static final String JAVA = "java";
+
+    /**
+     * Chooses what runs an experiment's tuner and assessor: the Java providers when both have one
+     * and neither section asks for another {@code implementation}; else the best-ranked dispatcher
+     * provider that runs both (custom classes only ever run there).
+     *
+     * @param assessor the assessor section, or null
+     */
+    public Choice choose(AlgorithmConfig tuner, AlgorithmConfig assessor) {
+        return choose(tuner, assessor, this);
+    }
+
+    @Override
+    public List<DispatcherEntry> dispatchers() {
+        synchronized (dispatchers) {
+            return List.copyOf(dispatchers);
+        }
+    }
+
+    /** {@link #choose(AlgorithmConfig, AlgorithmConfig)} among what {@code installed} has. */
+    public static Choice choose(AlgorithmConfig tuner, AlgorithmConfig assessor, AlgorithmLookup installed) {
+        String asked = implementationAsked(tuner, assessor);
+        boolean custom = tuner.className() != null || (assessor != null && assessor.className() != null);
+        if (!custom && (asked == null || asked.equalsIgnoreCase(JAVA))) {
+            Optional<TunerProvider> javaTuner = installed.tuner(tuner.name());
+            Optional<AssessorProvider> javaAssessor = assessor == null ? Optional.empty() : installed.assessor(assessor.name());
+            if (javaTuner.isPresent() && (assessor == null || javaAssessor.isPresent())) {
+                return new JavaAlgorithms(javaTuner.get(), javaAssessor.orElse(null));
+            }
+            if (asked != null) {
+                return javaTuner.isEmpty() ? new Unavailable(key(tuner, "tuner"), "no Java tuner named \"" + tuner.name()
+                        + "\" is installed; installed: " + String.join(", ", installed.tunerNames()))
+                        : new Unavailable("assessor.name", "no Java assessor named \"" + assessor.name()
+                        + "\" is installed; installed: " + String.join(", ", installed.assessorNames()));
+            }
+        }
+        List<DispatcherEntry> candidates = installed.dispatchers();
+        for (DispatcherEntry entry : candidates) {
+            if (entry.runs(tuner) && entry.runs(assessor) && (asked == null || asked.equalsIgnoreCase(entry.implementation()))) {
+                return new ThroughDispatcher(entry.provider());
+            }
+        }
+        return unavailable(tuner, assessor, asked, installed);
+    }
+
+    private static String implementationAsked(AlgorithmConfig tuner, AlgorithmConfig assessor) {
+        if (tuner.implementation() != null) {
+            return tuner.implementation();
+        }
+        return assessor == null ? null : assessor.implementation();
+    }
+
+    private static String key(AlgorithmConfig section, String kind) {
+        return kind + (section.className() != null ? ".className" : ".name");
+    }
+
+    private static Unavailable unavailable(AlgorithmConfig tuner, AlgorithmConfig assessor, String asked, AlgorithmLookup installed) {
+        List<DispatcherEntry> candidates = installed.dispatchers();
+        if (asked != null && candidates.stream().noneMatch(entry -> asked.equalsIgnoreCase(entry.implementation()))) {
+            List<String> known = new ArrayList<>(List.of(JAVA));
+            candidates.forEach(entry -> known.add(entry.implementation()));
+            return new Unavailable((tuner.implementation() != null ? "tuner" : "assessor") + ".implementation",
+                    "expected " + String.join(" or ", known) + ", got \"" + asked + "\"");
+        }
+        boolean tunerRuns = candidates.stream().anyMatch(entry -> entry.runs(tuner))
+                || (tuner.className() == null && installed.tuner(tuner.name()).isPresent());
+        AlgorithmConfig missing = tunerRuns && assessor != null ? assessor : tuner;
+        String kind = missing == tuner ? "tuner" : "assessor";
+        if (missing.className() != null) {
+            return new Unavailable(kind + ".className", "custom " + kind + " classes run through NNI's dispatcher, and no"
+                    + " dispatcher is installed (bundle nni.dispatcher)");
+        }
+        List<String> names = new ArrayList<>(kind.equals("tuner") ? installed.tunerNames() : installed.assessorNames());
+        candidates.forEach(entry -> entry.names().stream()
+                .filter(n -> names.stream().noneMatch(known -> known.equalsIgnoreCase(n))).forEach(names::add));
+        return new Unavailable(kind + ".name", "no " + kind + " named \"" + missing.name() + "\" is installed; installed: "
+                + String.join(", ", names));
+    }
+
+    /** @return whether this registry has bound the tuner or assessor service behind {@code reference} */
+    public boolean binds(ServiceReference<?> reference) {
+        if (tuners.contains(reference) || assessors.contains(reference)) {
+            return true;
+        }
+        synchronized (dispatchers) {
+            return dispatchers.stream().anyMatch(entry -> entry.reference().equals(reference));
+        }
+    }
+
+    @Override
     public Optional<TunerProvider> tuner(String name) {
         return tuners.get(name).map(NamedServices.Entry::service);
     }
 
+    @Override
     public Optional<AssessorProvider> assessor(String name) {
         return assessors.get(name).map(NamedServices.Entry::service);
     }
 
+    @Override
     public List<String> tunerNames() {
         return tuners.names();
     }
 
+    @Override
     public List<String> assessorNames() {
         return assessors.names();
     }

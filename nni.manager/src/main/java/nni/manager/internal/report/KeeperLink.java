@@ -5,6 +5,9 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One keeper's connection state on the manager: its token, the last report sequence applied (so a
@@ -19,6 +22,8 @@ public final class KeeperLink {
     private final Object reportLock = new Object();
     private long applied;
     private final List<Map<String, Object>> commands = new ArrayList<>();
+    /** Long polls waiting for a command: answered by {@link #send}, {@link #close} or their deadline. */
+    private final List<CompletableFuture<List<Map<String, Object>>>> polls = new ArrayList<>();
     private long nextCommandId = 1;
     private boolean closed;
     private volatile long lastSeenNanos = System.nanoTime();
@@ -87,34 +92,59 @@ public final class KeeperLink {
         applied = seq;
     }
 
-    /** Queues a command for the keeper; it gets the next command id. */
-    public synchronized void send(Map<String, Object> command) {
-        Map<String, Object> numbered = new java.util.LinkedHashMap<>();
-        numbered.put("id", nextCommandId++);
-        numbered.putAll(command);
-        commands.add(numbered);
-        notifyAll();
+    /** Queues a command for the keeper; it gets the next command id. Answers the keeper's waiting poll (outside the lock). */
+    public void send(Map<String, Object> command) {
+        Runnable answer;
+        synchronized (this) {
+            Map<String, Object> numbered = new java.util.LinkedHashMap<>();
+            numbered.put("id", nextCommandId++);
+            numbered.putAll(command);
+            commands.add(numbered);
+            answer = takePolls();
+        }
+        answer.run();
     }
 
     /**
-     * Drops the commands up to {@code after} (the keeper has them) and waits up to
-     * {@code waitMillis} for newer ones.
+     * Drops the commands up to {@code after} (the keeper has them) and answers with the newer ones
+     * as soon as there are any, or with none after {@code waitMillis}. Holds no thread while it
+     * waits: a thousand keepers polling cost no thread each.
+     *
+     * @param timer completes the poll at its deadline
      */
-    synchronized List<Map<String, Object>> commandsAfter(long after, long waitMillis) throws InterruptedException {
+    synchronized CompletableFuture<List<Map<String, Object>>> commandsAfter(long after, long waitMillis,
+            ScheduledExecutorService timer) {
         commands.removeIf(c -> ((Number) c.get("id")).longValue() <= after);
-        long deadline = System.currentTimeMillis() + waitMillis;
-        while (commands.isEmpty() && !closed) {
-            long left = deadline - System.currentTimeMillis();
-            if (left <= 0) {
-                break;
-            }
-            wait(left);
+        if (!commands.isEmpty() || closed || waitMillis <= 0) {
+            return CompletableFuture.completedFuture(List.copyOf(commands));
         }
-        return List.copyOf(commands);
+        CompletableFuture<List<Map<String, Object>>> poll = new CompletableFuture<>();
+        polls.add(poll);
+        timer.schedule(() -> {
+            List<Map<String, Object>> now;
+            synchronized (this) {
+                polls.remove(poll);
+                now = List.copyOf(commands);
+            }
+            poll.complete(now);
+        }, waitMillis, TimeUnit.MILLISECONDS);
+        return poll;
     }
 
-    synchronized void close() {
-        closed = true;
-        notifyAll();
+    /** @return what answers the waiting polls with the commands queued now; run it outside the lock (it writes responses) */
+    private Runnable takePolls() {
+        List<Map<String, Object>> now = List.copyOf(commands);
+        List<CompletableFuture<List<Map<String, Object>>>> waiting = List.copyOf(polls);
+        polls.clear();
+        return () -> waiting.forEach(poll -> poll.complete(now));
+    }
+
+    void close() {
+        Runnable answer;
+        synchronized (this) {
+            closed = true;
+            answer = takePolls();
+        }
+        answer.run();
     }
 }

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 
@@ -13,6 +15,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
@@ -61,6 +64,8 @@ public class TrialReportServlet extends JsonServlet {
     private final transient KeeperLinks links;
     private final int maxBodyBytes;
     private final int maxPollMillis;
+    /** Ends command long polls at their deadline; one thread for every keeper. */
+    private final transient ScheduledExecutorService pollTimer;
 
     @Activate
     public TrialReportServlet(@Reference KeeperLinks links, @Reference RequestBodies bodies, Config config) {
@@ -68,6 +73,16 @@ public class TrialReportServlet extends JsonServlet {
         this.links = links;
         this.maxBodyBytes = config.max_body_bytes();
         this.maxPollMillis = config.max_poll_millis();
+        this.pollTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "nni-keeper-polls");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    @Deactivate
+    void deactivate() {
+        pollTimer.shutdownNow();
     }
 
     @Override
@@ -180,12 +195,7 @@ public class TrialReportServlet extends JsonServlet {
         long after = number(request.getParameter("after"), 0, "after", Long.MAX_VALUE);
         // the keeper's wish, within the range; this side holds a poll no longer than its own limit
         long wait = Math.min(maxPollMillis, number(request.getParameter("waitMillis"), 10_000, "waitMillis", MAX_WAIT_MILLIS));
-        try {
-            return Map.of("commands", link.commandsAfter(after, wait));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Map.of("commands", List.of());
-        }
+        return link.commandsAfter(after, wait, pollTimer).thenApply(commands -> Map.of("commands", commands));
     }
 
     private static long number(String text, long fallback, String name, long max) {

@@ -361,10 +361,77 @@ public class ExperimentConfigLoaderTest {
 
     @Test
     public void unknownAlgorithmsNameWhatIsInstalled() throws Exception {
-        ConfigError error = errors(COMMON.replace("Random", "SMAC") + "searchSpace: {}\ntrainingService: {platform: local}\n").get(0);
+        ConfigError error = errors(COMMON.replace("Random", "Smack") + "searchSpace: {}\ntrainingService: {platform: local}\n").get(0);
         assertEquals("tuner.name", error.path());
         assertEquals(3, error.line());
-        assertTrue(error.message(), error.message().startsWith("no tuner named \"SMAC\" is installed; installed: random, gridsearch, tpe"));
+        assertTrue(error.message(), error.message().startsWith("no tuner named \"Smack\" is installed; installed: random, gridsearch, tpe"));
+        assertTrue(error.message(), error.message().contains(", SMAC, ") && error.message().contains(", Hyperband, "));
+        Path file = write("exp/smac.yml", COMMON.replace("Random", "SMAC") + "searchSpace: {}\ntrainingService: {platform: local}\n");
+        ExperimentConfigLoader javaOnly = Loaders.with(Map.of("local", new nni.ts.local.internal.LocalPlatform(
+                Loaders.defaults(nni.ts.local.internal.LocalPlatform.Config.class))), Map.of("random",
+                new nni.tuners.internal.RandomTunerProvider()), Map.of());
+        ConfigError withoutDispatcher = assertThrows(ConfigException.class, () -> javaOnly.load(file)).errors().get(0);
+        assertEquals("tuner.name: no tuner named \"SMAC\" is installed; installed: random",
+                withoutDispatcher.path() + ": " + withoutDispatcher.message());
+    }
+
+    @Test
+    public void anNniAlgorithmWithoutJavaImplementationRunsThroughTheDispatcherAndValidateSaysSo() throws Exception {
+        Path file = write("exp/smac.yml", COMMON.replace("Random", "SMAC") + """
+                assessor: {name: Curvefitting, classArgs: {epoch_num: 20}}
+                searchSpace: {lr: {_type: loguniform, _value: [0.0001, 0.1]}}
+                trainingService: {platform: local}
+                """);
+        ValidationReport report = loader.validate(file);
+        assertTrue(report.toString(), report.ok());
+        assertEquals(List.of("OK: " + file, file + ": tuner SMAC with assessor Curvefitting: runs through NNI's dispatcher"
+                + " (needs the nni package)"), report.lines());
+        assertEquals("SMAC", loader.load(file).tuner().name());
+    }
+
+    @Test
+    public void theSearchSpaceIsCheckedOnlyAsFarAsTheChosenAlgorithmReadsIt() throws Exception {
+        // SMAC declares the types it reads: normal is not one of them
+        List<ConfigError> smac = errors(COMMON.replace("Random", "SMAC")
+                + "searchSpace: {x: {_type: normal, _value: [0, 1]}}\ntrainingService: {platform: local}\n");
+        assertEquals("searchSpace.x._type: SMAC does not read normal; it reads choice, randint, uniform, quniform, loguniform",
+                smac.get(0).path() + ": " + smac.get(0).message());
+        // a custom class owns its format (the opevo examples' factor and discrete types pass through unchanged)
+        Files.createDirectories(folder.getRoot().toPath().resolve("exp/algorithms"));
+        ExperimentConfig custom = load("""
+                searchSpace: {tile: {_type: factor, _value: [64, [2, 4]]}, order: {_type: discrete, _value: [1, 2]}}
+                trialCommand: python3 main.py
+                trialConcurrency: 1
+                tuner: {className: opevo.GaTuner, codeDirectory: algorithms, classArgs: {optimize_mode: maximize}}
+                trainingService: {platform: local}
+                """);
+        assertEquals(Map.of("_type", "factor", "_value", List.of(64, List.of(2, 4))), custom.searchSpace().get("tile"));
+        // a Java tuner reads the whole standard format
+        assertEquals("searchSpace.tile._type", errors(COMMON + """
+                searchSpace: {tile: {_type: factor, _value: [64, [2, 4]]}}
+                trainingService: {platform: local}
+                """).get(0).path());
+    }
+
+    @Test
+    public void theAlgorithmSectionChoosesItsImplementation() throws Exception {
+        Path python = write("exp/python.yml", COMMON.replace("{name: Random}", "{name: Random, implementation: python}")
+                + "searchSpace: {}\ntrainingService: {platform: local}\n");
+        assertEquals(List.of("OK: " + python, python + ": tuner Random: runs through NNI's dispatcher (needs the nni package)"),
+                loader.validate(python).lines());
+        assertEquals("python", loader.load(python).tuner().implementation());
+        assertEquals(List.of("OK: " + write("exp/java.yml", COMMON + "searchSpace: {}\ntrainingService: {platform: local}\n")),
+                loader.validate(folder.getRoot().toPath().resolve("exp/java.yml")).lines());
+        ConfigError javaSmac = errors(COMMON.replace("{name: Random}", "{name: SMAC, implementation: java}")
+                + "searchSpace: {}\ntrainingService: {platform: local}\n").get(0);
+        assertEquals("tuner.name", javaSmac.path());
+        assertTrue(javaSmac.message(), javaSmac.message().startsWith("no Java tuner named \"SMAC\" is installed; installed: random"));
+        ConfigError unknown = errors(COMMON.replace("{name: Random}", "{name: Random, implementation: rust}")
+                + "searchSpace: {}\ntrainingService: {platform: local}\n").get(0);
+        assertEquals("tuner.implementation: expected java or python, got \"rust\"", unknown.path() + ": " + unknown.message());
+        ConfigError wrongKind = errors(COMMON.replace("{name: Random}", "{name: Curvefitting}")
+                + "searchSpace: {}\ntrainingService: {platform: local}\n").get(0);
+        assertEquals("tuner.name: Curvefitting is an assessor, not a tuner", wrongKind.path() + ": " + wrongKind.message());
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.util.Optional;
 import nni.api.platform.TrainingPlatform;
 import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.TunerProvider;
+import nni.manager.internal.registry.AlgorithmRegistry;
 
 /** Builds loaders over the real platform and algorithm objects, outside a framework. */
 public final class Loaders {
@@ -26,17 +27,43 @@ public final class Loaders {
 
     static ExperimentConfigLoader with(Map<String, TrainingPlatform> platforms, Map<String, TunerProvider> tuners,
             Map<String, AssessorProvider> assessors) {
-        return new ExperimentConfigLoader(name -> Optional.ofNullable(platforms.get(name)),
-                name -> Optional.ofNullable(tuners.get(name.toLowerCase(Locale.ROOT))),
-                name -> Optional.ofNullable(assessors.get(name.toLowerCase(Locale.ROOT))),
-                kind -> switch (kind) {
-                    case "tuner" -> List.copyOf(tuners.keySet());
-                    case "assessor" -> List.copyOf(assessors.keySet());
-                    default -> List.copyOf(platforms.keySet());
-                });
+        return with(platforms, tuners, assessors, List.of());
     }
 
-    /** Every built-in platform of this project and every built-in algorithm. */
+    /** @param dispatchers dispatcher providers, best first */
+    static ExperimentConfigLoader with(Map<String, TrainingPlatform> platforms, Map<String, TunerProvider> tuners,
+            Map<String, AssessorProvider> assessors, List<AlgorithmRegistry.DispatcherEntry> dispatchers) {
+        nni.manager.internal.registry.AlgorithmLookup algorithms = new nni.manager.internal.registry.AlgorithmLookup() {
+            @Override
+            public Optional<TunerProvider> tuner(String name) {
+                return Optional.ofNullable(tuners.get(name.toLowerCase(Locale.ROOT)));
+            }
+
+            @Override
+            public Optional<AssessorProvider> assessor(String name) {
+                return Optional.ofNullable(assessors.get(name.toLowerCase(Locale.ROOT)));
+            }
+
+            @Override
+            public List<String> tunerNames() {
+                return List.copyOf(tuners.keySet());
+            }
+
+            @Override
+            public List<String> assessorNames() {
+                return List.copyOf(assessors.keySet());
+            }
+
+            @Override
+            public List<AlgorithmRegistry.DispatcherEntry> dispatchers() {
+                return dispatchers;
+            }
+        };
+        return new ExperimentConfigLoader(name -> Optional.ofNullable(platforms.get(name)), algorithms,
+                () -> List.copyOf(platforms.keySet()));
+    }
+
+    /** Every built-in platform of this project, every built-in algorithm and NNI's dispatcher. */
     public static ExperimentConfigLoader builtIn() {
         Map<String, TrainingPlatform> platforms = new LinkedHashMap<>();
         platforms.put("local", new nni.ts.local.internal.LocalPlatform(defaults(nni.ts.local.internal.LocalPlatform.Config.class)));
@@ -47,14 +74,23 @@ public final class Loaders {
         platforms.put("frameworkcontroller", new nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform(kubernetes, null));
         platforms.put("adl", new nni.ts.adaptdl.internal.AdaptdlPlatform(kubernetes, null));
         platforms.put("dlts", new nni.ts.dlts.internal.DltsPlatform(defaults(nni.ts.dlts.internal.DltsPlatform.Config.class), null));
-        platforms.put("aml", new nni.ts.aml.internal.AmlPlatform(defaults(nni.ts.aml.internal.AmlPlatform.Config.class)));
-        platforms.put("dlc", new nni.ts.dlc.internal.DlcPlatform(defaults(nni.ts.dlc.internal.DlcPlatform.Config.class)));
+        platforms.put("aml", new nni.ts.aml.internal.AmlPlatform(defaults(nni.ts.aml.internal.AmlPlatform.Config.class), null));
+        platforms.put("dlc", new nni.ts.dlc.internal.DlcPlatform(defaults(nni.ts.dlc.internal.DlcPlatform.Config.class), null));
         Map<String, TunerProvider> tuners = new LinkedHashMap<>();
         tuners.put("random", new nni.tuners.internal.RandomTunerProvider());
         tuners.put("gridsearch", new nni.tuners.internal.GridSearchTunerProvider());
         tuners.put("tpe", new nni.tuners.internal.TpeTunerProvider());
         tuners.put("anneal", new nni.tuners.internal.AnnealTunerProvider());
         tuners.put("evolution", new nni.tuners.internal.EvolutionTunerProvider());
-        return with(platforms, tuners, Map.of("medianstop", new nni.tuners.internal.MedianstopAssessorProvider()));
+        return with(platforms, tuners, Map.of("medianstop", new nni.tuners.internal.MedianstopAssessorProvider()),
+                List.of(nniDispatcher()));
+    }
+
+    /** NNI's dispatcher as the runtime registers it (its checks need no channel). */
+    static AlgorithmRegistry.DispatcherEntry nniDispatcher() {
+        nni.dispatcher.internal.NniDispatcherProvider provider = new nni.dispatcher.internal.NniDispatcherProvider(
+                defaults(nni.dispatcher.internal.NniDispatcherProvider.Config.class), null);
+        return new AlgorithmRegistry.DispatcherEntry(null, provider, java.util.Set.copyOf(
+                nni.dispatcher.internal.NniDispatcherProvider.algorithmNames()), true, "python");
     }
 }

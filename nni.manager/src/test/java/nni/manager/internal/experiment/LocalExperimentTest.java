@@ -178,6 +178,51 @@ public class LocalExperimentTest {
         assertEquals("USER_CANCELED", experiment.store().trials().get(0).status());
     }
 
+    /**
+     * Tracking a running trial costs no JVM thread: 150 trials running at once add no more threads
+     * than 1 does (the JDK used to keep one process reaper thread per running child). Each trial's
+     * exit status still arrives: cancelled trials end USER_CANCELED, the sleepers are gone.
+     */
+    @Test(timeout = 120_000)
+    public void runningTrialsCostNoThreadEach() throws Exception {
+        int many = 150;
+        Experiments setup = setup("trial.sh", "echo $$ > \"$NNI_OUTPUT_DIR/pid.txt\"\nexec sleep 300\n");
+        setup.trialCommand = "bash trial.sh";
+        setup.concurrency = many;
+        setup.maxTrials = many;
+        experiment = setup.start("threads", new ListTuner(many), null);
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> experiment.trials().size() == many
+                && experiment.trials().stream().allMatch(t -> t.job().status() == TrialStatus.RUNNING));
+        int withMany = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
+        Path trials = setup.workingDirectory.resolve("threads").resolve("trials");
+        List<String> ids = experiment.trials().stream().map(t -> t.job().id()).toList();
+        await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream().allMatch(id -> Files.exists(trials.resolve(id).resolve("pid.txt"))));
+        Set<Long> pids = ids.stream().map(id -> {
+            try {
+                return Long.parseLong(Files.readString(trials.resolve(id).resolve("pid.txt")).trim());
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }).collect(Collectors.toSet());
+        assertTrue(pids.stream().allMatch(LocalExperimentTest::running));
+
+        experiment.stop(Duration.ofSeconds(30));
+        experiment.settled().get(30, TimeUnit.SECONDS);
+        assertTrue(experiment.trials().stream().allMatch(t -> t.job().status() == TrialStatus.USER_CANCELED));
+        await().atMost(Duration.ofSeconds(20)).until(() -> pids.stream().noneMatch(LocalExperimentTest::running));
+
+        // the same experiment with one trial running: the baseline of the engine's own threads
+        Experiments one = new Experiments(setup.codeDirectory, folder.newFolder("one").toPath());
+        one.trialCommand = "bash trial.sh";
+        one.maxTrials = 1;
+        experiment = one.start("thread1", new ListTuner(1), null);
+        await().atMost(Duration.ofSeconds(30)).until(() -> experiment.trials().size() == 1
+                && experiment.trials().get(0).job().status() == TrialStatus.RUNNING);
+        int withOne = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
+        System.out.println("JVM threads with " + many + " trials running: " + withMany + "; with 1: " + withOne);
+        assertTrue("threads with " + many + " running trials: " + withMany + ", with one: " + withOne, withMany < withOne + 20);
+    }
+
     /** @return true while the process exists and is not a zombie */
     static boolean running(long pid) {
         try {

@@ -1,26 +1,40 @@
 package nni.ts.aml.internal;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import nni.api.config.SectionCheck;
+import nni.api.environment.KeeperChoice;
+import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
+import nni.ts.cloud.CloudException;
+import nni.ts.cloud.HttpCalls;
+import nni.ts.cloud.JobLauncher;
+import nni.ts.cloud.JobSession;
 
 /**
- * NNI's {@code platform: aml}: runs trials on an Azure Machine Learning compute target. This version checks the
- * experiment section by NNI's rules ({@link AmlSection}) so that files for this platform validate;
- * running trials here is not available yet, and {@link #open} says so.
- * Configured through PID {@code nni.ts.aml}.
+ * NNI's {@code platform: aml} (reuse mode, as in NNI): trial keeper environments as Azure Machine
+ * Learning command jobs on the workspace's compute target, with the configured docker image,
+ * through the Azure Resource Manager jobs API ({@link AmlApi}). The keepers report to the manager's
+ * endpoint over HTTP ({@code nniManagerIp}), so the compute target must reach it. Credentials as
+ * Azure users have them ({@link AzureCredential}). Configured through PID {@code nni.ts.aml}.
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.ts.aml",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -28,13 +42,57 @@ import nni.api.platform.TrainingSession;
 @Designate(ocd = AmlPlatform.Config.class)
 public class AmlPlatform implements TrainingPlatform {
 
+    private static final Logger LOG = LoggerFactory.getLogger(AmlPlatform.class);
+
     @ObjectClassDefinition(name = "NNI aml platform", description = "Trials on an Azure ML compute target")
     public @interface Config {
+        @AttributeDefinition(description = "Where the Azure credential comes from: auto (a service principal from"
+                + " AZURE_TENANT_ID/AZURE_CLIENT_ID/AZURE_CLIENT_SECRET, else a managed identity endpoint, else the Azure"
+                + " CLI's login, else this Azure machine's managed identity), environment, managed-identity or azure-cli")
+        String credential() default "auto";
+
+        @AttributeDefinition(description = "The Azure CLI's command (for credential auto or azure-cli)")
+        String az_command() default "az";
+
+        @AttributeDefinition(description = "The Azure Resource Manager endpoint (another one for sovereign clouds)")
+        String arm_endpoint() default "https://management.azure.com";
+
+        @AttributeDefinition(description = "The audience of the Resource Manager's tokens")
+        String arm_resource() default "https://management.azure.com/";
+
+        @AttributeDefinition(description = "The keeper the jobs run: python (Python 3.7+, which NNI's images have),"
+                + " java (Java 17+), or auto (Java 17+ when the image has it, else Python)")
+        String keeper() default "auto";
+
+        @AttributeDefinition(description = "The Java command in the jobs' image")
+        String java_command() default "java";
+
+        @AttributeDefinition(description = "The Python 3 command in the jobs' image")
+        String python_command() default "python3";
+
+        @AttributeDefinition(description = "Seconds between two status requests per job (NNI: 5)")
+        int status_refresh_seconds() default 5;
+
+        @AttributeDefinition(description = "Seconds one request to Azure may take")
+        int request_timeout_seconds() default 60;
+
+        @AttributeDefinition(description = "Seconds a job may be unknown to Azure ML before it counts as gone")
+        int missing_job_seconds() default 120;
+
+        @AttributeDefinition(description = "Seconds an environment may stay idle before its job is cancelled (NNI: 600)")
+        int reuse_idle_seconds() default 600;
+
+        @AttributeDefinition(description = "Most jobs alive at once")
+        int max_jobs() default 64;
     }
 
+    private final Config config;
+    private final KeeperSessions keeperSessions;
+
     @Activate
-    public AmlPlatform(Config config) {
-        // nothing to configure until trials can run here
+    public AmlPlatform(Config config, @Reference KeeperSessions keeperSessions) {
+        this.config = config;
+        this.keeperSessions = keeperSessions;
     }
 
     @Override
@@ -44,7 +102,45 @@ public class AmlPlatform implements TrainingPlatform {
 
     @Override
     public TrainingSession open(SessionContext context) throws PlatformException {
-        throw new PlatformException("running trials on the aml platform is not available in this version of "
-                + "nni-osgi: its experiment section can be validated, but no trial can be started");
+        AmlSection.Settings settings = AmlSection.settings(context.section());
+        KeeperChoice keeper;
+        AzureCredential.Source source;
+        try {
+            keeper = KeeperChoice.of(config.keeper());
+            source = AzureCredential.Source.valueOf(config.credential().strip().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new PlatformException("aml: " + (e.getMessage().contains("No enum constant")
+                    ? "credential must be auto, environment, managed-identity or azure-cli, got \"" + config.credential() + "\""
+                    : e.getMessage()), e);
+        }
+        String experiment = context.experimentId();
+        Duration timeout = Duration.ofSeconds(config.request_timeout_seconds());
+        AzureCredential credential;
+        try {
+            credential = AzureCredential.of(source, System::getenv, config.arm_resource(), config.az_command(), timeout);
+        } catch (CloudException e) {
+            throw new PlatformException("aml: " + e.getMessage(), e);
+        }
+        HttpCalls http = new HttpCalls(settings.service(), timeout, "nni-aml-" + experiment);
+        AmlApi api = new AmlApi(settings, http, credential, config.arm_endpoint(), context.experimentDirectory().resolve("aml-snapshot"),
+                experiment, keeper.toString(), config.java_command(), config.python_command());
+        try {
+            String unchecked = api.checkWorkspace();
+            if (unchecked != null) {
+                LOG.warn("experiment {}: the Azure ML workspace could not be checked now: {}", experiment, unchecked);
+            }
+        } catch (PlatformException | RuntimeException e) {
+            api.close();
+            throw e;
+        }
+        JobLauncher launcher = new JobLauncher(api, "Azure ML", "nni-aml-" + experiment,
+                Duration.ofSeconds(config.status_refresh_seconds()), Duration.ofSeconds(config.missing_job_seconds()),
+                context::capacityChanged);
+        KeeperOptions options = KeeperOptions.builder("aml").reuse(true).maxEnvironments(Math.max(1, config.max_jobs()))
+                .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost(settings.nniManagerIp()).keeper(keeper)
+                .build();
+        LOG.info("experiment {}: Azure ML session on {} (compute {}, image {}, {}, keeper {})", experiment, settings.service(),
+                settings.computeTarget(), settings.dockerImage(), credential.description(), keeper);
+        return JobSession.open(context, launcher, options, Duration.ofSeconds(5), keeperSessions);
     }
 }

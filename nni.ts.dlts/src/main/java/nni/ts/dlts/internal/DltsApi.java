@@ -5,10 +5,6 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -98,17 +94,17 @@ final class DltsApi implements JobLauncher.Api {
     @Override
     public String submit(EnvironmentSpec spec) throws CloudException {
         String name = "nni_exp_" + experimentId + "_trial_" + spec.environmentId();
-        Path token = storage.local("tokens/" + spec.environmentId());
+        String token;
         try {
             storage.stage(spec, DltsApi.class);
-            writeSecret(token, spec.token());
+            token = storage.secret("tokens/" + spec.environmentId(), spec.token());
         } catch (IOException e) {
             throw new CloudException(CloudException.Kind.REFUSED, 0, "cannot put the trial code and keeper in "
                     + storage.local("") + ": " + e.getMessage(), null);
         }
         String command = new KeeperCommand(spec, storage.keepersOnWorker(spec), javaCommand, pythonCommand)
                 .line(storage.codeOnWorker(), storage.container("trials/" + spec.environmentId()), storage.sdkOnWorker(), null,
-                        List.of("--token-file", storage.container("tokens/" + spec.environmentId())));
+                        List.of("--token-file", token));
         Map<String, Object> job = new LinkedHashMap<>();
         job.put("team", settings.team());
         job.put("userName", settings.email());
@@ -145,14 +141,6 @@ final class DltsApi implements JobLauncher.Api {
                     + HttpCalls.serverSays(answer.toString()), null);
         }
         return jobId;
-    }
-
-    /** Writes the keeper's token where only this user can read it (the shared file system of the cluster). */
-    private static void writeSecret(Path file, String secret) throws IOException {
-        Files.createDirectories(file.getParent(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Files.deleteIfExists(file);
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(file, secret, StandardOpenOption.TRUNCATE_EXISTING);
     }
 
     @Override

@@ -43,12 +43,16 @@ import nni.api.platform.TrainingSession;
  * <li>each trial gets {@code <exp>/trials/<id>} with {@code parameter.cfg} (written atomically),
  *     {@code run.sh}, {@code stdout}, {@code stderr}, {@code .nni/metrics}, {@code .nni/pid}
  *     (pid and start time, for re-attaching after a restart) and {@code .nni/state} (exit code);</li>
- * <li>{@code run.sh} is started through {@code setsid}, so the trial is a process group whose id is
- *     the shell's pid: cancel sends SIGTERM to the whole group, then SIGKILL after the grace
- *     period;</li>
- * <li>the end of a trial is the {@link ProcessHandle#onExit()} event; metrics are read when inotify
- *     (the JDK's {@link WatchService}) says the trial wrote, and drained completely before the
- *     terminal status is reported;</li>
+ * <li>{@code run.sh} is started through {@code setsid} by the session's {@link Nursery} (the one
+ *     child process of this JVM that starts and reaps the trials, so a running trial costs no
+ *     thread here), so the trial is a process group whose id is the shell's pid: cancel sends
+ *     SIGTERM to the whole group, then SIGKILL after the grace period;</li>
+ * <li>the end of a trial is its exit status appearing in {@code .nni/state} (written by the
+ *     trial's launch script {@code .nni/launch.sh} once the shell ended, even when a signal ended
+ *     it); metrics are read when inotify (the JDK's {@link WatchService}) says the trial wrote, and
+ *     drained completely before the terminal status is reported; a sweep every
+ *     {@value #SWEEP_SECONDS} s ends trials whose process is gone without an exit status (their
+ *     launch script was killed);</li>
  * <li>trials that need GPUs wait in submission order until {@link GpuScheduler} places them; the
  *     waiting trial's message says why;</li>
  * <li>a trial's handle is {@code <pid>:<start time in epoch ms>} of its process group leader, so
@@ -60,6 +64,8 @@ final class LocalSession implements TrainingSession {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalSession.class);
     private static final long GPU_RECHECK_SECONDS = 5;
+    private static final long SWEEP_SECONDS = 10;
+    private static final long START_TIMEOUT_SECONDS = 30;
 
     /** A trial of this session. Mutable fields are guarded by the session's lock. */
     private static final class LocalTrial {
@@ -67,8 +73,12 @@ final class LocalSession implements TrainingSession {
         final Path directory;
         final MetricTail tail;
         volatile TrialJob job;
-        ProcessHandle process;
+        /** The process group leader, once started; its handle is empty when it ended before we looked. */
+        volatile Optional<ProcessHandle> process;
         Boolean cancelledAs;
+        boolean endReported;
+        /** Set by a sweep that found the process gone and no exit status yet; the next sweep ends the trial. */
+        boolean goneWithoutStatus;
         final List<WatchKey> watches = new ArrayList<>();
         ScheduledFuture<?> kill;
 
@@ -90,6 +100,7 @@ final class LocalSession implements TrainingSession {
     private final WatchService watcher;
     private final Thread watchThread;
     private final ScheduledExecutorService timers;
+    private final Nursery nursery;
     private final Path codeDirectory;
     private final String trialCommand;
     private final Path sdkPath;
@@ -120,7 +131,18 @@ final class LocalSession implements TrainingSession {
         } catch (IOException e) {
             throw new PlatformException("cannot watch trial files: " + e.getMessage(), e);
         }
+        try {
+            this.nursery = new Nursery(codeDirectory.toFile(), "nni-local-nursery-" + context.experimentId());
+        } catch (IOException e) {
+            try {
+                watcher.close();
+            } catch (IOException ignored) {
+                // nothing was watched yet
+            }
+            throw new PlatformException("cannot start the process that starts trials (bash and setsid are needed): " + e.getMessage(), e);
+        }
         this.timers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "nni-local-timer-" + context.experimentId()));
+        this.timers.scheduleWithFixedDelay(this::sweep, SWEEP_SECONDS, SWEEP_SECONDS, TimeUnit.SECONDS);
         this.watchThread = daemon(this::watch, "nni-local-watch-" + context.experimentId());
         this.watchThread.start();
     }
@@ -144,6 +166,7 @@ final class LocalSession implements TrainingSession {
                 TrialJob.waiting(application, directory.toString(), "file://localhost" + directory));
         try {
             Files.createDirectories(directory.resolve(".nni"));
+            Files.deleteIfExists(stateFile(directory));
             Path metrics = directory.resolve(".nni").resolve("metrics");
             if (!Files.exists(metrics)) {
                 Files.createFile(metrics);
@@ -214,12 +237,7 @@ final class LocalSession implements TrainingSession {
     private void start(LocalTrial trial, String cudaVisibleDevices) {
         String id = trial.application.trialId();
         try {
-            ProcessBuilder builder = new ProcessBuilder("setsid", shell, trial.directory.resolve("run.sh").toString())
-                    .directory(codeDirectory.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                    .redirectOutput(trial.directory.resolve("stdout").toFile())
-                    .redirectError(trial.directory.resolve("stderr").toFile());
-            Map<String, String> env = builder.environment();
+            Map<String, String> env = new java.util.LinkedHashMap<>();
             env.put("NNI_PLATFORM", "local");
             env.put("NNI_EXP_ID", context.experimentId());
             env.put("NNI_TRIAL_JOB_ID", id);
@@ -228,24 +246,31 @@ final class LocalSession implements TrainingSession {
             env.put("NNI_TRIAL_SEQ_ID", Long.toString(trial.application.sequenceId()));
             env.put("MULTI_PHASE", "false");
             env.put("NNI_CODE_DIR", codeDirectory.toString());
-            env.remove("REUSE_MODE");
             if (cudaVisibleDevices != null) {
                 env.put("CUDA_VISIBLE_DEVICES", cudaVisibleDevices);
             }
             if (sdkPath != null) {
-                String existing = env.get("PYTHONPATH");
+                String existing = System.getenv("PYTHONPATH");
                 env.put("PYTHONPATH", existing == null || existing.isEmpty() ? sdkPath.toString() : existing + ":" + sdkPath);
             }
+            Path launch = trial.directory.resolve(".nni").resolve("launch.sh");
+            writeAtomically(launch, launchScript(trial.directory, env));
             watch(trial);
-            Process process = builder.start();
-            ProcessHandle handle = process.toHandle();
-            trial.process = handle;
-            Instant started = handle.info().startInstant().orElse(Instant.now());
-            Files.writeString(trial.directory.resolve(".nni").resolve("pid"), handle.pid() + " " + started.toEpochMilli());
-            trial.job = trial.job.toBuilder().handle(handle.pid() + ":" + started.toEpochMilli()).host(host).build()
-                    .running(Instant.now());
+            long pid = nursery.start(launch, START_TIMEOUT_SECONDS);
+            Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+            Instant started = handle.flatMap(p -> p.info().startInstant()).orElse(Instant.now());
+            Files.writeString(trial.directory.resolve(".nni").resolve("pid"), pid + " " + started.toEpochMilli());
+            synchronized (this) {
+                trial.job = trial.job.toBuilder().handle(pid + ":" + started.toEpochMilli()).host(host).build()
+                        .running(Instant.now());
+            }
             context.trialChanged(trial.job);
-            process.onExit().thenAccept(done -> ended(trial, done.exitValue()));
+            // from here on its events are followed: metrics and the end come after RUNNING
+            trial.process = handle;
+            trial.tail.read(false);
+            if (Files.exists(stateFile(trial.directory))) {
+                ended(trial);
+            }
         } catch (IOException | RuntimeException e) {
             LOG.warn("experiment {}: trial {} could not be started", context.experimentId(), id, e);
             unwatch(trial);
@@ -255,6 +280,34 @@ final class LocalSession implements TrainingSession {
         }
     }
 
+    /**
+     * The script the nursery runs for a trial (argument: the nursery's request id): starts
+     * {@code run.sh} as a session of its own with the trial's environment and files, reports its pid,
+     * waits for it and writes its exit status to {@code .nni/state} (renamed in place: one event,
+     * whole content).
+     */
+    private String launchScript(Path directory, Map<String, String> env) {
+        StringBuilder script = new StringBuilder("unset REUSE_MODE\n");
+        env.forEach((name, value) -> script.append("export ").append(name).append('=').append(quote(value)).append('\n'));
+        Path state = stateFile(directory);
+        return script
+                .append("cd ").append(quote(codeDirectory.toString())).append(" || { echo \"$1 cannot enter the code directory\"; exit 0; }\n")
+                .append("setsid ").append(quote(shell)).append(' ').append(quote(directory.resolve("run.sh").toString()))
+                .append(" </dev/null >").append(quote(directory.resolve("stdout").toString()))
+                .append(" 2>").append(quote(directory.resolve("stderr").toString())).append(" &\n")
+                .append("trial=$!\n")
+                .append("echo \"$1 $trial\"\n")
+                .append("exec >/dev/null 2>&1\n")
+                .append("wait \"$trial\"\n")
+                .append("echo \"$?\" > ").append(quote(state + ".tmp")).append(" && mv -f ").append(quote(state + ".tmp"))
+                .append(' ').append(quote(state.toString())).append('\n')
+                .toString();
+    }
+
+    private static Path stateFile(Path directory) {
+        return directory.resolve(".nni").resolve("state");
+    }
+
     private String runScript(Path directory) {
         // The command runs in this shell (eval), so the process group is the trial and nothing else.
         // On SIGTERM (sent to the whole group) the shell first reaps its children: where PID 1 does
@@ -262,10 +315,7 @@ final class LocalSession implements TrainingSession {
         return "#!/bin/bash\n"
                 + "trap 'wait; exit 143' TERM INT\n"
                 + "cd " + quote(codeDirectory.toString()) + " || exit 127\n"
-                + "eval " + quote(trialCommand) + "\n"
-                + "code=$?\n"
-                + "echo \"$code\" > " + quote(directory.resolve(".nni").resolve("state").toString()) + "\n"
-                + "exit $code\n";
+                + "eval " + quote(trialCommand) + "\n";
     }
 
     private static String quote(String text) {
@@ -280,10 +330,18 @@ final class LocalSession implements TrainingSession {
 
     // ------------------------------------------------------------------ end
 
-    private void ended(LocalTrial trial, int exitCode) {
+    /** Reports the end of a trial once, with the exit status from {@code .nni/state} (-1 when there is none). */
+    private void ended(LocalTrial trial) {
         if (detached) {
             return; // a later session re-attaches the trial and reports its end
         }
+        synchronized (this) {
+            if (trial.endReported) {
+                return;
+            }
+            trial.endReported = true;
+        }
+        int exitCode = exitCodeFromState(trial.directory);
         trial.tail.read(true);
         unwatch(trial);
         TrialJob ended;
@@ -292,7 +350,7 @@ final class LocalSession implements TrainingSession {
             TrialStatus status = trial.cancelledAs != null ? TrialStatus.cancelled(trial.cancelledAs)
                     : exitCode == 0 ? TrialStatus.SUCCEEDED : TrialStatus.FAILED;
             String why = trial.cancelledAs != null ? (trial.cancelledAs ? "stopped early" : "cancelled")
-                    : exitCode == 0 ? "" : "exit code " + exitCode;
+                    : exitCode == 0 ? "" : exitCode == -1 ? "its process ended without an exit status" : "exit code " + exitCode;
             ended = trial.job.ended(status, Instant.now(), why);
             trial.job = ended;
         }
@@ -326,12 +384,12 @@ final class LocalSession implements TrainingSession {
                 return;
             }
             trial.cancelledAs = earlyStopped;
-            if (trial.process == null) {
+            if (trial.process == null) { // not started yet
                 waiting.remove(trial);
                 trial.job = trial.job.ended(TrialStatus.cancelled(earlyStopped), Instant.now(), "cancelled before it started");
                 ended = trial.job;
             } else {
-                long group = trial.process.pid();
+                long group = Long.parseLong(trial.job.handle().split(":")[0]);
                 signalGroup(group, "TERM");
                 trial.kill = timers.schedule(() -> {
                     // also reaches processes of the group that outlived the shell
@@ -385,14 +443,12 @@ final class LocalSession implements TrainingSession {
             } catch (IOException e) {
                 LOG.warn("trial {}: cannot watch its files again: {}", stored.id(), e.getMessage());
             }
-            process.ifPresent(p -> trial.process = p);
+            trial.process = process;
         }
-        if (process.isPresent()) {
-            // not our child any more: the exit code comes from run.sh's .nni/state
-            process.get().onExit().thenAccept(done -> ended(trial, exitCodeFromState(directory)));
-        } else {
-            timers.execute(() -> ended(trial, exitCodeFromState(directory)));
-        }
+        if (process.isEmpty() || Files.exists(stateFile(directory))) {
+            // ended while nobody watched: the exit status is in .nni/state, or lost (-1)
+            timers.execute(() -> ended(trial));
+        } // else .nni/state appearing (or the sweep) ends it
         return Optional.of(trial.job);
     }
 
@@ -428,7 +484,7 @@ final class LocalSession implements TrainingSession {
 
     private static int exitCodeFromState(Path directory) {
         try {
-            return Integer.parseInt(Files.readString(directory.resolve(".nni").resolve("state")).trim().split("\\s+")[0]);
+            return Integer.parseInt(Files.readString(stateFile(directory)).trim().split("\\s+")[0]);
         } catch (IOException | RuntimeException e) {
             return -1;
         }
@@ -444,6 +500,37 @@ final class LocalSession implements TrainingSession {
         trial.watches.add(nni);
         watched.put(dir, trial);
         watched.put(nni, trial);
+    }
+
+    /**
+     * Ends trials whose exit status was written without an event reaching us, and trials whose
+     * process is gone with no exit status on two sweeps in a row (their launch script was killed).
+     */
+    private void sweep() {
+        List<LocalTrial> ended = new ArrayList<>();
+        synchronized (this) {
+            for (LocalTrial trial : trials.values()) {
+                if (trial.process == null || trial.endReported) {
+                    continue;
+                }
+                if (Files.exists(stateFile(trial.directory))) {
+                    ended.add(trial);
+                } else if (trial.process.map(ProcessHandle::isAlive).orElse(false)) {
+                    trial.goneWithoutStatus = false;
+                } else if (trial.goneWithoutStatus) {
+                    ended.add(trial);
+                } else {
+                    trial.goneWithoutStatus = true;
+                }
+            }
+        }
+        for (LocalTrial trial : ended) {
+            try {
+                ended(trial);
+            } catch (RuntimeException e) {
+                LOG.warn("experiment {}: ending trial {} failed", context.experimentId(), trial.application.trialId(), e);
+            }
+        }
     }
 
     private void unwatch(LocalTrial trial) {
@@ -464,8 +551,11 @@ final class LocalSession implements TrainingSession {
             key.pollEvents();
             LocalTrial trial = watched.get(key);
             try {
-                if (trial != null) {
+                if (trial != null && trial.process != null) {
                     trial.tail.read(false);
+                    if (Files.exists(stateFile(trial.directory))) {
+                        ended(trial);
+                    }
                 }
             } catch (RuntimeException e) {
                 LOG.warn("reading metrics of trial {} failed", trial.application.trialId(), e);
@@ -549,6 +639,7 @@ final class LocalSession implements TrainingSession {
         } catch (IOException e) {
             LOG.debug("closing the watch service failed", e);
         }
+        nursery.close();
         timers.shutdown();
     }
 }

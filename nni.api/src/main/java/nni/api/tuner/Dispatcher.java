@@ -1,0 +1,58 @@
+package nni.api.tuner;
+
+import java.util.Map;
+
+import org.osgi.annotation.versioning.ConsumerType;
+
+import nni.api.model.TrialStatus;
+
+/**
+ * One experiment run's tuner and assessor as a conversation rather than calls: NNI's dispatcher
+ * protocol (nni-core §2.5). Where {@link Tuner} answers each request at once, a dispatcher answers
+ * whenever it is ready, through its {@link DispatcherContext}: a request for {@code n} trials may
+ * be answered by fewer, later, or by {@link DispatcherContext#noMoreTrials()} for now (an advisor
+ * such as Hyperband gives the next round's trials once the round's results are in).
+ *
+ * <p>Made by {@link DispatcherProvider#start}. The manager calls these methods from the
+ * experiment's one thread, in the order things happen; they hand the command on and return at once
+ * (they never wait for the algorithm). Commands given before the algorithm is ready are kept and
+ * given once it is. After {@link #close()} nothing else is called.
+ *
+ * @since 1.1
+ */
+@ConsumerType
+public interface Dispatcher {
+
+    /** NNI's {@code GE}: trial slots were freed; the algorithm owes this many more trials. */
+    void requestTrials(int count);
+
+    /**
+     * NNI's {@code ME}: a trial reported a metric; {@code metric} is its JSON line unchanged
+     * ({@code {"parameter_id", "trial_job_id", "type", "sequence", "value"}}). Final results and
+     * requests for more parameters ({@code REQUEST_PARAMETER}, multi-phase) always come;
+     * intermediate ({@code PERIODICAL}) ones only when {@link #wantsIntermediateResults()}.
+     */
+    void reportMetric(String metric);
+
+    /** @return whether the algorithm reads intermediate results (it has an assessor, or is an advisor) */
+    boolean wantsIntermediateResults();
+
+    /**
+     * NNI's {@code EN}: a trial ended.
+     *
+     * @param hyperParameters the packed parameters the trial was started with, verbatim
+     */
+    void trialEnded(String trialId, TrialStatus status, String hyperParameters);
+
+    /** NNI's {@code SS}: the user changed the search space (already checked by the provider). */
+    void updateSearchSpace(Map<String, Object> searchSpace);
+
+    /** NNI's {@code FD}: results of trials run elsewhere, NNI's JSON list {@code [{"parameter", "value"}]}. */
+    void importData(String results);
+
+    /**
+     * NNI's {@code TE}: the experiment stops (or the runtime lets go of it). The algorithm gets a
+     * bounded time to end, then is ended. Idempotent; reports nothing afterwards.
+     */
+    void close();
+}

@@ -1,0 +1,186 @@
+package nni.itest.cloud;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import nni.itest.cloud.emulator.dlc.DlcEmulator;
+import nni.itest.cloud.emulator.dlc.DlcJob;
+import nni.itest.launcher.RuntimeProcess;
+import nni.manager.internal.store.ExperimentStore;
+import nni.manager.internal.store.TrialRecord;
+
+/**
+ * Experiments on the {@code dlc} platform of the runnable jar against the PAI-DLC emulator, which
+ * verifies every request's signature with the test's AccessKey: to DONE with an early-stopped
+ * trial (the code and the trials on the NAS, seen by the jobs at containerStorageMountPoint), a
+ * cancelled trial and a job that fails under its trial, a resource-group job ({@code ecsSpec} as a
+ * dict), and a wrong AccessKey secret refused with a clear message that shows it nowhere.
+ */
+public class DlcIT {
+
+    private static final String KEY_ID = "LTAI5tExampleKeyId01";
+    private static final String KEY_SECRET = "dlc-secret-Qm9vYXJ7c2VjcmV0";
+    private static final String WORKSPACE = "86995";
+
+    @Rule
+    public TemporaryFolder folder = new TemporaryFolder();
+
+    private DlcEmulator dlc;
+    private Path nas;
+    private Path code;
+    private Path experiments;
+    private RuntimeProcess runtime;
+
+    @Before
+    public void startRegion() throws Exception {
+        nas = folder.newFolder("nas").toPath();
+        dlc = new DlcEmulator(KEY_ID, KEY_SECRET, WORKSPACE, Map.of("data1a2b3c", nas), folder.newFolder("tasks").toPath());
+        code = CloudRuns.trialCode(folder.newFolder("code").toPath());
+        experiments = folder.newFolder("experiments").toPath();
+    }
+
+    @After
+    public void stop() throws Exception {
+        if (runtime != null) {
+            runtime.close();
+        }
+        dlc.close();
+    }
+
+    private Path config(String secret, String ecsSpec, String searchSpace, String tail) throws Exception {
+        Path config = folder.getRoot().toPath().resolve("config.yml"); // outside the code: it holds the secret
+        Files.writeString(config, """
+                searchSpace:
+                %s
+                trialCommand: python3 trial.py
+                trialCodeDirectory: code
+                trainingService:
+                  platform: dlc
+                  type: Worker
+                  image: registry-vpc.cn-hangzhou.aliyuncs.com/pai-dlc/pytorch-training:1.6.0-gpu-py37-cu101-ubuntu18.04
+                  jobType: PyTorchJob
+                  podCount: 1
+                  ecsSpec: "%s"
+                  region: cn-hangzhou
+                  workspaceId: '%s'
+                  nasDataSourceId: data1a2b3c
+                  accessKeyId: %s
+                  accessKeySecret: %s
+                  localStorageMountPoint: %s
+                  containerStorageMountPoint: /root/data/
+                """.formatted(searchSpace.indent(2).stripTrailing(), ecsSpec, WORKSPACE, KEY_ID, secret, nas) + tail);
+        return config;
+    }
+
+    private RuntimeProcess run(Path config) throws Exception {
+        Path home = CloudRuns.home(folder.newFolder().toPath(), "nni.ts.dlc", Map.of("keeper", "java", "endpoint", dlc.address(),
+                "status.refresh.seconds", "1", "missing.job.seconds", "5"));
+        runtime = RuntimeProcess.start(home, experiments, "run", config.toString());
+        return runtime;
+    }
+
+    @Test(timeout = 240_000)
+    public void anExperimentRunsToDoneInDlcJobsWithItsFilesOnTheNas() throws Exception {
+        run(config(KEY_SECRET, "ecs.c6.large", "x: {_type: choice, _value: [1, 9, 0]}", """
+                trialConcurrency: 1
+                maxTrialNumber: 3
+                tuner: {name: GridSearch}
+                assessor:
+                  name: Medianstop
+                  classArgs: {optimize_mode: maximize, start_step: 2}
+                """));
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        String id = CloudRuns.experimentId(runtime.console());
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
+            assertEquals(Map.of("1", "SUCCEEDED", "9", "SUCCEEDED", "0", "EARLY_STOPPED"), CloudRuns.statusBy(store, "x"));
+            CloudRuns.assertEveryMetricOnce(store);
+        }
+        assertTrue(dlc.refused().toString(), dlc.refused().isEmpty());
+        List<DlcJob> jobs = dlc.jobs();
+        assertEquals("one environment for the three trials (reuse mode)", 1, jobs.size());
+        JsonNode request = jobs.get(0).request();
+        assertTrue(request.path("DisplayName").asText(), request.path("DisplayName").asText().matches("nni_exp_" + id + "_env_\\w+"));
+        assertEquals("PyTorchJob", request.path("JobType").asText());
+        assertEquals(WORKSPACE, request.path("WorkspaceId").asText());
+        JsonNode spec = request.path("JobSpecs").get(0);
+        assertEquals("Worker", spec.path("Type").asText());
+        assertEquals(1, spec.path("PodCount").asInt());
+        assertEquals("ecs.c6.large", spec.path("EcsSpec").asText());
+        assertEquals("/root/data", request.path("DataSources").get(0).path("MountPath").asText());
+        String command = request.path("UserCommand").asText();
+        assertTrue(command, command.contains("/root/data/nni-experiments/" + id + "/"));
+        // the code, the keeper's files and the trials are on the NAS, as the manager's machine sees it
+        Path root = nas.resolve("nni-experiments").resolve(id);
+        assertTrue(Files.isRegularFile(root.resolve("nni-code.tar.gz")));
+        String env = request.path("DisplayName").asText().substring(request.path("DisplayName").asText().lastIndexOf('_') + 1);
+        assertTrue(Files.isRegularFile(root.resolve("envs").resolve(env).resolve("keeper.stderr")));
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(root.resolve("tokens").resolve(env))));
+        assertFalse("the keeper's token is not in the job", request.toString().contains(Files.readString(root.resolve("tokens").resolve(env)).strip()));
+        // the environment does not outlive the experiment: stopped, or ended by its keeper told to leave before the stop arrived
+        await().atMost(Duration.ofSeconds(30)).until(() -> Set.of("Stopped", "Succeeded").contains(jobs.get(0).status()));
+        assertTrue(dlc.requests().stream().anyMatch(r -> r.method().equals("POST") && r.path().equals("/api/v1/jobs/" + jobs.get(0).id() + "/stop")));
+        CloudRuns.assertNowhere(KEY_SECRET, runtime.console() + runtime.log(), runtime.home, experiments, nas);
+    }
+
+    @Test(timeout = 240_000)
+    public void aCancelledTrialIsKilledAJobFailingUnderItsTrialFailsItAndResourceGroupJobsCarryTheirResources() throws Exception {
+        run(config(KEY_SECRET, "{'resource_id': 'quota12345', 'cpu': 4, 'memory': 8, 'gpu': 0, 'gputype': '', 'shared_memory': ''}",
+                "mode: {_type: choice, _value: [cancel, fail, ok]}", """
+                trialConcurrency: 1
+                maxTrialNumber: 3
+                tuner: {name: GridSearch}
+                """));
+        String[] trials = CloudRuns.cancelTheFirstTrialAndAwaitTheNext(runtime);
+        String failing = trials[1];
+        DlcJob first = dlc.jobs().get(0);
+        first.fail();
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        String id = CloudRuns.experimentId(runtime.console());
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
+            assertEquals(Map.of("cancel", "USER_CANCELED", "fail", "FAILED", "ok", "SUCCEEDED"), CloudRuns.statusBy(store, "mode"));
+            TrialRecord failed = store.trials().stream().filter(t -> t.id().equals(failing)).findFirst().orElseThrow();
+            assertTrue(failed.message(), failed.message().contains("PAI-DLC job " + first.id() + " Failed: the node of worker-0 was lost"));
+            CloudRuns.assertEveryMetricOnce(store);
+        }
+        assertEquals("Failed", first.status());
+        assertEquals(2, dlc.jobs().size());
+        for (DlcJob job : dlc.jobs()) {
+            assertEquals("quota12345", job.request().path("ResourceId").asText());
+            JsonNode resources = job.request().path("JobSpecs").get(0).path("ResourceConfig");
+            assertEquals("4", resources.path("CPU").asText());
+            assertEquals("8Gi", resources.path("Memory").asText());
+            assertFalse(job.request().path("JobSpecs").get(0).has("EcsSpec"));
+        }
+        assertTrue(dlc.refused().toString(), dlc.refused().isEmpty());
+    }
+
+    @Test(timeout = 120_000)
+    public void aWrongAccessKeySecretStopsTheSessionWithAClearMessageAndIsInNoLog() throws Exception {
+        String wrong = "not-the-dlc-secret-77";
+        run(config(wrong, "ecs.c6.large", "x: {_type: choice, _value: [1]}", "trialConcurrency: 1\nmaxTrialNumber: 1\ntuner: {name: Random}\n"));
+        assertEquals(1, runtime.awaitExit(Duration.ofSeconds(90)));
+        String console = runtime.console() + runtime.log();
+        assertTrue(console, console.contains("PAI-DLC in region cn-hangzhou (AccessKey " + KEY_ID + ") answered HTTP 400 while checking the "
+                + "AccessKey: SignatureDoesNotMatch: Specified signature is not matched with our calculation.; check accessKeyId and accessKeySecret"));
+        assertTrue("nothing submitted", dlc.jobs().isEmpty());
+        CloudRuns.assertNowhere(wrong, console, runtime.home, experiments, nas);
+    }
+}

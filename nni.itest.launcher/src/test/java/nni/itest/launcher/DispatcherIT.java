@@ -1,0 +1,411 @@
+package nni.itest.launcher;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.junit.After;
+import org.junit.Assume;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import nni.manager.internal.store.ExperimentStore;
+import nni.manager.internal.store.MetricRecord;
+import nni.manager.internal.store.TrialRecord;
+
+/**
+ * Experiments whose algorithms run through NNI's dispatcher ({@code nni.dispatcher}), end to end
+ * with the runnable jar: the dispatcher is a stand-in of the {@code nni} package written for these
+ * tests (standard library only, {@code src/test/resources/standin}) that speaks NNI's protocol over
+ * the WebSocket channel, v3.0's framing or v2.8's, and loads tuner and assessor classes from the
+ * experiment's {@code codeDirectory} as NNI does. Where the real {@code nni} package is importable,
+ * the first experiment also runs against it.
+ */
+public class DispatcherIT {
+
+    private static final Pattern STARTED = Pattern.compile("experiment (\\w{8}) started in (\\S+)");
+
+    @Rule
+    public TemporaryFolder folder = new TemporaryFolder();
+
+    private RuntimeProcess runtime;
+
+    @After
+    public void stop() throws InterruptedException {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ set-up
+
+    /** @return an interpreter that finds the stand-in nni package (and only the dispatcher gets it), with extra environment */
+    private Path standIn(String... environment) throws IOException {
+        Path root = folder.newFolder("standin").toPath();
+        Path nni = Files.createDirectories(root.resolve("nni"));
+        for (String file : List.of("__init__.py", "__main__.py", "_ws.py", "tuner.py", "assessor.py")) {
+            copy("/standin/nni/" + file, nni.resolve(file));
+        }
+        Path python = root.resolve("python");
+        Files.writeString(python, "#!/bin/sh\nPYTHONPATH=" + root + " " + String.join(" ", environment)
+                + " exec python3 \"$@\"\n");
+        Files.setPosixFilePermissions(python, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return python;
+    }
+
+    private static void copy(String resource, Path target) throws IOException {
+        try (InputStream in = DispatcherIT.class.getResourceAsStream(resource)) {
+            Files.copy(in, target);
+        }
+    }
+
+    /** @return a runtime home whose nni.dispatcher runs {@code python}, pinged every second, given up after 4 s of silence */
+    private Path home(Path python) throws IOException {
+        Path home = folder.newFolder("home").toPath();
+        Files.createDirectories(home.resolve("etc"));
+        Files.writeString(home.resolve("etc").resolve("nni.dispatcher.cfg"), "python.command=" + python
+                + "\nping.seconds=1\nsilence.seconds=4\nconnect.seconds=30\nstop.seconds=5\n");
+        return home;
+    }
+
+    /** @return a code folder with the test's algorithms and trials, and {@code config.yml} of the given text */
+    private Path experiment(String config) throws IOException {
+        Path code = folder.newFolder("code").toPath();
+        for (String file : List.of("algorithms.py", "multiphase_trial.py", "intermediate_trial.py")) {
+            copy("/dispatcher/" + file, code.resolve(file));
+        }
+        Files.writeString(code.resolve("config.yml"), config);
+        return code.resolve("config.yml");
+    }
+
+    private static Path experimentDirectory(String console) {
+        Matcher started = STARTED.matcher(console);
+        assertTrue(console, started.find());
+        return Path.of(started.group(2));
+    }
+
+    /** @return the commands the (last started) stand-in dispatcher of an experiment received, its start record first */
+    private static List<JsonNode> commands(Path experiment) throws IOException {
+        List<JsonNode> all = new ArrayList<>();
+        for (String line : Files.readAllLines(experiment.resolve("log").resolve("standin-commands.jsonl"))) {
+            JsonNode command = RuntimeProcess.JSON.readTree(line);
+            if (command.get("type").asText().equals("_start_")) {
+                all.clear();
+            }
+            all.add(command);
+        }
+        return all;
+    }
+
+    private static List<String> types(List<JsonNode> commands) {
+        return commands.stream().map(c -> c.get("type").asText()).toList();
+    }
+
+    private static List<JsonNode> metrics(List<JsonNode> commands, String type) throws IOException {
+        List<JsonNode> metrics = new ArrayList<>();
+        for (JsonNode command : commands) {
+            if (command.get("type").asText().equals("ME")) {
+                JsonNode metric = RuntimeProcess.JSON.readTree(command.get("content").asText());
+                if (metric.get("type").asText().equals(type)) {
+                    metrics.add(metric);
+                }
+            }
+        }
+        return metrics;
+    }
+
+    private static final String COUNTING = """
+            searchSpace:
+              x: {_type: factor, _value: [1, 2, 3]}
+            trialCommand: python3 intermediate_trial.py
+            trialCodeDirectory: .
+            trialConcurrency: 2
+            maxTrialNumber: 3
+            tuner:
+              className: algorithms.Counting
+              codeDirectory: .
+            trainingService:
+              platform: local
+            """;
+
+    // ------------------------------------------------------------------ tests
+
+    @Test(timeout = 180_000)
+    public void aCustomTunerClassFromItsCodeDirectoryRunsToDoneThroughTheDispatcher() throws Exception {
+        runCustomTuner(standIn(), "3.0");
+    }
+
+    @Test(timeout = 180_000)
+    public void theSameExperimentRunsAgainstTheRealNniPackageWhereItIsInstalled() throws Exception {
+        Process probe = new ProcessBuilder("python3", "-c", "import nni, sys; sys.stdout.write(nni.__version__)")
+                .redirectErrorStream(true).start();
+        String version = new String(probe.getInputStream().readAllBytes()).strip();
+        boolean installed = probe.waitFor() == 0;
+        if (!installed) {
+            System.out.println("DispatcherIT: SKIPPED the run against the real nni package: python3 cannot import nni here"
+                    + " (it is not installed; the same experiment ran against the stand-in)");
+        }
+        Assume.assumeTrue("the real nni package is not importable by python3", installed);
+        Path python = Path.of(new String(new ProcessBuilder("sh", "-c", "command -v python3").start().getInputStream()
+                .readAllBytes()).strip());
+        runCustomTuner(python, version);
+    }
+
+    private void runCustomTuner(Path python, String version) throws Exception {
+        Path config = experiment(COUNTING);
+        runtime = RuntimeProcess.start(home(python), folder.newFolder("experiments").toPath(), "run", config.toString());
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        Path experiment = experimentDirectory(runtime.console());
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
+            List<TrialRecord> trials = store.trials();
+            assertEquals(3, trials.size());
+            assertTrue(trials.toString(), trials.stream().allMatch(t -> t.status().equals("SUCCEEDED")));
+            // the tuner's parameters, verbatim, became the trials' parameter.cfg: the factor values in turn
+            Set<Double> finals = store.metrics(null, "FINAL").stream().map(m -> Double.valueOf(m.data().replace("\"", "")))
+                    .collect(Collectors.toCollection(TreeSet::new));
+            assertEquals(Set.of(1.0, 2.0, 3.0), finals);
+        }
+        String log = Files.readString(experiment.resolve("log").resolve("dispatcher.log"));
+        if (!python.toString().endsWith("python3")) {
+            assertTrue(log, log.contains("stand-in dispatcher connected (nni " + version + ")"));
+            assertTrue(log, log.contains("stand-in dispatcher: terminated"));
+            List<JsonNode> commands = commands(experiment);
+            JsonNode start = commands.get(0).get("content");
+            assertEquals("start", start.get("mode").asText());
+            assertEquals("dispatcher", start.get("sdk_process").asText());
+            assertEquals(experiment.resolve("log").toString(), start.get("cwd").asText());
+            assertEquals(experiment.resolve("checkpoint").toString(), start.get("checkpoint").asText());
+            JsonNode params = start.get("exp_params");
+            assertFalse(params.toString(), params.has("searchSpace"));
+            assertEquals(config.getParent().toRealPath().toString(), params.get("tuner").get("codeDirectory").asText());
+            List<String> types = types(commands);
+            assertEquals("IN", types.get(1));
+            assertEquals("{\"x\":{\"_type\":\"factor\",\"_value\":[1,2,3]}}", commands.get(1).get("content").asText());
+            assertEquals("GE", types.get(2));
+            assertEquals("TE", types.get(types.size() - 1));
+            assertEquals(3, types.stream().filter("EN"::equals).count());
+            // a custom tuner may be an advisor: it gets the intermediate results too
+            assertEquals(15, metrics(commands, "PERIODICAL").size());
+            assertEquals(3, metrics(commands, "FINAL").size());
+        }
+    }
+
+    @Test(timeout = 180_000)
+    public void noMoreTrialsWaitsInTunerNoMoreTrialUntilTheTunerHasMore() throws Exception {
+        Path config = experiment(COUNTING.replace("[1, 2, 3]", "[1, 2]").replace("maxTrialNumber: 3", "maxTrialNumber: 3")
+                .replace("intermediate_trial.py", "intermediate_trial.py"));
+        runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
+        // two values: two trials, then NO; the experiment waits (NNI's TUNER_NO_MORE_TRIAL), it does not end
+        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=SUCCEEDED").size() == 2);
+        await().atMost(Duration.ofSeconds(30)).until(() -> runtime.get("check-status").get("status").asText()
+                .equals("TUNER_NO_MORE_TRIAL"));
+        assertTrue(runtime.process.isAlive());
+        // nnictl experiment import: the results reach the dispatcher as NNI's FD
+        var imported = runtime.request("POST", "experiment/import-data", "[{\"parameter\": {\"x\": 7}, \"value\": 0.5}]");
+        assertEquals(imported.body(), 200, imported.statusCode());
+        Path running = experimentDirectory(runtime.console());
+        await().atMost(Duration.ofSeconds(30)).until(() -> types(commands(running)).contains("FD"));
+        JsonNode data = RuntimeProcess.JSON.readTree(commands(running).stream().filter(c -> c.get("type").asText().equals("FD"))
+                .findFirst().orElseThrow().get("content").asText());
+        assertEquals(7, data.get(0).get("parameter").get("x").asInt());
+        // a third value: the tuner has more, the experiment runs again and reaches maxTrialNumber
+        JsonNode profile = runtime.get("experiment");
+        ObjectNode space = (ObjectNode) profile.get("params").get("searchSpace");
+        ((ObjectNode) space.get("x")).putArray("_value").add(1).add(2).add(3);
+        var updated = runtime.request("PUT", "experiment?update_type=SEARCH_SPACE", profile.toString());
+        assertEquals(updated.body(), 200, updated.statusCode());
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(90)));
+        Path experiment = experimentDirectory(runtime.console());
+        List<String> types = types(commands(experiment));
+        assertTrue(types.toString(), types.contains("SS"));
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
+            assertEquals(3, store.trials().size());
+        }
+    }
+
+    @Test(timeout = 180_000)
+    public void anAssessorStopsTrialsEarlyOverTheOlderFraming() throws Exception {
+        Path config = experiment("""
+                searchSpace:
+                  x: {_type: randint, _value: [0, 100]}
+                trialCommand: python3 intermediate_trial.py
+                trialCodeDirectory: .
+                trialConcurrency: 2
+                maxTrialNumber: 2
+                tuner:
+                  name: Random
+                  implementation: python
+                assessor:
+                  className: algorithms.StopsAtThree
+                  codeDirectory: .
+                trainingService:
+                  platform: local
+                """);
+        runtime = RuntimeProcess.start(home(standIn("STANDIN_NNI_VERSION=2.9")), folder.newFolder("experiments").toPath(),
+                "run", config.toString());
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        Path experiment = experimentDirectory(runtime.console());
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
+            List<TrialRecord> trials = store.trials();
+            assertEquals(2, trials.size());
+            assertTrue(trials.toString(), trials.stream().allMatch(t -> t.status().equals("EARLY_STOPPED")));
+        }
+        String log = Files.readString(experiment.resolve("log").resolve("dispatcher.log"));
+        assertTrue(log, log.contains("stand-in dispatcher connected (nni 2.9)"));
+        assertTrue(runtime.log(), runtime.log().contains("v2.8 framing"));
+        assertTrue(metrics(commands(experiment), "PERIODICAL").size() >= 6);
+    }
+
+    @Test(timeout = 180_000)
+    public void aRunningTrialReceivesItsNextParametersOnTheLocalPlatform() throws Exception {
+        multiPhase(false);
+    }
+
+    @Test(timeout = 180_000)
+    public void aRunningTrialReceivesItsNextParametersThroughAKeeper() throws Exception {
+        multiPhase(true);
+    }
+
+    private void multiPhase(boolean keeper) throws Exception {
+        Path config = experiment("""
+                searchSpace: {}
+                trialCommand: python3 multiphase_trial.py
+                trialCodeDirectory: .
+                trialConcurrency: 2
+                maxTrialNumber: 2
+                tuner:
+                  className: algorithms.MultiPhase
+                  codeDirectory: .
+                trainingService:
+                  platform: local
+                  reuseMode: %s
+                """.formatted(keeper));
+        runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        Path experiment = experimentDirectory(runtime.console());
+        List<Path> secondFiles;
+        try (Stream<Path> files = Files.walk(experiment)) {
+            secondFiles = files.filter(p -> p.getFileName().toString().equals("parameter_1.cfg")).toList();
+        }
+        assertEquals(secondFiles.toString(), 2, secondFiles.size());
+        if (keeper) {
+            assertTrue(secondFiles.toString(), secondFiles.stream().allMatch(p -> p.toString().contains("/environments/")));
+        }
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
+            // the first set had x = 0 or 1 (parameter ids 0 and 1), the second one x = 2 or 3: the trial got both
+            Set<Double> finals = store.metrics(null, "FINAL").stream().map(MetricRecord::data)
+                    .map(d -> Double.valueOf(d.replace("\"", ""))).collect(Collectors.toCollection(TreeSet::new));
+            assertEquals(finals.toString(), 2, finals.size());
+            for (double value : finals) {
+                assertTrue(finals.toString(), value == 2 || value == 3 || value == 1002 || value == 1003);
+            }
+            long recorded = store.events().stream().filter(e -> e.event().equals("ADD_HYPERPARAMETER")).count();
+            assertEquals(2, recorded);
+        }
+        List<JsonNode> requests = metrics(commands(experiment), "REQUEST_PARAMETER");
+        assertEquals(2, requests.size());
+        assertEquals(1, requests.get(0).get("parameter_index").asInt());
+    }
+
+    /** @return the console of a run whose tuner is {@code tuner}, once it ended in ERROR (exit code 1) */
+    private String failedRun(String tuner) throws Exception {
+        Path config = experiment(COUNTING.replace("algorithms.Counting", tuner));
+        runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
+        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(90)));
+        String console = runtime.console();
+        assertTrue(console, console.contains(" ERROR ") && !console.contains("\tat "));
+        return console;
+    }
+
+    @Test(timeout = 120_000)
+    public void aDispatcherErrorFailsTheExperimentWithItsMessage() throws Exception {
+        String console = failedRun("algorithms.FailsOnResults");
+        assertTrue(console, console.contains("reported an error") && console.contains("ValueError: the tuner cannot take result"));
+    }
+
+    @Test(timeout = 120_000)
+    public void aDispatcherThatDiesFailsTheExperimentWithTheEndOfItsLog() throws Exception {
+        String console = failedRun("algorithms.Dies");
+        assertTrue(console, console.contains("exited with code 3") && console.contains("log/dispatcher.log")
+                && console.contains("the tuner is about to die"));
+    }
+
+    @Test(timeout = 120_000)
+    public void aDispatcherThatStopsAnsweringFailsTheExperimentInsteadOfHangingIt() throws Exception {
+        String console = failedRun("algorithms.Hangs");
+        assertTrue(console, console.contains("stopped answering: nothing heard for 4 s") && console.contains("the tuner hangs"));
+    }
+
+    @Test(timeout = 240_000)
+    public void aResumedExperimentTellsTheNewDispatcherItsHistory() throws Exception {
+        Path config = experiment("""
+                searchSpace:
+                  x: {_type: randint, _value: [0, 100]}
+                trialCommand: python3 intermediate_trial.py release
+                trialCodeDirectory: .
+                trialConcurrency: 1
+                maxTrialNumber: 3
+                tuner:
+                  name: Random
+                  implementation: python
+                trainingService:
+                  platform: local
+                """);
+        Path home = home(standIn());
+        Path experiments = folder.newFolder("experiments").toPath();
+        runtime = RuntimeProcess.start(Map.of(), 0, home, experiments, "run", config.toString());
+        // trial 0 ends, trial 1 waits for the release file: then the runtime is killed
+        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=SUCCEEDED").size() == 1
+                && runtime.get("trial-jobs?status=RUNNING").size() == 1);
+        Path experiment = experimentDirectory(runtime.console());
+        List<JsonNode> first = commands(experiment);
+        // Random without an assessor reads no intermediate results: none were sent
+        assertEquals(0, metrics(first, "PERIODICAL").size());
+        assertEquals(1, metrics(first, "FINAL").size());
+        runtime.kill9();
+
+        runtime = RuntimeProcess.start(Map.of(), 0, home, experiments, "resume", experiment.getFileName().toString());
+        await().atMost(Duration.ofSeconds(60)).until(() -> commands(experiment).size() > 1
+                && types(commands(experiment)).contains("GE"));
+        Files.writeString(config.getParent().resolve("release"), "");
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(120)));
+        List<JsonNode> resumed = commands(experiment);
+        assertEquals("resume", resumed.get(0).get("content").get("mode").asText());
+        List<String> types = types(resumed);
+        // after ID: the finished result (FD), then the trials the experiment has (AD), then requests
+        assertEquals(types.toString(), List.of("IN", "FD", "AD"), types.subList(1, 4));
+        JsonNode imported = RuntimeProcess.JSON.readTree(resumed.get(2).get("content").asText());
+        assertEquals(1, imported.size());
+        assertTrue(imported.toString(), imported.get(0).has("parameter") && imported.get(0).has("value"));
+        JsonNode added = RuntimeProcess.JSON.readTree(resumed.get(3).get("content").asText());
+        assertEquals(List.of(0, 1), List.of(added.get(0).get("parameter_id").asInt(), added.get(1).get("parameter_id").asInt()));
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
+            List<TrialRecord> trials = store.trials();
+            assertEquals(3, trials.size());
+            assertTrue(trials.toString(), trials.stream().allMatch(t -> t.status().equals("SUCCEEDED")));
+            // the new trial's parameters come after the old ones': AD made the dispatcher continue its ids
+            assertTrue(trials.get(2).parameters(), trials.get(2).parameters().contains("\"parameter_id\": 2"));
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package nni.manager.internal.experiment;
+
+import java.util.List;
+import java.util.Map;
+
+import nni.api.model.TrialStatus;
+import nni.api.platform.PlatformException;
+
+/**
+ * An experiment's tuner and assessor, whatever runs them: Java providers ({@link JavaAlgorithm})
+ * or a dispatcher ({@link DispatcherAlgorithm}). The experiment speaks NNI's dispatcher protocol to
+ * it: it asks for trials and hears of metrics and ends; the algorithm answers through its
+ * {@link Host}, at once or later.
+ *
+ * <p>Called from the experiment's thread only (start: before that thread runs anything of it).
+ */
+interface Algorithm {
+
+    /** How the algorithm answers (NNI's TR, NO, KI, SP, ER); callable from any thread. */
+    interface Host {
+        /** A new trial's packed parameters, verbatim. */
+        void offer(String packedParameters);
+
+        /** Nothing more for now ({@code forGood}: never again, the experiment ends when its trials have). */
+        void noMoreTrials(boolean forGood);
+
+        /** Stop a trial early. */
+        void kill(String trialId);
+
+        /** More parameters for a running trial (multi-phase), packed with {@code trial_job_id} and {@code parameter_index}. */
+        void sendParameters(String packedParameters);
+
+        /** The algorithm failed; the experiment ends in ERROR with {@code message}. */
+        void fail(String message, Throwable cause);
+    }
+
+    /**
+     * Starts the algorithm; a resumed experiment's history is given to it first.
+     *
+     * @param resuming whether the experiment is resumed (NNI's {@code NNI_MODE=resume})
+     * @param history  the trials of a resumed experiment in sequence order; empty for a new one
+     * @param imported results imported before (NNI's {@code IMPORT_DATA} payloads), to be given again
+     * @throws PlatformException when it cannot start; the message is shown to the user
+     */
+    void start(Host host, boolean resuming, List<Experiment.Trial> history, List<String> imported) throws PlatformException;
+
+    /** Trial slots were freed: {@code count} more trials are wanted. */
+    void request(int count);
+
+    /**
+     * A trial's metric, stored already ({@code REQUEST_PARAMETER} is not stored).
+     *
+     * @param value the metric's number, or null when it has none
+     * @param line  the metric's JSON line as the trial reported it
+     */
+    void metric(Experiment.Trial trial, String type, Double value, String line);
+
+    void trialEnded(Experiment.Trial trial, TrialStatus status);
+
+    /** @return whether the algorithm uses imported results (if not, nothing was given to it) */
+    boolean importData(List<ImportedResults.Result> results, String json);
+
+    /** @throws IllegalArgumentException naming the problem when the algorithm cannot take the space */
+    void updateSearchSpace(Map<String, Object> searchSpace);
+
+    /** Ends the algorithm; idempotent. */
+    void close();
+}

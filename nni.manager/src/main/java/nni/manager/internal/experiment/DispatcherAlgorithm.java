@@ -1,0 +1,240 @@
+package nni.manager.internal.experiment;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import nni.api.config.ConfigProblem;
+import nni.api.model.TrialStatus;
+import nni.api.platform.PlatformException;
+import nni.api.tuner.AlgorithmSection;
+import nni.api.tuner.Dispatcher;
+import nni.api.tuner.DispatcherContext;
+import nni.api.tuner.DispatcherException;
+import nni.api.tuner.DispatcherProvider;
+import nni.manager.internal.config.AlgorithmConfig;
+import nni.manager.internal.config.ExperimentConfig;
+
+/**
+ * An experiment's tuner and assessor run by a {@link DispatcherProvider} (NNI's dispatcher): the
+ * experiment's requests, metrics and ends become NNI's commands, and the dispatcher's answers come
+ * back through the {@link DispatcherContext} this class gives it. On resume the dispatcher is told
+ * the history as NNI tells it: the finished results and earlier imports ({@code FD}) and the
+ * trials the experiment already has ({@code AD}).
+ */
+final class DispatcherAlgorithm implements Algorithm {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final DispatcherProvider provider;
+    private final String experimentId;
+    private final Path directory;
+    private final ExperimentConfig config;
+    private Dispatcher dispatcher;
+
+    DispatcherAlgorithm(DispatcherProvider provider, String experimentId, Path directory, ExperimentConfig config) {
+        this.provider = provider;
+        this.experimentId = experimentId;
+        this.directory = directory;
+        this.config = config;
+    }
+
+    @Override
+    public void start(Host host, boolean resuming, List<Experiment.Trial> history, List<String> imported)
+            throws PlatformException {
+        Context context = new Context(host, resuming, resumeData(history, imported),
+                history.stream().map(trial -> trial.packed).toList());
+        try {
+            dispatcher = provider.start(context);
+        } catch (DispatcherException e) {
+            throw new PlatformException(e.getMessage(), e);
+        }
+    }
+
+    /** @return NNI's {@code FD} on resume: every succeeded trial's parameters and final result, then every import */
+    private static String resumeData(List<Experiment.Trial> history, List<String> imported) {
+        ArrayNode all = JSON.createArrayNode();
+        for (Experiment.Trial trial : history) {
+            if (trial.job.status() == TrialStatus.SUCCEEDED && trial.finalValue != null) {
+                ObjectNode entry = all.addObject();
+                entry.set("parameter", JSON.valueToTree(trial.parameters));
+                entry.put("value", trial.finalValue);
+                entry.put("id", trial.id);
+            }
+        }
+        for (String data : imported) {
+            try {
+                JsonNode list = JSON.readTree(data);
+                if (list != null && list.isArray()) {
+                    all.addAll((ArrayNode) list);
+                }
+            } catch (JsonProcessingException e) {
+                // an import is stored only once it parsed: nothing to give again
+            }
+        }
+        return all.toString();
+    }
+
+    @Override
+    public void request(int count) {
+        dispatcher.requestTrials(count);
+    }
+
+    @Override
+    public void metric(Experiment.Trial trial, String type, Double value, String line) {
+        if (!"PERIODICAL".equals(type) || dispatcher.wantsIntermediateResults()) {
+            dispatcher.reportMetric(withTrialId(trial.id, line));
+        }
+    }
+
+    /** NNI's dispatcher reads {@code trial_job_id} from every metric; a trial that left it out gets it added. */
+    private static String withTrialId(String trialId, String line) {
+        if (line.contains("\"trial_job_id\"")) {
+            return line;
+        }
+        try {
+            JsonNode node = JSON.readTree(line);
+            if (node instanceof ObjectNode object) {
+                object.put("trial_job_id", trialId);
+                return object.toString();
+            }
+        } catch (JsonProcessingException e) {
+            // the experiment refuses lines that are not JSON before they get here
+        }
+        return line;
+    }
+
+    @Override
+    public void trialEnded(Experiment.Trial trial, TrialStatus status) {
+        dispatcher.trialEnded(trial.id, status, trial.packed);
+    }
+
+    @Override
+    public boolean importData(List<ImportedResults.Result> results, String json) {
+        dispatcher.importData(json);
+        return true;
+    }
+
+    @Override
+    public void updateSearchSpace(Map<String, Object> searchSpace) {
+        AlgorithmSection tuner = config.tuner().section();
+        List<ConfigProblem> problems = provider.checkSearchSpace(tuner, searchSpace);
+        if (!problems.isEmpty()) {
+            List<String> messages = new ArrayList<>();
+            problems.forEach(p -> messages.add((p.path().isEmpty() ? "searchSpace" : "searchSpace." + p.path()) + ": " + p.message()));
+            throw new IllegalArgumentException(String.join("; ", messages));
+        }
+        dispatcher.updateSearchSpace(searchSpace);
+    }
+
+    @Override
+    public void close() {
+        if (dispatcher != null) {
+            dispatcher.close();
+        }
+    }
+
+    /** What the dispatcher is given, and its answers handed to the experiment. */
+    private final class Context implements DispatcherContext {
+        private final Host host;
+        private final boolean resuming;
+        private final String resumeData;
+        private final List<String> resumed;
+
+        Context(Host host, boolean resuming, String resumeData, List<String> resumed) {
+            this.host = host;
+            this.resuming = resuming;
+            this.resumeData = resumeData;
+            this.resumed = List.copyOf(resumed);
+        }
+
+        @Override
+        public String experimentId() {
+            return experimentId;
+        }
+
+        @Override
+        public Path experimentDirectory() {
+            return directory;
+        }
+
+        @Override
+        public boolean resuming() {
+            return resuming;
+        }
+
+        @Override
+        public Map<String, Object> experimentConfig() {
+            Map<String, Object> params = new LinkedHashMap<>(config.masked().canonical());
+            params.remove("searchSpace");
+            params.remove("searchSpaceFile");
+            for (String key : List.of("tuner", "assessor")) {
+                if (params.get(key) instanceof Map<?, ?> section) {
+                    Map<Object, Object> plain = new LinkedHashMap<>(section);
+                    plain.remove("implementation"); // nni-osgi's own key; NNI's dispatcher knows only its own
+                    params.put(key, plain);
+                }
+            }
+            return params;
+        }
+
+        @Override
+        public Map<String, Object> searchSpace() {
+            return config.searchSpace();
+        }
+
+        @Override
+        public AlgorithmSection tuner() {
+            return config.tuner().section();
+        }
+
+        @Override
+        public Optional<AlgorithmSection> assessor() {
+            return Optional.ofNullable(config.assessor()).map(AlgorithmConfig::section);
+        }
+
+        @Override
+        public String resumeData() {
+            return resumeData;
+        }
+
+        @Override
+        public List<String> resumedParameters() {
+            return resumed;
+        }
+
+        @Override
+        public void newTrial(String parameters) {
+            host.offer(parameters);
+        }
+
+        @Override
+        public void sendParameters(String parameters) {
+            host.sendParameters(parameters);
+        }
+
+        @Override
+        public void noMoreTrials() {
+            host.noMoreTrials(false);
+        }
+
+        @Override
+        public void killTrial(String trialId) {
+            host.kill(trialId);
+        }
+
+        @Override
+        public void failed(String message) {
+            host.fail(message, null);
+        }
+    }
+}

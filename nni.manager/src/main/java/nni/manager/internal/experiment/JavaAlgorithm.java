@@ -1,0 +1,143 @@
+package nni.manager.internal.experiment;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import nni.api.model.TrialStatus;
+import nni.api.searchspace.SearchSpace;
+import nni.api.searchspace.SearchSpaceException;
+import nni.api.tuner.Assessor;
+import nni.api.tuner.Tuner;
+
+/**
+ * A Java {@link Tuner} and optional {@link Assessor} as an experiment's {@link Algorithm}: every
+ * request is answered at once, on the experiment's thread. Parameter ids are 0, 1, 2, ... in the
+ * order asked, continuing after a resumed experiment's.
+ */
+final class JavaAlgorithm implements Algorithm {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JavaAlgorithm.class);
+
+    private final Tuner tuner;
+    private final Assessor assessor;
+    private Host host;
+    private long nextParameterId;
+
+    /** @param assessor the assessor, or null */
+    JavaAlgorithm(Tuner tuner, Assessor assessor) {
+        this.tuner = tuner;
+        this.assessor = assessor;
+    }
+
+    /** Replays a resumed experiment's imported data and finished results into the new tuner. */
+    @Override
+    public void start(Host host, boolean resuming, List<Experiment.Trial> history, List<String> imported) {
+        this.host = host;
+        for (String data : imported) {
+            try {
+                ImportedResults.parse(data).forEach(result -> tuner.importResult(result.parameters(), result.value()));
+            } catch (RuntimeException e) {
+                LOG.warn("imported data not given to the tuner again: {}", e.getMessage());
+            }
+        }
+        for (Experiment.Trial trial : history) {
+            if (trial.parameterId instanceof Number number) {
+                nextParameterId = Math.max(nextParameterId, number.longValue() + 1);
+                if (trial.finalValue != null) {
+                    tuner.receiveTrialResult(number.longValue(), trial.parameters, trial.finalValue);
+                }
+                if (trial.job.status().isTerminal()) {
+                    tuner.trialEnd(number.longValue(), trial.job.status() == TrialStatus.SUCCEEDED);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void request(int count) {
+        for (int i = 0; i < count; i++) {
+            long parameterId = nextParameterId;
+            Optional<Map<String, Object>> parameters;
+            try {
+                parameters = tuner.generateParameters(parameterId);
+            } catch (RuntimeException e) {
+                host.fail("the tuner failed to generate parameters: " + e.getMessage(), e);
+                return;
+            }
+            if (parameters.isEmpty()) {
+                host.noMoreTrials(true);
+                return;
+            }
+            nextParameterId++;
+            Map<String, Object> packed = new LinkedHashMap<>();
+            packed.put("parameter_id", parameterId);
+            packed.put("parameter_source", "algorithm");
+            packed.put("parameters", parameters.get());
+            packed.put("parameter_index", 0);
+            host.offer(Experiment.json(packed));
+        }
+    }
+
+    @Override
+    public void metric(Experiment.Trial trial, String type, Double value, String line) {
+        if (value == null) {
+            return;
+        }
+        try {
+            if ("FINAL".equals(type)) {
+                if (trial.parameterId instanceof Number number) {
+                    tuner.receiveTrialResult(number.longValue(), trial.parameters, value);
+                }
+            } else if ("PERIODICAL".equals(type) && assessor != null && !trial.job.status().isTerminal()
+                    && assessor.assessTrial(trial.id, List.copyOf(trial.intermediate)) == Assessor.Verdict.BAD) {
+                host.kill(trial.id);
+            }
+        } catch (RuntimeException e) {
+            host.fail("the " + ("FINAL".equals(type) ? "tuner" : "assessor") + " failed on a metric of trial " + trial.id
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void trialEnded(Experiment.Trial trial, TrialStatus status) {
+        boolean succeeded = status == TrialStatus.SUCCEEDED;
+        try {
+            if (trial.parameterId instanceof Number number) {
+                tuner.trialEnd(number.longValue(), succeeded);
+            }
+            if (assessor != null) {
+                assessor.trialEnd(trial.id, succeeded);
+            }
+        } catch (RuntimeException e) {
+            host.fail("the tuner failed on the end of trial " + trial.id + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean importData(List<ImportedResults.Result> results, String json) {
+        if (!results.isEmpty() && !tuner.importResult(results.get(0).parameters(), results.get(0).value())) {
+            return false;
+        }
+        results.stream().skip(1).forEach(result -> tuner.importResult(result.parameters(), result.value()));
+        return true;
+    }
+
+    @Override
+    public void updateSearchSpace(Map<String, Object> searchSpace) {
+        try {
+            tuner.updateSearchSpace(SearchSpace.parse(searchSpace));
+        } catch (SearchSpaceException e) {
+            throw new IllegalArgumentException("searchSpace: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        // a Java tuner holds nothing that outlives the experiment
+    }
+}

@@ -1,0 +1,135 @@
+package nni.ts.local.internal;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one child process of this JVM that starts and reaps every trial of a session, so that a
+ * running trial costs no thread here: the JDK keeps a "process reaper" thread blocked in
+ * {@code waitpid} for each live child, which made 1,000 running trials 1,000 threads.
+ *
+ * <p>The nursery is a bash in a session of its own reading {@code <id> <script>} lines; for each it
+ * runs the script in the background (bash reaps its finished background jobs by itself). A script
+ * (see {@link LocalSession}'s launch script) starts the trial with {@code setsid} (its pid is the
+ * process group the trial is), prints {@code <id> <pid>}, waits for the trial and writes its exit
+ * status to the trial's exit file, which the session's inotify watch sees. The scripts and the
+ * nursery are outside the trials' process groups, so cancelling a trial does not reach them, and
+ * they outlive this runtime (even {@code kill -9}): when its input ends the nursery waits for its
+ * scripts, so exit files are written for the trials a resumed runtime takes back.
+ *
+ * <p>Costs two threads of this JVM per nursery (the JDK's reaper of the nursery, and the reader of
+ * its answers), whatever the number of trials. Thread-safe.
+ */
+final class Nursery implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Nursery.class);
+    private static final String LOOP = "while IFS=' ' read -r id script; do\n"
+            + "  { bash \"$script\" \"$id\" || echo \"$id failed with exit code $?\"; } </dev/null &\n"
+            + "done\n"
+            + "wait\n";
+
+    private final Process process;
+    private final OutputStream requests;
+    private final Map<Long, CompletableFuture<Long>> pending = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final Thread reader;
+    private final String name;
+
+    /** Starts the nursery in {@code directory}; it and the trials inherit this JVM's environment. */
+    Nursery(File directory, String name) throws IOException {
+        this.name = name;
+        this.process = new ProcessBuilder("setsid", "bash", "-c", LOOP).directory(directory).redirectErrorStream(true).start();
+        this.requests = process.getOutputStream();
+        this.reader = new Thread(this::readAnswers, name);
+        this.reader.setDaemon(true);
+        this.reader.start();
+    }
+
+    /**
+     * Runs {@code script} (bash) with a request id as its argument and waits until it printed
+     * {@code <id> <pid>}.
+     *
+     * @return the pid the script reported
+     * @throws IOException when the nursery is gone, the script failed before reporting, or did not
+     *         report within {@code timeoutSeconds}
+     */
+    long start(Path script, long timeoutSeconds) throws IOException {
+        String path = script.toString();
+        if (path.indexOf('\n') >= 0) {
+            throw new IOException("the path " + path.replace("\n", "\\n") + " contains a line break");
+        }
+        long id = ids.incrementAndGet();
+        CompletableFuture<Long> answer = new CompletableFuture<>();
+        pending.put(id, answer);
+        try {
+            synchronized (requests) {
+                requests.write((id + " " + path + "\n").getBytes(StandardCharsets.UTF_8));
+                requests.flush();
+            }
+            return answer.get(timeoutSeconds, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new IOException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IOException(path + " reported no process within " + timeoutSeconds + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting " + path);
+        } finally {
+            pending.remove(id);
+        }
+    }
+
+    private void readAnswers() {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                String[] words = line.split(" ", 2);
+                CompletableFuture<Long> answer = words.length == 2 && words[0].matches("\\d+")
+                        ? pending.get(Long.parseLong(words[0])) : null;
+                if (answer == null) {
+                    if (!line.isBlank()) {
+                        LOG.warn("{}: {}", name, line);
+                    }
+                } else if (words[1].matches("\\d+")) {
+                    answer.complete(Long.parseLong(words[1]));
+                } else {
+                    answer.completeExceptionally(new IOException(words[1]));
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("{}: reading its answers ended: {}", name, e.getMessage());
+        }
+        IOException gone = new IOException("the process that starts trials has ended");
+        pending.values().forEach(answer -> answer.completeExceptionally(gone));
+    }
+
+    /**
+     * Ends the nursery's input: it starts nothing more and exits once every trial it started has
+     * ended and its exit status is written. Running trials are not touched. Idempotent.
+     */
+    @Override
+    public void close() {
+        try {
+            synchronized (requests) {
+                requests.close();
+            }
+        } catch (IOException e) {
+            LOG.debug("{}: closing its input failed: {}", name, e.getMessage());
+        }
+    }
+}
