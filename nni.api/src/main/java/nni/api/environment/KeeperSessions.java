@@ -59,7 +59,9 @@ public interface KeeperSessions {
 
     /**
      * Opens a session whose trials run through keepers the launcher starts. Packs the experiment's
-     * {@code trialCodeDirectory} into the code archive.
+     * {@code trialCodeDirectory} into the code archive; the archive is empty when the platform's
+     * section has no {@code trialCodeDirectory} (its trials find their code where they run, e.g. in
+     * a container image).
      *
      * @throws PlatformException if the code cannot be packed, the manager has no HTTP endpoint, or
      *                           the keeper {@link KeeperOptions#keeper()} asks for is not in this build

@@ -63,12 +63,12 @@ public class OneShotCommandIT {
         JarProcess.Result quiet = JarProcess.run(folder.getRoot().toPath(), environment, outputs, "--port", "0", "validate", config.toString());
         assertEquals(1, quiet.code());
         assertEquals("", quiet.out());
-        assertEquals(config + ":5:29: trainingService.platform: expected a platform name (aml, dlc, dlts, frameworkcontroller, "
-                + "kubeflow, local, openpai, remote, adl), got \"lokal\"\n", quiet.err());
+        assertEquals(config + ":5:29: trainingService.platform: expected a platform name (adl, aml, dlc, dlts, "
+                + "frameworkcontroller, kubeflow, local, openpai, remote), got \"lokal\"\n", quiet.err());
 
         JarProcess.Result verbose = JarProcess.run(folder.getRoot().toPath(), environment, outputs, "-v", "--port", "0", "version");
         assertEquals(0, verbose.code());
-        assertTrue(verbose.out(), verbose.out().contains("platforms: aml, dlc, dlts, frameworkcontroller, kubeflow, local, openpai, remote"));
+        assertTrue(verbose.out(), verbose.out().contains("platforms: adl, aml, dlc, dlts, frameworkcontroller, kubeflow, local, openpai, remote"));
         assertTrue(verbose.err(), verbose.err().contains("platform 'local' bound"));
         // $NNI_OSGI_HOME names the home when --home does not
         assertTrue(Files.exists(home.resolve("runtime").resolve("log").resolve("nni.log")));

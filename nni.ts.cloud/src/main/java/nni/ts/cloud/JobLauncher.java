@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.api.environment.EnvironmentLauncher;
 import nni.api.environment.EnvironmentListener;
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.EnvironmentState;
@@ -41,7 +40,7 @@ import nni.api.platform.TransientPlatformException;
  * <p>Threads: one scheduled executor of its own, created here and ended by {@link #close()} or
  * {@link #detach()}. The cluster is called outside {@link #lock}.
  */
-public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
+public final class JobLauncher implements ClusterJobs {
 
     private static final Logger LOG = LoggerFactory.getLogger(JobLauncher.class);
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(20);
@@ -94,11 +93,10 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
     private final Api api;
     private final String title;
     private final Duration missingAfter;
-    private final Runnable onRefusal;
     private final ScheduledThreadPoolExecutor executor;
     private final Object lock = new Object();
     private final Map<String, Job> jobs = new LinkedHashMap<>();
-    private String refusal;
+    private final Refusal refusal;
     private boolean closed;
     private String outage;
 
@@ -113,7 +111,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
         this.api = api;
         this.title = title;
         this.missingAfter = missingAfter;
-        this.onRefusal = onRefusal;
+        this.refusal = new Refusal(title, onRefusal);
         AtomicInteger count = new AtomicInteger();
         this.executor = new ScheduledThreadPoolExecutor(2, r -> {
             Thread thread = new Thread(r, threads + "-" + count.incrementAndGet());
@@ -124,19 +122,15 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
         executor.scheduleWithFixedDelay(this::refresh, refresh.toMillis(), refresh.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** @return why the cluster refused the credentials, once it did */
+    @Override
     public Optional<String> refusal() {
-        synchronized (lock) {
-            return Optional.ofNullable(refusal);
-        }
+        return refusal.get();
     }
 
     @Override
     public LaunchedEnvironment start(EnvironmentSpec spec, EnvironmentListener listener) throws PlatformException {
+        refusal.check();
         synchronized (lock) {
-            if (refusal != null) {
-                throw new PlatformException(refusal);
-            }
             if (closed) {
                 throw new PlatformException("the experiment's " + title + " session is closed");
             }
@@ -148,7 +142,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
             switch (e.kind()) {
                 case TRANSIENT -> throw new TransientPlatformException(e.getMessage(), e.retryAfter().orElse(null), e);
                 case AUTH -> {
-                    refuse(e.getMessage());
+                    refusal.refuse(e.getMessage());
                     throw new PlatformException(e.getMessage(), e);
                 }
                 default -> throw new PlatformException(e.getMessage(), e);
@@ -179,7 +173,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
             status = api.status(handle);
         } catch (CloudException e) {
             if (e.kind() == CloudException.Kind.AUTH) {
-                refuse(e.getMessage());
+                refusal.refuse(e.getMessage());
                 return Optional.empty();
             }
             if (e.kind() != CloudException.Kind.TRANSIENT) {
@@ -206,6 +200,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
     }
 
     /** Stops the job of {@code environmentId} now, if it is tracked (a cancelled trial's job). */
+    @Override
     public void stopJobOf(String environmentId) {
         Job job;
         synchronized (lock) {
@@ -221,6 +216,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
      * {@code grace} to do so, and stopped then if the cluster still runs it (other task roles keep
      * it up). A {@link LaunchedEnvironment#stop()} meanwhile waits for the same check.
      */
+    @Override
     public void stopJobLater(String environmentId, Duration grace) {
         Job job;
         synchronized (lock) {
@@ -238,7 +234,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
     private void refresh() {
         List<Job> live;
         synchronized (lock) {
-            if (closed || refusal != null) {
+            if (closed || refusal.get().isPresent()) {
                 return;
             }
             live = jobs.values().stream().filter(j -> !j.ended.isDone()).toList();
@@ -260,7 +256,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
             }
         } catch (CloudException e) {
             if (e.kind() == CloudException.Kind.AUTH) {
-                refuse(e.getMessage());
+                refusal.refuse(e.getMessage());
             } else {
                 unavailable(live, e.getMessage());
             }
@@ -297,17 +293,6 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
         }
     }
 
-    private void refuse(String why) {
-        synchronized (lock) {
-            if (refusal != null) {
-                return;
-            }
-            refusal = why + "; no more trials are started on this experiment's " + title + " session"
-                    + " (check the credentials and resume the experiment)";
-        }
-        LOG.error("{}", refusal().orElseThrow());
-        onRefusal.run();
-    }
 
     /** @return false when the launcher's threads are ending and the task was not taken */
     private boolean schedule(Runnable task, Duration delay) {
@@ -331,6 +316,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
      * Lets go of every job without stopping it: no more refreshes, no ends reported. The jobs keep
      * running; a later session's {@link #reattach} takes them back.
      */
+    @Override
     public void detach() {
         List<Job> all;
         synchronized (lock) {
@@ -506,7 +492,7 @@ public final class JobLauncher implements EnvironmentLauncher, AutoCloseable {
             } catch (CloudException e) {
                 switch (e.kind()) {
                     case NOT_FOUND -> end(title + " job " + handle + " is gone");
-                    case AUTH -> refuse(e.getMessage());
+                    case AUTH -> refusal.refuse(e.getMessage());
                     case TRANSIENT -> {
                         Duration wait = e.retryAfter().orElse(Duration.ofSeconds(Math.min(STOP_RETRY_CAP.toSeconds(), 1L << Math.min(attempt, 5))));
                         if (Duration.between(since, Instant.now()).compareTo(Duration.ofMinutes(10)) > 0) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,6 +14,7 @@ import nni.api.environment.KeeperSessions;
 import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
+import nni.api.model.TrialStatus;
 import nni.api.platform.Capacity;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
@@ -20,46 +22,64 @@ import nni.api.platform.TrainingSession;
 
 /**
  * A cluster platform's session: the manager's keeper session runs the trials on environments that
- * a {@link JobLauncher} submits as jobs; this adds what a job cluster needs around it.
+ * a {@link ClusterJobs} launcher submits as jobs; this adds what a job cluster needs around it.
  * <ul>
  * <li>With one job per trial ({@link KeeperOptions#reuse()} false), cancelling a trial (by the user
- *     or early stop) also stops its job at once, and a job still alive {@code stopGrace} after its
- *     trial ended (other task roles keep it up) is stopped then.</li>
+ *     or early stop) also stops its job ({@link ClusterJobs#stopJobOf}), and a job still alive
+ *     {@code stopGrace} after its trial ended (other task roles keep it up) is stopped then.</li>
+ * <li>A job removed by someone else ends the live trials it ran {@code SYS_CANCELED}, saying so
+ *     (before the keeper session would call them failed: their keeper vanished).</li>
  * <li>Once the cluster refused the credentials, the session takes no more trials: capacity 0, and a
  *     submission fails with the refusal.</li>
  * <li>{@link #close()} closes the keeper session (trials cancelled, environments stopped), then the
- *     launcher (stops sent); {@link #detach()} detaches both and leaves every job running.</li>
+ *     launcher (what is left stopped); {@link #detach()} detaches both and leaves every job running.
+ *     A session that cannot open detaches the launcher: a resumed experiment's jobs are left alone.</li>
  * </ul>
  */
 public final class JobSession implements TrainingSession {
 
     private final SessionContext context;
-    private final JobLauncher launcher;
+    private final ClusterJobs launcher;
     private final boolean jobPerTrial;
     private final Duration stopGrace;
     private final TrainingSession keepers;
 
-    private JobSession(SessionContext context, JobLauncher launcher, KeeperOptions options, Duration stopGrace,
+    private JobSession(SessionContext context, ClusterJobs launcher, KeeperOptions options, Duration stopGrace,
                        KeeperSessions keeperSessions) throws PlatformException {
         this.context = context;
         this.launcher = launcher;
         this.jobPerTrial = !options.reuse();
         this.stopGrace = stopGrace;
         this.keepers = keeperSessions.open(new TrialEnds(), launcher, options);
+        launcher.whenRemovedFromOutside(this::removedFromOutside);
     }
 
     /**
-     * Opens the keeper session over {@code launcher}; on failure the launcher is closed.
+     * Opens the keeper session over {@code launcher}; on failure the launcher is detached.
      *
      * @param stopGrace with a job per trial: how long a job may outlive its trial
      */
-    public static JobSession open(SessionContext context, JobLauncher launcher, KeeperOptions options, Duration stopGrace,
+    public static JobSession open(SessionContext context, ClusterJobs launcher, KeeperOptions options, Duration stopGrace,
                                   KeeperSessions keeperSessions) throws PlatformException {
         try {
             return new JobSession(context, launcher, options, stopGrace, keeperSessions);
         } catch (PlatformException | RuntimeException e) {
-            launcher.close();
+            launcher.detach();
             throw e;
+        }
+    }
+
+    /**
+     * The job of {@code environmentId} was removed by someone else: its live trials end
+     * SYS_CANCELED. A trial's handle from the keeper session starts with its environment's id.
+     */
+    private void removedFromOutside(String environmentId, String why) {
+        for (TrialJob trial : keepers.trials()) {
+            boolean ranThere = jobPerTrial ? trial.id().equals(environmentId)
+                    : trial.handle().equals(environmentId) || trial.handle().startsWith(environmentId + " ");
+            if (ranThere && !trial.status().isTerminal()) {
+                context.trialChanged(trial.ended(TrialStatus.SYS_CANCELED, Instant.now(), why));
+            }
         }
     }
 

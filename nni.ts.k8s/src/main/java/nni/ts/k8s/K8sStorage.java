@@ -1,8 +1,10 @@
 package nni.ts.k8s;
 
 import java.util.List;
+import java.util.Map;
 
 import nni.api.config.ConfigReader;
+import nni.api.platform.PlatformException;
 
 /**
  * NNI's {@code K8sStorageConfig} ({@code storage:} of the Kubernetes platforms). Platform bundles
@@ -15,6 +17,27 @@ public final class K8sStorage {
     private static final List<String> NFS = List.of("server", "path");
 
     private K8sStorage() {
+    }
+
+    /**
+     * @return the section's NFS {@code storage} ({@code server}, {@code path})
+     * @throws PlatformException for {@code azureStorage}, which this version cannot use yet
+     */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> nfs(Map<String, Object> section) throws PlatformException {
+        Object storage = section.get("storage");
+        if (!(storage instanceof Map<?, ?> map)) {
+            throw new PlatformException("trainingService.storage is missing: give an NFS share (storageType: nfs, server, path)");
+        }
+        Object type = map.get("storageType");
+        if ("azureStorage".equals(type)) {
+            throw new PlatformException("trainingService.storage: storageType azureStorage is not available yet in nni-osgi;"
+                    + " use storageType nfs (server, path), mounted on the manager's machine too");
+        }
+        if (!"nfs".equals(type)) {
+            throw new PlatformException("trainingService.storage: storageType " + type + " is not supported; use nfs");
+        }
+        return (Map<String, Object>) map;
     }
 
     /** Checks the {@code storage} object below {@code parent}, recording problems on it. */

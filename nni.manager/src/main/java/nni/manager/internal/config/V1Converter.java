@@ -264,6 +264,8 @@ final class V1Converter {
                     fc.remove("configPath");
                     leftovers(fc, "frameworkcontrollerConfig");
                 }
+                // optional in v1, present (possibly null) in v2
+                service.putIfAbsent("serviceAccountName", null);
                 Object roles = trialCopy.remove("taskRoles");
                 if (roles instanceof List<?> list) {
                     List<Object> converted = new ArrayList<>();

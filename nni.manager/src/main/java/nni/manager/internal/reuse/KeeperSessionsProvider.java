@@ -138,11 +138,20 @@ public class KeeperSessionsProvider implements KeeperSessions {
         Map<KeeperRuntime, Path> keepers = offered(options.keeper()); // before packing: fails when the keeper asked for is missing
         String managerUrl = managerUrl(options.managerHost());
         Object codeSetting = context.section().get("trialCodeDirectory");
-        Path codeDirectory = Path.of(codeSetting == null ? "." : codeSetting.toString()).toAbsolutePath().normalize();
+        Path archive = context.experimentDirectory().resolve("environments").resolve("nni-code.tar.gz");
+        // a section without trialCodeDirectory has its code where the trials run (AdaptDL: in the image)
+        Path codeDirectory = codeSetting == null ? archive.resolveSibling("no-code")
+                : Path.of(codeSetting.toString()).toAbsolutePath().normalize();
+        try {
+            if (codeSetting == null) {
+                Files.createDirectories(codeDirectory);
+            }
+        } catch (IOException e) {
+            throw new PlatformException("cannot create " + codeDirectory + ": " + e.getMessage(), e);
+        }
         if (!Files.isDirectory(codeDirectory)) {
             throw new PlatformException("trialCodeDirectory " + codeDirectory + " is not a directory");
         }
-        Path archive = context.experimentDirectory().resolve("environments").resolve("nni-code.tar.gz");
         try {
             // the experiments' folder may lie inside the code directory (NNI's default when both are ~): never packed
             new CodeArchiver().pack(codeDirectory, archive, context.experimentDirectory().getParent());

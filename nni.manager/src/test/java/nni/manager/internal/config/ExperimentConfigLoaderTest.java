@@ -355,7 +355,7 @@ public class ExperimentConfigLoaderTest {
         assertEquals(List.of(), report.unchecked());
         String line = report.lines().get(0);
         assertTrue(line, line.endsWith("trainingService.platform: expected a platform name (local, remote, openpai, kubeflow, "
-                + "frameworkcontroller, dlts, aml, dlc, adl), got \"lokal\""));
+                + "frameworkcontroller, adl, dlts, aml, dlc), got \"lokal\""));
         assertTrue(line, line.startsWith(file + ":"));
     }
 
@@ -458,11 +458,15 @@ public class ExperimentConfigLoaderTest {
 
     @Test
     public void validateReportsPlatformsWithoutBundleAsNotChecked() throws Exception {
-        Path file = write("exp/x.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: adl, whatever: 1}]\n");
+        Path file = write("exp/x.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: dlts, whatever: 1}]\n");
+        // every NNI platform has a bundle here: a runtime with only the local one installed
+        ExperimentConfigLoader loader = Loaders.with(
+                Map.of("local", new nni.ts.local.internal.LocalPlatform(Loaders.defaults(nni.ts.local.internal.LocalPlatform.Config.class))),
+                Map.of("random", new nni.tuners.internal.RandomTunerProvider()), Map.of());
         ValidationReport report = loader.validate(file);
         assertTrue(report.ok());
-        assertEquals(List.of("trainingService[0] (platform adl)"), report.unchecked());
-        assertEquals(List.of("OK: " + file, file + ": trainingService[0] (platform adl): not checked, the platform is not installed"),
+        assertEquals(List.of("trainingService[0] (platform dlts)"), report.unchecked());
+        assertEquals(List.of("OK: " + file, file + ": trainingService[0] (platform dlts): not checked, the platform is not installed"),
                 report.lines());
         ConfigException e = assertThrows(ConfigException.class, () -> loader.load(file));
         assertEquals("trainingService[0].platform", e.errors().get(0).path());

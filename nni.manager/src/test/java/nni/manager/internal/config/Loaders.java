@@ -63,15 +63,16 @@ public final class Loaders {
                 () -> List.copyOf(platforms.keySet()));
     }
 
-    /** Every built-in platform of this project (not adl), every built-in algorithm and NNI's dispatcher. */
+    /** Every built-in platform of this project, every built-in algorithm and NNI's dispatcher. */
     public static ExperimentConfigLoader builtIn() {
         Map<String, TrainingPlatform> platforms = new LinkedHashMap<>();
         platforms.put("local", new nni.ts.local.internal.LocalPlatform(defaults(nni.ts.local.internal.LocalPlatform.Config.class)));
         platforms.put("remote", new nni.ts.remote.internal.RemotePlatform(defaults(nni.ts.remote.internal.RemotePlatform.Config.class), null));
         platforms.put("openpai", new nni.ts.openpai.internal.OpenpaiPlatform(defaults(nni.ts.openpai.internal.OpenpaiPlatform.Config.class), null));
-        platforms.put("kubeflow", new nni.ts.kubeflow.internal.KubeflowPlatform(defaults(nni.ts.kubeflow.internal.KubeflowPlatform.Config.class)));
-        platforms.put("frameworkcontroller", new nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform(
-                defaults(nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform.Config.class)));
+        nni.ts.k8s.KubernetesPlatformConfig kubernetes = defaults(nni.ts.k8s.KubernetesPlatformConfig.class);
+        platforms.put("kubeflow", new nni.ts.kubeflow.internal.KubeflowPlatform(kubernetes, null));
+        platforms.put("frameworkcontroller", new nni.ts.frameworkcontroller.internal.FrameworkControllerPlatform(kubernetes, null));
+        platforms.put("adl", new nni.ts.adaptdl.internal.AdaptdlPlatform(kubernetes, null));
         platforms.put("dlts", new nni.ts.dlts.internal.DltsPlatform(defaults(nni.ts.dlts.internal.DltsPlatform.Config.class), null));
         platforms.put("aml", new nni.ts.aml.internal.AmlPlatform(defaults(nni.ts.aml.internal.AmlPlatform.Config.class), null));
         platforms.put("dlc", new nni.ts.dlc.internal.DlcPlatform(defaults(nni.ts.dlc.internal.DlcPlatform.Config.class), null));

@@ -27,18 +27,25 @@ final class FrameworkControllerSection {
             reader.problem("serviceAccountName", "serviceAccountName is required (give null for the namespace's default account)");
         }
         reader.string("serviceAccountName");
+        java.util.Set<String> names = new java.util.HashSet<>();
         for (ConfigReader role : reader.objects("taskRoles", true)) {
-            role.requiredString("name");
+            String name = role.requiredString("name");
+            if (name != null && !name.matches("[a-z0-9]{1,63}")) {
+                role.problem("name", "a FrameworkController task role name is 1 to 63 lower-case letters and digits, got \"" + name + "\"");
+            } else if (name != null && !names.add(name)) {
+                role.problem("name", "task role " + name + " is given twice");
+            }
             role.string("dockerImage", "msranni/nni:latest");
-            role.requiredInteger("taskNumber", 1, Integer.MAX_VALUE);
+            role.requiredInteger("taskNumber", 1, 10000);
             role.requiredString("command");
             role.requiredInteger("gpuNumber", 0, Integer.MAX_VALUE);
             role.requiredInteger("cpuNumber", 0, Integer.MAX_VALUE);
             role.size("memorySize", true);
             ConfigReader policy = role.object("frameworkAttemptCompletionPolicy", true);
             if (policy != null) {
-                policy.requiredInteger("minFailedTaskCount", Integer.MIN_VALUE, Integer.MAX_VALUE);
-                policy.requiredInteger("minSucceedTaskCount", Integer.MIN_VALUE, Integer.MAX_VALUE);
+                // -1: all tasks, as FrameworkController reads it
+                policy.requiredInteger("minFailedTaskCount", -1, Integer.MAX_VALUE);
+                policy.requiredInteger("minSucceedTaskCount", -1, Integer.MAX_VALUE);
             }
         }
         reader.bool("reuseMode", true);

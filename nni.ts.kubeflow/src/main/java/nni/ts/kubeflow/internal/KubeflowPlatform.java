@@ -6,37 +6,37 @@ import java.util.Map;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.Designate;
-import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import nni.api.config.SectionCheck;
+import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
+import nni.ts.k8s.KubernetesPlatformConfig;
+import nni.ts.k8s.KubernetesSessions;
 
 /**
- * NNI's {@code platform: kubeflow}: runs trials as Kubeflow TFJob or PyTorchJob objects on Kubernetes. This version checks the
- * experiment section by NNI's rules ({@link KubeflowSection}) so that files for this platform validate;
- * running trials here is not available yet, and {@link #open} says so.
- * Configured through PID {@code nni.ts.kubeflow}.
+ * NNI's {@code platform: kubeflow}: trials run by trial keepers in the pods of Kubeflow TFJobs or
+ * PyTorchJobs ({@link KubeflowJobs}), one job per trial or, in {@code reuseMode} (the default), one
+ * per environment; the keeper and the code reach the pods through the experiment's NFS share.
+ * Configured through PID {@code nni.ts.kubeflow} ({@link KubernetesPlatformConfig}).
  */
-@Component(service = TrainingPlatform.class, configurationPid = "nni.ts.kubeflow",
-        // lists it as a platform that validates its section only (nni:platforms, the web UI)
-        property = "nni.platform.checks.only=true",
-        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(service = TrainingPlatform.class, configurationPid = "nni.ts.kubeflow", configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Platform("kubeflow")
-@Designate(ocd = KubeflowPlatform.Config.class)
+@Designate(ocd = KubernetesPlatformConfig.class)
 public class KubeflowPlatform implements TrainingPlatform {
 
-    @ObjectClassDefinition(name = "NNI kubeflow platform", description = "Trials as Kubeflow TFJobs/PyTorchJobs")
-    public @interface Config {
-    }
+    private final KubernetesPlatformConfig config;
+    private final KeeperSessions keeperSessions;
 
     @Activate
-    public KubeflowPlatform(Config config) {
-        // nothing to configure until trials can run here
+    public KubeflowPlatform(KubernetesPlatformConfig config, @Reference KeeperSessions keeperSessions) {
+        this.config = config;
+        this.keeperSessions = keeperSessions;
     }
 
     @Override
@@ -46,7 +46,7 @@ public class KubeflowPlatform implements TrainingPlatform {
 
     @Override
     public TrainingSession open(SessionContext context) throws PlatformException {
-        throw new PlatformException("running trials on the kubeflow platform is not available in this version of "
-                + "nni-osgi: its experiment section can be validated, but no trial can be started");
+        return KubernetesSessions.open(context, keeperSessions, KubernetesSessions.Settings.of(config),
+                new KubeflowJobs(context.section()), true, true);
     }
 }

@@ -1,0 +1,42 @@
+package nni.ts.k8s;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/**
+ * The configuration every Kubernetes platform component takes ({@code etc/nni.ts.kubeflow.cfg},
+ * {@code etc/nni.ts.frameworkcontroller.cfg}, {@code etc/nni.ts.adaptdl.cfg}). One type for the
+ * three, so that they read the same keys the same way.
+ */
+@ObjectClassDefinition(name = "NNI Kubernetes platform", description = "How a Kubernetes platform reaches its cluster and runs keepers")
+public @interface KubernetesPlatformConfig {
+
+    @AttributeDefinition(description = "A kubeconfig file; empty: the pod's service account when KUBERNETES_SERVICE_HOST is set,"
+            + " else $KUBECONFIG, else $HOME/.kube/config")
+    String kubeconfig() default "";
+
+    @AttributeDefinition(description = "The kubeconfig context to use; empty: its current context")
+    String context() default "";
+
+    @AttributeDefinition(description = "Where the experiments' NFS share (storage: server, path) is mounted on this machine;"
+            + " empty: where /proc/mounts shows it, else mounted with sudo under the experiment's folder")
+    String nfs_mount_path() default "";
+
+    @AttributeDefinition(description = "The trial keeper the containers run: python (Python 3.7+, which NNI's images and"
+            + " the PyTorch and TensorFlow ones have), java (Java 17+ in the image) or auto (Java 17+ when the image has it,"
+            + " else Python)")
+    String keeper() default "python";
+
+    @AttributeDefinition(description = "Most jobs (trials, or environments in reuseMode) alive at once")
+    int max_environments() default 64;
+
+    @AttributeDefinition(description = "reuseMode: seconds an environment may stay idle before it is deleted")
+    int reuse_idle_seconds() default 600;
+
+    @AttributeDefinition(description = "Seconds a cancelled trial's keeper has to report before its job is deleted anyway")
+    int cancel_grace_seconds() default 30;
+
+    @AttributeDefinition(description = "One job per trial: seconds a job may run on after its trial ended (a role that does not"
+            + " end by itself) before it is deleted")
+    int stop_grace_seconds() default 10;
+}

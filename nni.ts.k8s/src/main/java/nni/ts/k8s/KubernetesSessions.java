@@ -1,0 +1,158 @@
+package nni.ts.k8s;
+
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import nni.api.environment.KeeperChoice;
+import nni.api.environment.KeeperOptions;
+import nni.api.environment.KeeperSessions;
+import nni.api.platform.PlatformException;
+import nni.api.platform.SessionContext;
+import nni.api.platform.TrainingSession;
+import nni.ts.cloud.JobSession;
+
+/**
+ * Opens a Kubernetes platform's session, the same way for every operator: credentials, the
+ * cluster checks, the share, the watch, the experiment's shared objects, then the manager's keeper
+ * session on top. What fails first is undone and reported.
+ */
+public final class KubernetesSessions {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KubernetesSessions.class);
+
+    /**
+     * The platform component's settings (its {@code etc/<pid>.cfg}).
+     *
+     * @param kubeconfig      a kubeconfig file, or blank for NNI's lookup ({@link ClusterAccess})
+     * @param context         the kubeconfig context, or blank for its current one
+     * @param nfsMountPath    where the experiments' NFS share is mounted on this machine, or blank
+     * @param keeper          which keeper the containers run
+     * @param maxEnvironments most environments (jobs) alive at once
+     * @param idleTimeout     how long a reuse environment may stay idle
+     * @param cancelGrace     how long a cancelled trial's keeper has before its job is deleted anyway
+     * @param stopGrace       one job per trial: how long a job may run on after its trial ended
+     */
+    public record Settings(String kubeconfig, String context, String nfsMountPath, KeeperChoice keeper, int maxEnvironments,
+                           Duration idleTimeout, Duration cancelGrace, Duration stopGrace) {
+
+        /**
+         * @return the settings of a component configuration
+         * @throws PlatformException naming a bad {@code keeper} value
+         */
+        public static Settings of(KubernetesPlatformConfig config) throws PlatformException {
+            KeeperChoice keeper;
+            try {
+                keeper = KeeperChoice.of(config.keeper());
+            } catch (IllegalArgumentException e) {
+                throw new PlatformException("the platform's configuration: " + e.getMessage(), e);
+            }
+            return new Settings(config.kubeconfig(), config.context(), config.nfs_mount_path(), keeper,
+                    config.max_environments(), Duration.ofSeconds(Math.max(1, config.reuse_idle_seconds())),
+                    Duration.ofSeconds(Math.max(0, config.cancel_grace_seconds())),
+                    Duration.ofSeconds(Math.max(0, config.stop_grace_seconds())));
+        }
+    }
+
+    private KubernetesSessions() {
+    }
+
+    /**
+     * @param context        the experiment member
+     * @param keeperSessions the manager's keeper mechanism
+     * @param settings       the component's settings
+     * @param kind           the operator's jobs, built from the section
+     * @param useShare       whether the keeper and code go through the section's NFS {@code storage}
+     * @param defaultReuse   {@code reuseMode} when the section has none
+     */
+    public static TrainingSession open(SessionContext context, KeeperSessions keeperSessions, Settings settings, JobKind kind,
+                                       boolean useShare, boolean defaultReuse) throws PlatformException {
+        Map<String, Object> section = context.section();
+        String namespace = section.get("namespace") instanceof String ns && !ns.isBlank() ? ns : "default";
+        boolean reuse = section.get("reuseMode") instanceof Boolean b ? b : defaultReuse;
+        NfsShare share = null;
+        Cluster cluster = null;
+        KubernetesLauncher launcher = null;
+        ScheduledThreadPoolExecutor executor = null;
+        KeeperOptions options;
+        try {
+            Map<String, Object> storage = useShare ? K8sStorage.nfs(section) : null;
+            cluster = ClusterAccess.connect(settings.kubeconfig(), settings.context(), System.getenv());
+            cluster.check(namespace, List.of(kind.type()));
+            if (useShare) {
+                share = NfsShare.open((String) storage.get("server"), (String) storage.get("path"), settings.nfsMountPath(),
+                        context.experimentDirectory().resolve("nfs-root"));
+            }
+            AtomicInteger threads = new AtomicInteger();
+            executor = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread thread = new Thread(r, "nni-" + context.platform() + "-" + context.experimentId() + "-" + threads.incrementAndGet());
+                thread.setDaemon(true);
+                return thread;
+            });
+            executor.setRemoveOnCancelPolicy(true);
+            // closing deletes everything of the experiment at once: deletes still waiting out a grace are dropped
+            executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+            launcher = new KubernetesLauncher(cluster, namespace, kind, share, context.experimentId(), settings.keeper().toString(),
+                    settings.cancelGrace().toMillis(), executor, context::capacityChanged);
+            kind.openExperiment(cluster.client(), namespace, context.experimentId());
+            options = KeeperOptions.builder(context.platform()).reuse(reuse)
+                    .maxEnvironments(Math.max(1, settings.maxEnvironments())).idleTimeout(settings.idleTimeout())
+                    .managerHost(managerHost(section, context)).keeper(settings.keeper()).build();
+            LOG.info("experiment {}: {} in namespace {} of {} as user {}, {}", context.experimentId(), kind.type(), namespace,
+                    cluster.identity(), cluster.identity().user(), reuse ? "reuse mode" : "one keeper per trial");
+        } catch (PlatformException | RuntimeException e) {
+            // nothing is deleted: a resumed experiment's jobs may be running
+            if (launcher != null) {
+                launcher.detach();
+            } else {
+                if (executor != null) {
+                    executor.shutdownNow();
+                }
+                if (cluster != null) {
+                    cluster.close();
+                }
+            }
+            if (share != null) {
+                share.release();
+            }
+            throw e;
+        }
+        try {
+            return JobSession.open(context, launcher, options, settings.stopGrace(), keeperSessions);
+        } catch (PlatformException | RuntimeException e) {
+            if (share != null) { // the launcher is detached, nothing deleted
+                share.release();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * @return {@code nniManagerIp}, the address the pods call the manager back at; without it the
+     *         address this machine reaches the outside from, as NNI guesses it
+     */
+    static String managerHost(Map<String, Object> section, SessionContext context) {
+        if (section.get("nniManagerIp") instanceof String ip && !ip.isBlank()) {
+            return ip.strip();
+        }
+        String guess = null;
+        try (DatagramSocket socket = new DatagramSocket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getByName("192.0.2.0"), 1));
+            InetAddress local = socket.getLocalAddress();
+            guess = local == null || local.isAnyLocalAddress() ? null : local.getHostAddress();
+        } catch (java.io.IOException e) {
+            // no route: the endpoint's own address is used
+        }
+        LOG.warn("experiment {}: nniManagerIp is not set; the pods are told to call the manager back at {}", context.experimentId(),
+                guess == null ? "the endpoint's own address" : guess);
+        return guess;
+    }
+}
