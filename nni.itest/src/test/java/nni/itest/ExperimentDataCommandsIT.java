@@ -11,7 +11,9 @@ import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Hashtable;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -22,9 +24,17 @@ import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.ServiceRegistration;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+
+import nni.api.config.ConfigReader;
+import nni.api.config.SectionCheck;
+import nni.api.platform.PlatformException;
+import nni.api.platform.SessionContext;
+import nni.api.platform.TrainingPlatform;
+import nni.api.platform.TrainingSession;
 
 /** nni:export, nni:import and nni:delete, with real experiments: what nnictl experiment export|import|delete do. */
 @RunWith(PaxExam.class)
@@ -37,7 +47,7 @@ public class ExperimentDataCommandsIT extends RuntimeTestSupport {
     @Configuration
     public Option[] config() throws Exception {
         Path root = scratch("data-commands-it");
-        return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")), bundle(reactorBundle("nni.ts.kubeflow")),
+        return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")),
                 frameworkProperty("nni.experiments.dir").value(root.resolve("experiments").toString()),
                 frameworkProperty("nni.it.root").value(root.toString())};
     }
@@ -132,17 +142,32 @@ public class ExperimentDataCommandsIT extends RuntimeTestSupport {
         assertTrue(Files.exists(experiments.resolve(b)));
 
         // issue 17: a create that fails after its folder exists is listed, and nni:delete removes it
-        // (no Kubernetes cluster here: the kubeflow session cannot open)
-        Path kubeflow = Files.writeString(code.resolve("kubeflow.yml"), Files.readString(config(code, "d", "Random", 1))
-                .replace("{platform: local}", "{platform: kubeflow, operator: tf-operator, apiVersion: v1, storage: {storageType: nfs, "
-                        + "server: 192.0.2.20, path: /exports/nni}, worker: {replicas: 1, command: bash trial.sh, cpuNumber: 1, "
-                        + "memorySize: 1024, dockerImage: image, codeDirectory: .}}"));
-        Exception failed = assertThrows(Exception.class, () -> command("nni:create " + kubeflow));
-        assertTrue(failed.getMessage(), failed.getMessage().matches("experiment \\w{8} could not start: .*nni:delete \\w{8} removes it\\)"));
-        String d = failed.getMessage().split(" ")[1];
+        // (a platform whose session cannot open, as a cluster that refuses the credentials)
+        ServiceRegistration<TrainingPlatform> refusing = context.registerService(TrainingPlatform.class, new TrainingPlatform() {
+            @Override
+            public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
+                ConfigReader reader = ConfigReader.of(section, baseDirectory);
+                reader.trainingServiceFields(false);
+                return reader.check();
+            }
+
+            @Override
+            public TrainingSession open(SessionContext experiment) throws PlatformException {
+                throw new PlatformException("the cluster refused the credentials");
+            }
+        }, new Hashtable<>(Map.of(TrainingPlatform.PLATFORM, "refusing")));
+        String d;
+        try {
+            Path refused = Files.writeString(code.resolve("refusing.yml"), Files.readString(config(code, "d", "Random", 1))
+                    .replace("{platform: local}", "{platform: refusing}"));
+            Exception failed = assertThrows(Exception.class, () -> command("nni:create " + refused));
+            assertTrue(failed.getMessage(), failed.getMessage().matches(
+                    "experiment \\w{8} could not start: .*the cluster refused the credentials.*nni:delete \\w{8} removes it\\)"));
+            d = failed.getMessage().split(" ")[1];
+        } finally {
+            refusing.unregister();
+        }
         assertTrue(command("nni:experiments").toString().contains(d));
-        String platforms = command("nni:platforms").toString();
-        assertTrue(platforms, platforms.lines().anyMatch(line -> line.matches("kubeflow +nni.ts.kubeflow .* active +0 +no \\(validates its section only\\)")));
         assertEquals("experiment " + d + " deleted (" + experiments.resolve(d) + ")", command("nni:delete " + d));
         assertFalse(Files.exists(experiments.resolve(d)));
         assertFalse(command("nni:experiments").toString().contains(d));
