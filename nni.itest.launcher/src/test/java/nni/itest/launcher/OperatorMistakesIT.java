@@ -69,6 +69,15 @@ public class OperatorMistakesIT {
         return null;
     }
 
+    /**
+     * Replaces a watched file in one step, as an editor saving through a rename does: written in place, FileInstall
+     * may read it truncated, empty, and apply the defaults before the new text arrives.
+     */
+    private static void replace(Path file, String text) throws Exception {
+        Path draft = Files.writeString(file.getParent().getParent().resolve(file.getFileName() + ".draft"), text);
+        Files.move(draft, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
     private static int count(String text, String part) {
         int count = 0;
         for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
@@ -92,9 +101,9 @@ public class OperatorMistakesIT {
         await().atMost(WAIT).until(() -> local() != null && local().get("state").asText().equals("active"));
 
         // a good value, then a bad one: the component keeps the good one
-        Files.writeString(config, "kill.grace.seconds=7\n");
+        replace(config, "kill.grace.seconds=7\n");
         await().atMost(WAIT).until(() -> "7".equals(effective("kill.grace.seconds")));
-        Files.writeString(config, "kill.grace.seconds=8\npython.sdk=often\n");
+        replace(config, "kill.grace.seconds=8\npython.sdk=often\n");
         String second = config + ": python.sdk: expected one of auto, always, never, got \"often\"; NNI local platform keeps its "
                 + "previous configuration";
         await().atMost(WAIT).until(() -> runtime.log().contains(second));
