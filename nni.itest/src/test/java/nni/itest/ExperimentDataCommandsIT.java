@@ -158,9 +158,9 @@ public class ExperimentDataCommandsIT extends RuntimeTestSupport {
         }, new Hashtable<>(Map.of(TrainingPlatform.PLATFORM, "refusing")));
         String d;
         try {
-            Path refused = Files.writeString(code.resolve("refusing.yml"), Files.readString(config(code, "d", "Random", 1))
+            Path refusingConfig = Files.writeString(code.resolve("refusing.yml"), Files.readString(config(code, "d", "Random", 1))
                     .replace("{platform: local}", "{platform: refusing}"));
-            Exception failed = assertThrows(Exception.class, () -> command("nni:create " + refused));
+            Exception failed = assertThrows(Exception.class, () -> command("nni:create " + refusingConfig));
             assertTrue(failed.getMessage(), failed.getMessage().matches(
                     "experiment \\w{8} could not start: .*the cluster refused the credentials.*nni:delete \\w{8} removes it\\)"));
             d = failed.getMessage().split(" ")[1];
