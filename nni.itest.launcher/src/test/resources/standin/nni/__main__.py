@@ -141,9 +141,10 @@ def main():
                         entry['value'] = json.loads(entry['value'])
                 tuner.import_data(data)
             elif kind == 'AD':
+                # as NNI's dispatcher: ids continue after the resumed trials' (after 0 when there are none)
                 ids = [json.loads(p)['parameter_id'] if isinstance(p, str) else p['parameter_id'] for p in data]
-                previous = max([i for i in ids if isinstance(i, int)] + [previous])
-                next_id = max(next_id, previous + 1)
+                previous = max([i for i in ids if isinstance(i, int)] + [0])
+                next_id = previous + 1
             elif kind == 'ME':
                 if data['type'] == 'REQUEST_PARAMETER':
                     parameter_id = next_id
@@ -164,6 +165,9 @@ def main():
                     verdict = assessor.assess_trial(data['trial_job_id'], ordered)
                     if verdict is False or verdict is AssessResult.Bad:
                         channel.send('KI', json.dumps(data['trial_job_id']))
+                        # NNI's dispatcher gives the tuner the stopped trial's last result as its final one
+                        if os.environ.get('NNI_INCLUDE_INTERMEDIATE_RESULTS') == 'true' and data['parameter_id'] in given:
+                            tuner.receive_trial_result(data['parameter_id'], given[data['parameter_id']], value)
             elif kind == 'EN':
                 parameter_id = json.loads(data['hyper_params'])['parameter_id']
                 ended.add(data['trial_job_id'])

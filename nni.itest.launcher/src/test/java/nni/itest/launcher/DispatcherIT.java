@@ -30,6 +30,8 @@ import org.junit.rules.TemporaryFolder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import nni.itest.sshd.SshdHarness;
+import nni.itest.sshd.SshdMachine;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.TrialRecord;
@@ -273,24 +275,47 @@ public class DispatcherIT {
         }
         String log = Files.readString(experiment.resolve("log").resolve("dispatcher.log"));
         assertTrue(log, log.contains("stand-in dispatcher connected (nni 2.9)"));
+        assertEquals("false", commands(experiment).get(0).get("content").get("intermediate").asText());
         assertTrue(runtime.log(), runtime.log().contains("v2.8 framing"));
         assertTrue(metrics(commands(experiment), "PERIODICAL").size() >= 6);
     }
 
-    @Test(timeout = 180_000)
+    @Test(timeout = 300_000)
     public void aRunningTrialReceivesItsNextParametersOnTheLocalPlatform() throws Exception {
-        multiPhase(false);
+        multiPhase("platform: local", home(standIn()), false);
     }
 
-    @Test(timeout = 180_000)
+    @Test(timeout = 300_000)
     public void aRunningTrialReceivesItsNextParametersThroughAKeeper() throws Exception {
-        multiPhase(true);
+        multiPhase("platform: local\n  reuseMode: true", home(standIn()), true);
     }
 
-    private void multiPhase(boolean keeper) throws Exception {
+    @Test(timeout = 360_000)
+    public void aRunningTrialReceivesItsNextParametersOnARemoteMachine() throws Exception {
+        String unavailable = SshdHarness.unavailableReason();
+        if (unavailable != null) {
+            System.out.println("DispatcherIT: SKIPPED the remote multi-phase run: " + unavailable);
+        }
+        Assume.assumeTrue(unavailable, unavailable == null);
+        try (SshdHarness sshd = SshdHarness.start(1)) {
+            SshdMachine machine = sshd.machines().get(0);
+            Path home = home(standIn());
+            Files.writeString(home.resolve("etc").resolve("nni.ts.remote.cfg"), "known.hosts=" + sshd.knownHosts()
+                    + "\nremote.directory=" + folder.newFolder("remote") + "\ncheck.interval.seconds=1\n");
+            multiPhase(String.join("\n", "platform: remote", "  machineList:", "    - host: " + machine.host(),
+                    "      port: " + machine.port(), "      user: root", "      sshKeyFile: " + sshd.userKey()), home, false);
+        }
+    }
+
+    /**
+     * Two trials of a tuner that gives x = the parameter id each ask for a second parameter set with
+     * {@code nni.get_next_parameter()} (the SDK nni-osgi ships); the REST record shows both sets
+     * while they run, and their results are made of both.
+     */
+    private void multiPhase(String trainingService, Path home, boolean keeper) throws Exception {
         Path config = experiment("""
                 searchSpace: {}
-                trialCommand: python3 multiphase_trial.py
+                trialCommand: python3 multiphase_trial.py %s
                 trialCodeDirectory: .
                 trialConcurrency: 2
                 maxTrialNumber: 2
@@ -298,18 +323,47 @@ public class DispatcherIT {
                   className: algorithms.MultiPhase
                   codeDirectory: .
                 trainingService:
-                  platform: local
-                  reuseMode: %s
-                """.formatted(keeper));
-        runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
-        Path experiment = experimentDirectory(runtime.console());
-        List<Path> secondFiles;
-        try (Stream<Path> files = Files.walk(experiment)) {
-            secondFiles = files.filter(p -> p.getFileName().toString().equals("parameter_1.cfg")).toList();
+                  %s
+                """.formatted(folder.getRoot().toPath().resolve("release"), trainingService));
+        runtime = RuntimeProcess.start(home, folder.newFolder("experiments").toPath(), "run", config.toString());
+        // NNI's TrialJobInfo: hyperParameters holds every set, one JSON text per parameter_index
+        try {
+            // (a remote machine's first set-up may take a minute on a loaded host)
+            await().atMost(Duration.ofSeconds(200)).ignoreExceptions().until(() -> {
+                JsonNode trials = runtime.get("trial-jobs");
+                return trials.size() == 2 && trials.get(0).get("hyperParameters").size() == 2
+                        && trials.get(1).get("hyperParameters").size() == 2;
+            });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            StringBuilder files = new StringBuilder();
+            try (Stream<Path> all = Files.walk(folder.getRoot().toPath())) {
+                for (Path file : all.filter(p -> p.toString().matches(".*(\\.log|stderr|stdout)$") && Files.isRegularFile(p)).toList()) {
+                    String text = new String(Files.readAllBytes(file), java.nio.charset.StandardCharsets.ISO_8859_1);
+                    files.append("\n--- ").append(file).append("\n").append(text.substring(Math.max(0, text.length() - 3000)));
+                }
+            }
+            throw new AssertionError("the trials did not get their second parameter sets: " + runtime.get("trial-jobs")
+                    + "\n" + runtime.log() + files, e);
         }
-        assertEquals(secondFiles.toString(), 2, secondFiles.size());
+        for (JsonNode trial : runtime.get("trial-jobs")) {
+            JsonNode sets = trial.get("hyperParameters");
+            assertEquals(sets, runtime.get("trial-jobs/" + trial.get("trialJobId").asText()).get("hyperParameters"));
+            JsonNode first = RuntimeProcess.JSON.readTree(sets.get(0).asText());
+            JsonNode second = RuntimeProcess.JSON.readTree(sets.get(1).asText());
+            assertEquals(sets.toString(), 0, first.get("parameter_index").asInt());
+            assertEquals(sets.toString(), 1, second.get("parameter_index").asInt());
+            assertEquals(sets.toString(), trial.get("trialJobId").asText(), second.get("trial_job_id").asText());
+            assertEquals(sets.toString(), second.get("parameter_id").asInt(), second.get("parameters").get("x").asInt());
+        }
+        Files.writeString(folder.getRoot().toPath().resolve("release"), "");
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(120)));
+        Path experiment = experimentDirectory(runtime.console());
         if (keeper) {
+            List<Path> secondFiles;
+            try (Stream<Path> files = Files.walk(experiment)) {
+                secondFiles = files.filter(p -> p.getFileName().toString().equals("parameter_1.cfg")).toList();
+            }
+            assertEquals(secondFiles.toString(), 2, secondFiles.size());
             assertTrue(secondFiles.toString(), secondFiles.stream().allMatch(p -> p.toString().contains("/environments/")));
         }
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
@@ -323,6 +377,7 @@ public class DispatcherIT {
             long recorded = store.events().stream().filter(e -> e.event().equals("ADD_HYPERPARAMETER")).count();
             assertEquals(2, recorded);
         }
+        // the SDK asked as NNI's does: a REQUEST_PARAMETER report for parameter_index 1, forwarded as ME
         List<JsonNode> requests = metrics(commands(experiment), "REQUEST_PARAMETER");
         assertEquals(2, requests.size());
         assertEquals(1, requests.get(0).get("parameter_index").asInt());
@@ -355,6 +410,47 @@ public class DispatcherIT {
     public void aDispatcherThatStopsAnsweringFailsTheExperimentInsteadOfHangingIt() throws Exception {
         String console = failedRun("algorithms.Hangs");
         assertTrue(console, console.contains("stopped answering: nothing heard for 4 s") && console.contains("the tuner hangs"));
+    }
+
+    @Test(timeout = 180_000)
+    public void includeIntermediateResultsGivesTheTunerTheLastResultOfAnEarlyStoppedTrial() throws Exception {
+        Path config = experiment("""
+                searchSpace: {}
+                trialCommand: python3 intermediate_trial.py
+                trialCodeDirectory: .
+                trialConcurrency: 2
+                maxTrialNumber: 2
+                tuner:
+                  className: algorithms.RecordsResults
+                  codeDirectory: .
+                  includeIntermediateResults: true
+                assessor:
+                  className: algorithms.StopsAtThree
+                  codeDirectory: .
+                trainingService:
+                  platform: local
+                """);
+        runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        Path experiment = experimentDirectory(runtime.console());
+        List<JsonNode> commands = commands(experiment);
+        JsonNode start = commands.get(0).get("content");
+        assertEquals("true", start.get("intermediate").asText());
+        // NNI's exp_params carry it where NNI's manager reads it; the tuner section has NNI's keys only
+        assertTrue(start.toString(), start.get("exp_params").get("deprecated").get("includeIntermediateResults").asBoolean());
+        assertFalse(start.toString(), start.get("exp_params").get("tuner").has("includeIntermediateResults"));
+        // both trials were stopped at their third result (value 2): the tuner got that as their final result
+        // (a result reported before the stop took effect may follow, as with NNI: the first one counts here)
+        List<String> results = Files.readAllLines(experiment.resolve("log").resolve("tuner-results.jsonl"));
+        Map<Integer, Double> firstResults = new java.util.TreeMap<>();
+        for (String line : results) {
+            JsonNode result = RuntimeProcess.JSON.readTree(line);
+            firstResults.putIfAbsent(result.get("parameter_id").asInt(), result.get("value").asDouble());
+        }
+        assertEquals(results.toString(), Map.of(0, 2.0, 1, 2.0), firstResults);
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
+            assertTrue(store.trials().toString(), store.trials().stream().allMatch(t -> t.status().equals("EARLY_STOPPED")));
+        }
     }
 
     @Test(timeout = 240_000)
@@ -398,8 +494,13 @@ public class DispatcherIT {
         JsonNode imported = RuntimeProcess.JSON.readTree(resumed.get(2).get("content").asText());
         assertEquals(1, imported.size());
         assertTrue(imported.toString(), imported.get(0).has("parameter") && imported.get(0).has("value"));
+        // AD as NNI v3 sends it: only the trial that was running (it continues), repacked as "resumed"
         JsonNode added = RuntimeProcess.JSON.readTree(resumed.get(3).get("content").asText());
-        assertEquals(List.of(0, 1), List.of(added.get(0).get("parameter_id").asInt(), added.get(1).get("parameter_id").asInt()));
+        assertEquals(added.toString(), 1, added.size());
+        assertEquals(added.toString(), 1, added.get(0).get("parameter_id").asInt());
+        assertEquals(added.toString(), "resumed", added.get(0).get("parameter_source").asText());
+        assertEquals(added.toString(), 0, added.get(0).get("parameter_index").asInt());
+        assertTrue(added.toString(), added.get(0).get("parameters").has("x"));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
             List<TrialRecord> trials = store.trials();
             assertEquals(3, trials.size());
