@@ -383,6 +383,88 @@ public class DispatcherIT {
         assertEquals(1, requests.get(0).get("parameter_index").asInt());
     }
 
+    /**
+     * NNI's example configs that name an algorithm nni-osgi runs through NNI's dispatcher (kept with
+     * their search spaces in {@code src/test/resources/dispatcher/nni-examples}, as in NNI's
+     * {@code examples/} folder; all of them validate): each starts its algorithm in the dispatcher,
+     * which gets the example's algorithm sections and is asked for trials, and the first trial comes. The
+     * stand-in runs Random in place of each (the algorithms themselves are NNI's business); the
+     * examples' trial code and data are not here, so their trials fail, and each experiment is
+     * stopped once its first trial came. Left out: the 14 opevo configs (their code directories are
+     * absolute paths under /root) and the NAS ones (a search space path placeholder), which do not
+     * validate as NNI ships them.
+     */
+    @Test(timeout = 480_000)
+    public void nniExampleConfigsWhoseAlgorithmsRunThroughTheDispatcherStartThem() throws Exception {
+        Path examples = folder.newFolder("nni-examples").toPath();
+        Path source = Path.of(DispatcherIT.class.getResource("/dispatcher/nni-examples").toURI());
+        try (Stream<Path> files = Files.walk(source)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                Files.createDirectories(examples.resolve(source.relativize(file)).getParent());
+                Files.copy(file, examples.resolve(source.relativize(file)));
+            }
+        }
+        // what a user has beside these files: efficientnet's submodule, ga_squad's tuner folder
+        Files.createDirectories(examples.resolve("trials/efficientnet/EfficientNet-PyTorch"));
+        Files.createDirectories(examples.resolve("tuners/ga_customer_tuner"));
+        // (an advisor section reaches NNI's dispatcher as the tuner, as NNI v3 passes it)
+        Map<String, String> algorithms = new java.util.LinkedHashMap<>();
+        algorithms.put("trials/auto-gbdt/config_metis.yml", "tuner MetisTuner");
+        algorithms.put("trials/benchmarking/hyperband/config_hyperband.yml", "tuner Hyperband");
+        algorithms.put("trials/mnist-advisor/config_bohb.yml", "tuner BOHB");
+        algorithms.put("trials/mnist-advisor/config_hyperband.yml", "tuner Hyperband");
+        algorithms.put("trials/mnist-batch-tune-keras/config.yml", "tuner BatchTuner");
+        algorithms.put("trials/mnist-pbt-tuner-pytorch/config.yml", "tuner PBTTuner");
+        algorithms.put("trials/mnist-pytorch/config_assessor.yml", "tuner TPE, assessor Curvefitting");
+        algorithms.put("trials/mnist-tfv1/config_assessor.yml", "tuner TPE, assessor Curvefitting");
+        algorithms.put("trials/mnist-tfv2/config_assessor.yml", "tuner TPE, assessor Curvefitting");
+        algorithms.put("trials/network_morphism/cifar10/config.yml", "tuner NetworkMorphism");
+        algorithms.put("trials/network_morphism/FashionMNIST/config.yml", "tuner NetworkMorphism");
+        algorithms.put("trials/systems_auto_tuning/rocksdb-fillrandom/config_smac.yml", "tuner SMAC");
+        algorithms.put("trials/efficientnet/config.yml", "tuner tuner.FixedProductTuner");
+        algorithms.put("trials/ga_squad/config.yml", "tuner customer_tuner.CustomerTuner");
+        algorithms.put("tuners/mnist_keras_customized_advisor/config.yml", "tuner dummy_advisor.DummyAdvisor");
+        Path experiments = folder.newFolder("experiments").toPath();
+        runtime = RuntimeProcess.startWithShell(home(standIn("STANDIN_ANY_ALGORITHM=1")), experiments);
+        for (Map.Entry<String, String> example : algorithms.entrySet()) {
+            Set<Path> before;
+            try (Stream<Path> listing = Files.list(experiments)) {
+                before = listing.collect(Collectors.toSet());
+            }
+            runtime.type("nni:create " + examples.resolve(example.getKey()));
+            Path[] started = new Path[1];
+            try {
+                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+                    try (Stream<Path> listing = Files.list(experiments)) {
+                        started[0] = listing.filter(p -> !before.contains(p) && Files.isDirectory(p)).findFirst().orElse(null);
+                    }
+                    // the dispatcher was asked for trials and gave one: it became a trial folder
+                    if (started[0] == null || !types(commands(started[0])).contains("GE")) {
+                        return false;
+                    }
+                    try (Stream<Path> trials = Files.list(started[0].resolve("trials"))) {
+                        return trials.findAny().isPresent();
+                    }
+                });
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError(example.getKey() + " did not start its algorithm:\n" + runtime.console(), e);
+            }
+            List<JsonNode> commands = commands(started[0]);
+            JsonNode params = commands.get(0).get("content").get("exp_params");
+            List<String> sections = new ArrayList<>();
+            for (String kind : List.of("tuner", "assessor")) {
+                JsonNode section = params.path(kind);
+                if (!section.isMissingNode() && !section.isNull()) {
+                    sections.add(kind + " " + section.path("name").asText(section.path("className").asText()));
+                }
+            }
+            assertEquals(example.getKey(), example.getValue(), String.join(", ", sections));
+            assertEquals(example.getKey(), List.of("IN", "GE"), types(commands).subList(1, 3));
+            runtime.type("nni:halt " + started[0].getFileName());
+            await().atMost(Duration.ofSeconds(60)).until(() -> types(commands(started[0])).contains("TE"));
+        }
+    }
+
     /** @return the console of a run whose tuner is {@code tuner}, once it ended in ERROR (exit code 1) */
     private String failedRun(String tuner) throws Exception {
         Path config = experiment(COUNTING.replace("algorithms.Counting", tuner));
