@@ -165,8 +165,10 @@ public class DispatcherIT {
         String version = new String(probe.getInputStream().readAllBytes()).strip();
         boolean installed = probe.waitFor() == 0;
         if (!installed) {
-            System.out.println("DispatcherIT: SKIPPED the run against the real nni package: python3 cannot import nni here"
-                    + " (it is not installed; the same experiment ran against the stand-in)");
+            String error = version.lines().reduce((first, last) -> last).orElse("");
+            System.out.println("DispatcherIT: SKIPPED the run against the real nni package: python3 cannot import nni here ("
+                    + error + "); the same experiment ran against the stand-in only. The test installs nothing: NNI and"
+                    + " its dependencies are large and PyPI may be out of reach");
         }
         Assume.assumeTrue("the real nni package is not importable by python3", installed);
         Path python = Path.of(new String(new ProcessBuilder("sh", "-c", "command -v python3").start().getInputStream()
