@@ -428,29 +428,41 @@ public class DispatcherIT {
         algorithms.put("tuners/mnist_keras_customized_advisor/config.yml", "tuner dummy_advisor.DummyAdvisor");
         Path experiments = folder.newFolder("experiments").toPath();
         runtime = RuntimeProcess.startWithShell(home(standIn("STANDIN_ANY_ALGORITHM=1")), experiments);
+        runtime.endpoint();
         for (Map.Entry<String, String> example : algorithms.entrySet()) {
             Set<Path> before;
             try (Stream<Path> listing = Files.list(experiments)) {
                 before = listing.collect(Collectors.toSet());
             }
-            runtime.type("nni:create " + examples.resolve(example.getKey()));
             Path[] started = new Path[1];
-            try {
-                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
-                    try (Stream<Path> listing = Files.list(experiments)) {
-                        started[0] = listing.filter(p -> !before.contains(p) && Files.isDirectory(p)).findFirst().orElse(null);
-                    }
-                    // the dispatcher was asked for trials and gave one: it became a trial folder
-                    if (started[0] == null || !types(commands(started[0])).contains("GE")) {
-                        return false;
-                    }
-                    try (Stream<Path> trials = Files.list(started[0].resolve("trials"))) {
-                        return trials.findAny().isPresent();
-                    }
-                });
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
-                throw new AssertionError(example.getKey() + " did not start its algorithm:\n" + runtime.console(), e);
+            // FileInstall applies etc/nni.dispatcher.cfg (the stand-in) shortly after the shell is up: until
+            // then a create is refused naming the plain python3, and is typed again (at most 30 times)
+            for (int attempt = 0; started[0] == null && attempt < 30; attempt++) {
+                int typedAt = runtime.console().length();
+                runtime.type("nni:create " + examples.resolve(example.getKey()));
+                boolean[] refused = new boolean[1];
+                try {
+                    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+                        refused[0] = runtime.console().substring(typedAt).contains("could not start");
+                        try (Stream<Path> listing = Files.list(experiments)) {
+                            started[0] = listing.filter(p -> !before.contains(p) && Files.isDirectory(p)
+                                    && Files.exists(p.resolve("log/standin-commands.jsonl"))).findFirst().orElse(null);
+                        }
+                        if (started[0] == null || !types(commands(started[0])).contains("GE")) {
+                            started[0] = null;
+                            return refused[0];
+                        }
+                        // the dispatcher was asked for trials and gave one: it became a trial folder
+                        try (Stream<Path> trials = Files.list(started[0].resolve("trials"))) {
+                            return trials.findAny().isPresent();
+                        }
+                    });
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    throw new AssertionError(example.getKey() + " did not start its algorithm:\n" + runtime.console(), e);
+                }
+                assertTrue(runtime.console(), started[0] != null || runtime.console().substring(typedAt).contains("cannot import it"));
             }
+            assertTrue(example.getKey() + " was refused every time:\n" + runtime.console(), started[0] != null);
             List<JsonNode> commands = commands(started[0]);
             JsonNode params = commands.get(0).get("content").get("exp_params");
             List<String> sections = new ArrayList<>();
