@@ -45,14 +45,8 @@ class MultiPhase(Tuner):
         pass
 
 
-class RecordsResults(Tuner):
+class RecordsResults(MultiPhase):
     """Gives x = the parameter id; writes every result it receives to tuner-results.jsonl in the log folder."""
-
-    def update_search_space(self, search_space):
-        pass
-
-    def generate_parameters(self, parameter_id, **kwargs):
-        return {'x': parameter_id}
 
     def receive_trial_result(self, parameter_id, parameters, value, **kwargs):
         with open(os.path.join(os.environ['NNI_LOG_DIRECTORY'], 'tuner-results.jsonl'), 'a') as results:
