@@ -27,7 +27,8 @@ _MAX_METRIC_LENGTH = 1000000
 _parameters = None
 _parameter_id = None
 _intermediate_sequence = 0
-_parameters_delivered = False
+_parameter_index = 0
+_POLL_SECONDS = 0.1
 
 
 def _platform():
@@ -56,24 +57,31 @@ def get_sequence_id():
 def get_next_parameter():
     """The hyper-parameters the tuner chose for this trial (a dict).
 
-    Returns None when called a second time (this SDK supports one parameter set per trial)."""
-    global _parameters, _parameter_id, _parameters_delivered
+    The first call reads ``parameter.cfg``. Each later call asks for the next set as NNI's SDK does
+    (a ``REQUEST_PARAMETER`` report with the set's ``parameter_index``, through the same channel
+    as metrics) and waits for ``parameter_<k>.cfg``; the tuner's dispatcher answers (multi-phase).
+    Returns None when the tuner had no more parameters for it."""
+    global _parameters, _parameter_id, _parameter_index
     if not _platform():
         _parameters = {}
         return _parameters
-    if _parameters_delivered:
-        return None
-    path = os.path.join(os.environ['NNI_SYS_DIR'], 'parameter.cfg')
-    # the platform writes the file atomically before the trial starts; other platforms may be late
+    name = 'parameter.cfg' if _parameter_index == 0 else 'parameter_%d.cfg' % _parameter_index
+    path = os.path.join(os.environ['NNI_SYS_DIR'], name)
+    if _parameter_index > 0 and not os.path.isfile(path):
+        _send({'trial_job_id': get_trial_id(), 'type': 'REQUEST_PARAMETER', 'sequence': 0,
+               'parameter_index': _parameter_index})
+    # the platform writes each file atomically (the first before the trial starts); the SDK waits until it is there
     while not (os.path.isfile(path) and os.path.getsize(path) > 0):
-        time.sleep(0.1)
+        time.sleep(_POLL_SECONDS)
     with open(path, encoding='utf-8') as file:
         packed = json.load(file)
     if 'parameters' not in packed:
         raise ValueError('%s has no "parameters": %r' % (path, packed))
+    _parameter_index += 1
+    if packed['parameters'] is None:
+        return None
     _parameter_id = packed.get('parameter_id')
     _parameters = packed['parameters']
-    _parameters_delivered = True
     return _parameters
 
 

@@ -2,6 +2,7 @@
 (``className: algorithms.<Class>``). They are written against NNI's own base classes, so that they
 run in the stand-in and in a real installation of NNI alike."""
 
+import json
 import os
 import time
 
@@ -42,6 +43,14 @@ class MultiPhase(Tuner):
 
     def receive_trial_result(self, parameter_id, parameters, value, **kwargs):
         pass
+
+
+class RecordsResults(MultiPhase):
+    """Gives x = the parameter id; writes every result it receives to tuner-results.jsonl in the log folder."""
+
+    def receive_trial_result(self, parameter_id, parameters, value, **kwargs):
+        with open(os.path.join(os.environ['NNI_LOG_DIRECTORY'], 'tuner-results.jsonl'), 'a') as results:
+            results.write(json.dumps({'parameter_id': parameter_id, 'value': value}) + '\n')
 
 
 class FailsOnResults(Tuner):

@@ -68,14 +68,23 @@ class RandomTuner(Tuner):
     def generate_parameters(self, parameter_id, **kwargs):
         params = {}
         for name, spec in self.space.items():
-            low, high = (spec['_value'] + [0, 0])[:2]
-            kind = spec['_type']
-            params[name] = (self.rng.choice(spec['_value']) if kind == 'choice'
-                            else self.rng.randrange(low, high) if kind == 'randint' else self.rng.uniform(low, high))
+            values = spec.get('_value') if isinstance(spec, dict) else None
+            kind = spec.get('_type') if isinstance(spec, dict) else None
+            if not isinstance(values, list) or not values:
+                params[name] = None  # a format of the algorithm's own (NetworkMorphism, opevo): nothing to draw
+            elif kind == 'choice' or not all(isinstance(v, (int, float)) for v in values[:2]) or len(values) < 2:
+                params[name] = self.rng.choice(values)
+            elif kind == 'randint':
+                params[name] = self.rng.randrange(values[0], values[1])
+            else:
+                params[name] = self.rng.uniform(values[0], values[1])
         return params
 
 
 def _create(section):
+    if os.environ.get('STANDIN_ANY_ALGORITHM') == '1':
+        # for tests that only check that an experiment starts its algorithm: Random stands in for any
+        return RandomTuner()
     if section.get('name'):
         if section['name'].lower() != 'random':
             raise AssertionError('the stand-in runs only Random and custom classes, not %s' % section['name'])
@@ -141,9 +150,10 @@ def main():
                         entry['value'] = json.loads(entry['value'])
                 tuner.import_data(data)
             elif kind == 'AD':
+                # as NNI's dispatcher: ids continue after the resumed trials' (after 0 when there are none)
                 ids = [json.loads(p)['parameter_id'] if isinstance(p, str) else p['parameter_id'] for p in data]
-                previous = max([i for i in ids if isinstance(i, int)] + [previous])
-                next_id = max(next_id, previous + 1)
+                previous = max([i for i in ids if isinstance(i, int)] + [0])
+                next_id = previous + 1
             elif kind == 'ME':
                 if data['type'] == 'REQUEST_PARAMETER':
                     parameter_id = next_id
@@ -164,6 +174,9 @@ def main():
                     verdict = assessor.assess_trial(data['trial_job_id'], ordered)
                     if verdict is False or verdict is AssessResult.Bad:
                         channel.send('KI', json.dumps(data['trial_job_id']))
+                        # NNI's dispatcher gives the tuner the stopped trial's last result as its final one
+                        if os.environ.get('NNI_INCLUDE_INTERMEDIATE_RESULTS') == 'true' and data['parameter_id'] in given:
+                            tuner.receive_trial_result(data['parameter_id'], given[data['parameter_id']], value)
             elif kind == 'EN':
                 parameter_id = json.loads(data['hyper_params'])['parameter_id']
                 ended.add(data['trial_job_id'])

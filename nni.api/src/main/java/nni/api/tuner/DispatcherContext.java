@@ -48,9 +48,11 @@ public interface DispatcherContext {
     String resumeData();
 
     /**
-     * @return on resume, the packed parameters of the trials the experiment already has (NNI's
-     *         {@code AD}), so that the algorithm's parameter ids continue after theirs; empty for
-     *         a new experiment
+     * @return on resume, the packed parameters of the trials that were still waiting or running
+     *         when the experiment stopped and continue now (NNI v3's {@code AD}: each
+     *         {@code {"parameter_id", "parameter_source": "resumed", "parameters", "parameter_index"}}),
+     *         so that the algorithm's parameter ids continue after theirs and it knows their results
+     *         come from an earlier run; empty when there are none and for a new experiment
      */
     List<String> resumedParameters();
 

@@ -256,7 +256,7 @@ final class DispatcherRun implements Dispatcher {
         }
     }
 
-    /** {@code ID}: the resume history first ({@code FD}, {@code AD}), then whatever waited. */
+    /** {@code ID}: on resume the history first ({@code FD}, {@code AD}), then whatever waited. */
     private synchronized void initialized() {
         if (initialized || session == null) {
             return;
@@ -264,10 +264,9 @@ final class DispatcherRun implements Dispatcher {
         initialized = true;
         LOG.info("experiment {}: {} initialized", context.experimentId(), description);
         List<String> history = new ArrayList<>();
-        if (!"[]".equals(context.resumeData().strip())) {
+        if (context.resuming()) {
+            // as NNI's manager does on resume, both always, empty lists included
             history.add(framing.encode("FD", context.resumeData()));
-        }
-        if (!context.resumedParameters().isEmpty()) {
             history.add(framing.encode("AD", "[" + String.join(",", context.resumedParameters()) + "]"));
         }
         waiting.addAll(0, history);

@@ -151,8 +151,9 @@ public class NniDispatcherProvider implements DispatcherProvider {
         String python = interpreter(path, algorithm);
         String version = nniVersion(python, directory, algorithm, builder);
         Framing framing = Framing.forVersion(version);
-        DispatcherRun run = new DispatcherRun(context, framing,
-                KnownAlgorithms.wantsIntermediateResults(context.tuner(), context.assessor().orElse(null)),
+        boolean includeIntermediate = includeIntermediateResults(experiment);
+        DispatcherRun run = new DispatcherRun(context, framing, includeIntermediate
+                || KnownAlgorithms.wantsIntermediateResults(context.tuner(), context.assessor().orElse(null)),
                 new DispatcherRun.Timing(Duration.ofSeconds(config.connect_seconds()), Duration.ofSeconds(config.silence_seconds()),
                         Duration.ofSeconds(config.ping_seconds()), Duration.ofSeconds(config.stop_seconds())),
                 scheduler, this::ended);
@@ -169,7 +170,7 @@ public class NniDispatcherProvider implements DispatcherProvider {
         env.put("NNI_CHECKPOINT_DIRECTORY", directory.resolve("checkpoint").toString());
         env.put("NNI_LOG_DIRECTORY", directory.resolve("log").toString());
         env.put("NNI_LOG_LEVEL", String.valueOf(experiment.getOrDefault("logLevel", "info")));
-        env.put("NNI_INCLUDE_INTERMEDIATE_RESULTS", "false");
+        env.put("NNI_INCLUDE_INTERMEDIATE_RESULTS", Boolean.toString(includeIntermediate));
         env.put("NNI_TUNER_COMMAND_CHANNEL", url);
         env.put("CUDA_VISIBLE_DEVICES", gpuIndices(experiment.get("tunerGpuIndices")));
         builder.command(python, "-m", "nni", "--exp_params", Base64.getEncoder().encodeToString(json(experiment)
@@ -187,6 +188,16 @@ public class NniDispatcherProvider implements DispatcherProvider {
         LOG.info("experiment {}: {} runs through NNI's dispatcher (nni {}, {} framing)", context.experimentId(), algorithm,
                 version.strip(), framing == Framing.JSON ? "v3.0 JSON" : "v2.8");
         return new ClosingChannel(run, () -> channels.close(context.experimentId(), token));
+    }
+
+    /**
+     * @return whether the experiment asks that the tuner hear of early-stopped trials (NNI's
+     *         {@code NNI_INCLUDE_INTERMEDIATE_RESULTS}: the dispatcher then gives the tuner a stopped
+     *         trial's last intermediate result as its final one); read where NNI's manager reads it
+     */
+    static boolean includeIntermediateResults(Map<String, Object> experiment) {
+        return experiment.get("deprecated") instanceof Map<?, ?> deprecated
+                && Boolean.TRUE.equals(deprecated.get("includeIntermediateResults"));
     }
 
     /** @return the algorithm names this provider runs (as its {@code nni.algorithm} service property lists them) */

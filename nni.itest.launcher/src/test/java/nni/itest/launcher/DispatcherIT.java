@@ -30,6 +30,8 @@ import org.junit.rules.TemporaryFolder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import nni.itest.sshd.SshdHarness;
+import nni.itest.sshd.SshdMachine;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.TrialRecord;
@@ -163,8 +165,10 @@ public class DispatcherIT {
         String version = new String(probe.getInputStream().readAllBytes()).strip();
         boolean installed = probe.waitFor() == 0;
         if (!installed) {
-            System.out.println("DispatcherIT: SKIPPED the run against the real nni package: python3 cannot import nni here"
-                    + " (it is not installed; the same experiment ran against the stand-in)");
+            String error = version.lines().reduce((first, last) -> last).orElse("");
+            System.out.println("DispatcherIT: SKIPPED the run against the real nni package: python3 cannot import nni here ("
+                    + error + "); the same experiment ran against the stand-in only. The test installs nothing: NNI and"
+                    + " its dependencies are large and PyPI may be out of reach");
         }
         Assume.assumeTrue("the real nni package is not importable by python3", installed);
         Path python = Path.of(new String(new ProcessBuilder("sh", "-c", "command -v python3").start().getInputStream()
@@ -273,24 +277,47 @@ public class DispatcherIT {
         }
         String log = Files.readString(experiment.resolve("log").resolve("dispatcher.log"));
         assertTrue(log, log.contains("stand-in dispatcher connected (nni 2.9)"));
+        assertEquals("false", commands(experiment).get(0).get("content").get("intermediate").asText());
         assertTrue(runtime.log(), runtime.log().contains("v2.8 framing"));
         assertTrue(metrics(commands(experiment), "PERIODICAL").size() >= 6);
     }
 
-    @Test(timeout = 180_000)
+    @Test(timeout = 300_000)
     public void aRunningTrialReceivesItsNextParametersOnTheLocalPlatform() throws Exception {
-        multiPhase(false);
+        multiPhase("platform: local", home(standIn()), false);
     }
 
-    @Test(timeout = 180_000)
+    @Test(timeout = 300_000)
     public void aRunningTrialReceivesItsNextParametersThroughAKeeper() throws Exception {
-        multiPhase(true);
+        multiPhase("platform: local\n  reuseMode: true", home(standIn()), true);
     }
 
-    private void multiPhase(boolean keeper) throws Exception {
+    @Test(timeout = 360_000)
+    public void aRunningTrialReceivesItsNextParametersOnARemoteMachine() throws Exception {
+        String unavailable = SshdHarness.unavailableReason();
+        if (unavailable != null) {
+            System.out.println("DispatcherIT: SKIPPED the remote multi-phase run: " + unavailable);
+        }
+        Assume.assumeTrue(unavailable, unavailable == null);
+        try (SshdHarness sshd = SshdHarness.start(1)) {
+            SshdMachine machine = sshd.machines().get(0);
+            Path home = home(standIn());
+            Files.writeString(home.resolve("etc").resolve("nni.ts.remote.cfg"), "known.hosts=" + sshd.knownHosts()
+                    + "\nremote.directory=" + folder.newFolder("remote") + "\ncheck.interval.seconds=1\n");
+            multiPhase(String.join("\n", "platform: remote", "  machineList:", "    - host: " + machine.host(),
+                    "      port: " + machine.port(), "      user: root", "      sshKeyFile: " + sshd.userKey()), home, false);
+        }
+    }
+
+    /**
+     * Two trials of a tuner that gives x = the parameter id each ask for a second parameter set with
+     * {@code nni.get_next_parameter()} (the SDK nni-osgi ships); the REST record shows both sets
+     * while they run, and their results are made of both.
+     */
+    private void multiPhase(String trainingService, Path home, boolean keeper) throws Exception {
         Path config = experiment("""
                 searchSpace: {}
-                trialCommand: python3 multiphase_trial.py
+                trialCommand: python3 multiphase_trial.py %s
                 trialCodeDirectory: .
                 trialConcurrency: 2
                 maxTrialNumber: 2
@@ -298,18 +325,47 @@ public class DispatcherIT {
                   className: algorithms.MultiPhase
                   codeDirectory: .
                 trainingService:
-                  platform: local
-                  reuseMode: %s
-                """.formatted(keeper));
-        runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
-        Path experiment = experimentDirectory(runtime.console());
-        List<Path> secondFiles;
-        try (Stream<Path> files = Files.walk(experiment)) {
-            secondFiles = files.filter(p -> p.getFileName().toString().equals("parameter_1.cfg")).toList();
+                  %s
+                """.formatted(folder.getRoot().toPath().resolve("release"), trainingService));
+        runtime = RuntimeProcess.start(home, folder.newFolder("experiments").toPath(), "run", config.toString());
+        // NNI's TrialJobInfo: hyperParameters holds every set, one JSON text per parameter_index
+        try {
+            // (a remote machine's first set-up may take a minute on a loaded host)
+            await().atMost(Duration.ofSeconds(200)).ignoreExceptions().until(() -> {
+                JsonNode trials = runtime.get("trial-jobs");
+                return trials.size() == 2 && trials.get(0).get("hyperParameters").size() == 2
+                        && trials.get(1).get("hyperParameters").size() == 2;
+            });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            StringBuilder files = new StringBuilder();
+            try (Stream<Path> all = Files.walk(folder.getRoot().toPath())) {
+                for (Path file : all.filter(p -> p.toString().matches(".*(\\.log|stderr|stdout)$") && Files.isRegularFile(p)).toList()) {
+                    String text = new String(Files.readAllBytes(file), java.nio.charset.StandardCharsets.ISO_8859_1);
+                    files.append("\n--- ").append(file).append("\n").append(text.substring(Math.max(0, text.length() - 3000)));
+                }
+            }
+            throw new AssertionError("the trials did not get their second parameter sets: " + runtime.get("trial-jobs")
+                    + "\n" + runtime.log() + files, e);
         }
-        assertEquals(secondFiles.toString(), 2, secondFiles.size());
+        for (JsonNode trial : runtime.get("trial-jobs")) {
+            JsonNode sets = trial.get("hyperParameters");
+            assertEquals(sets, runtime.get("trial-jobs/" + trial.get("trialJobId").asText()).get("hyperParameters"));
+            JsonNode first = RuntimeProcess.JSON.readTree(sets.get(0).asText());
+            JsonNode second = RuntimeProcess.JSON.readTree(sets.get(1).asText());
+            assertEquals(sets.toString(), 0, first.get("parameter_index").asInt());
+            assertEquals(sets.toString(), 1, second.get("parameter_index").asInt());
+            assertEquals(sets.toString(), trial.get("trialJobId").asText(), second.get("trial_job_id").asText());
+            assertEquals(sets.toString(), second.get("parameter_id").asInt(), second.get("parameters").get("x").asInt());
+        }
+        Files.writeString(folder.getRoot().toPath().resolve("release"), "");
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(120)));
+        Path experiment = experimentDirectory(runtime.console());
         if (keeper) {
+            List<Path> secondFiles;
+            try (Stream<Path> files = Files.walk(experiment)) {
+                secondFiles = files.filter(p -> p.getFileName().toString().equals("parameter_1.cfg")).toList();
+            }
+            assertEquals(secondFiles.toString(), 2, secondFiles.size());
             assertTrue(secondFiles.toString(), secondFiles.stream().allMatch(p -> p.toString().contains("/environments/")));
         }
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
@@ -323,9 +379,104 @@ public class DispatcherIT {
             long recorded = store.events().stream().filter(e -> e.event().equals("ADD_HYPERPARAMETER")).count();
             assertEquals(2, recorded);
         }
+        // the SDK asked as NNI's does: a REQUEST_PARAMETER report for parameter_index 1, forwarded as ME
         List<JsonNode> requests = metrics(commands(experiment), "REQUEST_PARAMETER");
         assertEquals(2, requests.size());
         assertEquals(1, requests.get(0).get("parameter_index").asInt());
+    }
+
+    /**
+     * NNI's example configs that name an algorithm nni-osgi runs through NNI's dispatcher (kept with
+     * their search spaces in {@code src/test/resources/dispatcher/nni-examples}, as in NNI's
+     * {@code examples/} folder; all of them validate): each starts its algorithm in the dispatcher,
+     * which gets the example's algorithm sections and is asked for trials, and the first trial comes. The
+     * stand-in runs Random in place of each (the algorithms themselves are NNI's business); the
+     * examples' trial code and data are not here, so their trials fail, and each experiment is
+     * stopped once its first trial came. Left out: the 14 opevo configs (their code directories are
+     * absolute paths under /root) and the NAS ones (a search space path placeholder), which do not
+     * validate as NNI ships them.
+     */
+    @Test(timeout = 480_000)
+    public void nniExampleConfigsWhoseAlgorithmsRunThroughTheDispatcherStartThem() throws Exception {
+        Path examples = folder.newFolder("nni-examples").toPath();
+        Path source = Path.of(DispatcherIT.class.getResource("/dispatcher/nni-examples").toURI());
+        try (Stream<Path> files = Files.walk(source)) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                Files.createDirectories(examples.resolve(source.relativize(file)).getParent());
+                Files.copy(file, examples.resolve(source.relativize(file)));
+            }
+        }
+        // what a user has beside these files: efficientnet's submodule, ga_squad's tuner folder
+        Files.createDirectories(examples.resolve("trials/efficientnet/EfficientNet-PyTorch"));
+        Files.createDirectories(examples.resolve("tuners/ga_customer_tuner"));
+        // (an advisor section reaches NNI's dispatcher as the tuner, as NNI v3 passes it)
+        Map<String, String> algorithms = new java.util.LinkedHashMap<>();
+        algorithms.put("trials/auto-gbdt/config_metis.yml", "tuner MetisTuner");
+        algorithms.put("trials/benchmarking/hyperband/config_hyperband.yml", "tuner Hyperband");
+        algorithms.put("trials/mnist-advisor/config_bohb.yml", "tuner BOHB");
+        algorithms.put("trials/mnist-advisor/config_hyperband.yml", "tuner Hyperband");
+        algorithms.put("trials/mnist-batch-tune-keras/config.yml", "tuner BatchTuner");
+        algorithms.put("trials/mnist-pbt-tuner-pytorch/config.yml", "tuner PBTTuner");
+        algorithms.put("trials/mnist-pytorch/config_assessor.yml", "tuner TPE, assessor Curvefitting");
+        algorithms.put("trials/mnist-tfv1/config_assessor.yml", "tuner TPE, assessor Curvefitting");
+        algorithms.put("trials/mnist-tfv2/config_assessor.yml", "tuner TPE, assessor Curvefitting");
+        algorithms.put("trials/network_morphism/cifar10/config.yml", "tuner NetworkMorphism");
+        algorithms.put("trials/network_morphism/FashionMNIST/config.yml", "tuner NetworkMorphism");
+        algorithms.put("trials/systems_auto_tuning/rocksdb-fillrandom/config_smac.yml", "tuner SMAC");
+        algorithms.put("trials/efficientnet/config.yml", "tuner tuner.FixedProductTuner");
+        algorithms.put("trials/ga_squad/config.yml", "tuner customer_tuner.CustomerTuner");
+        algorithms.put("tuners/mnist_keras_customized_advisor/config.yml", "tuner dummy_advisor.DummyAdvisor");
+        Path experiments = folder.newFolder("experiments").toPath();
+        runtime = RuntimeProcess.startWithShell(home(standIn("STANDIN_ANY_ALGORITHM=1")), experiments);
+        runtime.endpoint();
+        for (Map.Entry<String, String> example : algorithms.entrySet()) {
+            Set<Path> before;
+            try (Stream<Path> listing = Files.list(experiments)) {
+                before = listing.collect(Collectors.toSet());
+            }
+            Path[] started = new Path[1];
+            // FileInstall applies etc/nni.dispatcher.cfg (the stand-in) shortly after the shell is up: until
+            // then a create is refused naming the plain python3, and is typed again (at most 30 times)
+            for (int attempt = 0; started[0] == null && attempt < 30; attempt++) {
+                int typedAt = runtime.console().length();
+                runtime.type("nni:create " + examples.resolve(example.getKey()));
+                boolean[] refused = new boolean[1];
+                try {
+                    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+                        refused[0] = runtime.console().substring(typedAt).contains("could not start");
+                        try (Stream<Path> listing = Files.list(experiments)) {
+                            started[0] = listing.filter(p -> !before.contains(p) && Files.isDirectory(p)
+                                    && Files.exists(p.resolve("log/standin-commands.jsonl"))).findFirst().orElse(null);
+                        }
+                        if (started[0] == null || !types(commands(started[0])).contains("GE")) {
+                            started[0] = null;
+                            return refused[0];
+                        }
+                        // the dispatcher was asked for trials and gave one: it became a trial folder
+                        try (Stream<Path> trials = Files.list(started[0].resolve("trials"))) {
+                            return trials.findAny().isPresent();
+                        }
+                    });
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    throw new AssertionError(example.getKey() + " did not start its algorithm:\n" + runtime.console(), e);
+                }
+                assertTrue(runtime.console(), started[0] != null || runtime.console().substring(typedAt).contains("cannot import it"));
+            }
+            assertTrue(example.getKey() + " was refused every time:\n" + runtime.console(), started[0] != null);
+            List<JsonNode> commands = commands(started[0]);
+            JsonNode params = commands.get(0).get("content").get("exp_params");
+            List<String> sections = new ArrayList<>();
+            for (String kind : List.of("tuner", "assessor")) {
+                JsonNode section = params.path(kind);
+                if (!section.isMissingNode() && !section.isNull()) {
+                    sections.add(kind + " " + section.path("name").asText(section.path("className").asText()));
+                }
+            }
+            assertEquals(example.getKey(), example.getValue(), String.join(", ", sections));
+            assertEquals(example.getKey(), List.of("IN", "GE"), types(commands).subList(1, 3));
+            runtime.type("nni:halt " + started[0].getFileName());
+            await().atMost(Duration.ofSeconds(60)).until(() -> types(commands(started[0])).contains("TE"));
+        }
     }
 
     /** @return the console of a run whose tuner is {@code tuner}, once it ended in ERROR (exit code 1) */
@@ -355,6 +506,47 @@ public class DispatcherIT {
     public void aDispatcherThatStopsAnsweringFailsTheExperimentInsteadOfHangingIt() throws Exception {
         String console = failedRun("algorithms.Hangs");
         assertTrue(console, console.contains("stopped answering: nothing heard for 4 s") && console.contains("the tuner hangs"));
+    }
+
+    @Test(timeout = 180_000)
+    public void includeIntermediateResultsGivesTheTunerTheLastResultOfAnEarlyStoppedTrial() throws Exception {
+        Path config = experiment("""
+                searchSpace: {}
+                trialCommand: python3 intermediate_trial.py
+                trialCodeDirectory: .
+                trialConcurrency: 2
+                maxTrialNumber: 2
+                tuner:
+                  className: algorithms.RecordsResults
+                  codeDirectory: .
+                  includeIntermediateResults: true
+                assessor:
+                  className: algorithms.StopsAtThree
+                  codeDirectory: .
+                trainingService:
+                  platform: local
+                """);
+        runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        Path experiment = experimentDirectory(runtime.console());
+        List<JsonNode> commands = commands(experiment);
+        JsonNode start = commands.get(0).get("content");
+        assertEquals("true", start.get("intermediate").asText());
+        // NNI's exp_params carry it where NNI's manager reads it; the tuner section has NNI's keys only
+        assertTrue(start.toString(), start.get("exp_params").get("deprecated").get("includeIntermediateResults").asBoolean());
+        assertFalse(start.toString(), start.get("exp_params").get("tuner").has("includeIntermediateResults"));
+        // both trials were stopped at their third result (value 2): the tuner got that as their final result
+        // (a result reported before the stop took effect may follow, as with NNI: the first one counts here)
+        List<String> results = Files.readAllLines(experiment.resolve("log").resolve("tuner-results.jsonl"));
+        Map<Integer, Double> firstResults = new java.util.TreeMap<>();
+        for (String line : results) {
+            JsonNode result = RuntimeProcess.JSON.readTree(line);
+            firstResults.putIfAbsent(result.get("parameter_id").asInt(), result.get("value").asDouble());
+        }
+        assertEquals(results.toString(), Map.of(0, 2.0, 1, 2.0), firstResults);
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
+            assertTrue(store.trials().toString(), store.trials().stream().allMatch(t -> t.status().equals("EARLY_STOPPED")));
+        }
     }
 
     @Test(timeout = 240_000)
@@ -398,8 +590,13 @@ public class DispatcherIT {
         JsonNode imported = RuntimeProcess.JSON.readTree(resumed.get(2).get("content").asText());
         assertEquals(1, imported.size());
         assertTrue(imported.toString(), imported.get(0).has("parameter") && imported.get(0).has("value"));
+        // AD as NNI v3 sends it: only the trial that was running (it continues), repacked as "resumed"
         JsonNode added = RuntimeProcess.JSON.readTree(resumed.get(3).get("content").asText());
-        assertEquals(List.of(0, 1), List.of(added.get(0).get("parameter_id").asInt(), added.get(1).get("parameter_id").asInt()));
+        assertEquals(added.toString(), 1, added.size());
+        assertEquals(added.toString(), 1, added.get(0).get("parameter_id").asInt());
+        assertEquals(added.toString(), "resumed", added.get(0).get("parameter_source").asText());
+        assertEquals(added.toString(), 0, added.get(0).get("parameter_index").asInt());
+        assertTrue(added.toString(), added.get(0).get("parameters").has("x"));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
             List<TrialRecord> trials = store.trials();
             assertEquals(3, trials.size());

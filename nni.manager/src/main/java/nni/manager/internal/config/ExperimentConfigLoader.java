@@ -327,6 +327,8 @@ public class ExperimentConfigLoader {
         Path codeDirectory = reader.path("codeDirectory", null, false);
         Map<String, Object> classArgs = reader.mapping("classArgs");
         String implementation = reader.string("implementation");
+        // NNI v1's key (v2 dropped it; nni-osgi keeps it): the dispatcher tells the tuner of early stops
+        reader.bool("includeIntermediateResults", null);
         if ("_none_".equals(name)) {
             parent.set(key, null);
             return null;

@@ -154,7 +154,7 @@ final class V1Converter {
         move(algorithm, kind, "codeDir", result, kind, "codeDirectory");
         move(algorithm, kind, "classArgs", result, kind, "classArgs");
         move(algorithm, kind, "gpuIndices", v2, "", "tunerGpuIndices");
-        algorithm.remove("includeIntermediateResults");
+        move(algorithm, kind, "includeIntermediateResults", result, kind, "includeIntermediateResults");
         leftovers(algorithm, kind);
         return result;
     }

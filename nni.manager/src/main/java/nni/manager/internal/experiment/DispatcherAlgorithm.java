@@ -51,8 +51,7 @@ final class DispatcherAlgorithm implements Algorithm {
     @Override
     public void start(Host host, boolean resuming, List<Trial> history, List<String> imported)
             throws PlatformException {
-        Context context = new Context(host, resuming, resumeData(history, imported),
-                history.stream().map(trial -> trial.packed).toList());
+        Context context = new Context(host, resuming, resumeData(history, imported), resumed(history));
         try {
             dispatcher = provider.start(context);
         } catch (DispatcherException e) {
@@ -82,6 +81,33 @@ final class DispatcherAlgorithm implements Algorithm {
             }
         }
         return all.toString();
+    }
+
+    /**
+     * @return NNI v3's {@code AD} on resume: the trials still waiting or running when the experiment
+     *         stopped (they continue now), each as NNI repacks it: source {@code resumed}
+     */
+    private static List<String> resumed(List<Trial> history) {
+        List<String> resumed = new ArrayList<>();
+        for (Trial trial : history) {
+            if (trial.job.status().isTerminal()) {
+                continue;
+            }
+            ObjectNode packed = JSON.createObjectNode();
+            JsonNode original;
+            try {
+                original = JSON.readTree(trial.packed);
+            } catch (JsonProcessingException e) {
+                continue; // not a packed parameter: nothing the algorithm could take
+            }
+            packed.set("parameter_id", original.get("parameter_id"));
+            packed.put("parameter_source", "resumed");
+            packed.set("parameters", original.get("parameters"));
+            packed.set("parameter_index", original.path("parameter_index").isMissingNode() ? JSON.getNodeFactory().numberNode(0)
+                    : original.get("parameter_index"));
+            resumed.add(packed.toString());
+        }
+        return resumed;
     }
 
     @Override
@@ -177,12 +203,18 @@ final class DispatcherAlgorithm implements Algorithm {
             Map<String, Object> params = new LinkedHashMap<>(config.masked().canonical());
             params.remove("searchSpace");
             params.remove("searchSpaceFile");
+            boolean includeIntermediate = false;
             for (String key : List.of("tuner", "assessor")) {
                 if (params.get(key) instanceof Map<?, ?> section) {
                     Map<Object, Object> plain = new LinkedHashMap<>(section);
                     plain.remove("implementation"); // nni-osgi's own key; NNI's dispatcher knows only its own
+                    includeIntermediate |= Boolean.TRUE.equals(plain.remove("includeIntermediateResults"));
                     params.put(key, plain);
                 }
+            }
+            if (includeIntermediate) {
+                // where NNI's manager reads it (v1's tuner key, kept as v3 keeps deprecated settings)
+                params.put("deprecated", Map.of("includeIntermediateResults", true));
             }
             return params;
         }

@@ -70,7 +70,7 @@ import nni.manager.internal.store.TrialPlatformRecord;
 public final class Experiment {
 
     private static final Logger LOG = LoggerFactory.getLogger(Experiment.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = new ObjectMapper();
     /** Trials submitted in one task of the experiment's thread before it turns to other work. */
     private static final int SUBMITS_PER_TURN = 16;
     /** How long a stop waits for the experiment's thread before it stops without it. */

@@ -62,11 +62,8 @@ final class JavaAlgorithm implements Algorithm {
     public void request(int count) {
         for (int i = 0; i < count; i++) {
             long parameterId = nextParameterId;
-            Optional<Map<String, Object>> parameters;
-            try {
-                parameters = tuner.generateParameters(parameterId);
-            } catch (RuntimeException e) {
-                host.fail("the tuner failed to generate parameters: " + e.getMessage(), e);
+            Optional<Map<String, Object>> parameters = generate(parameterId);
+            if (parameters == null) {
                 return;
             }
             if (parameters.isEmpty()) {
@@ -74,17 +71,61 @@ final class JavaAlgorithm implements Algorithm {
                 return;
             }
             nextParameterId++;
-            Map<String, Object> packed = new LinkedHashMap<>();
-            packed.put("parameter_id", parameterId);
-            packed.put("parameter_source", "algorithm");
-            packed.put("parameters", parameters.get());
-            packed.put("parameter_index", 0);
-            host.offer(Experiment.json(packed));
+            host.offer(Experiment.json(packed(parameterId, parameters.get(), null, 0)));
+        }
+    }
+
+    /** @return the tuner's next parameters (empty: no more), or null when it failed (the experiment fails) */
+    private Optional<Map<String, Object>> generate(long parameterId) {
+        try {
+            return tuner.generateParameters(parameterId);
+        } catch (RuntimeException e) {
+            host.fail("the tuner failed to generate parameters: " + e.getMessage(), e);
+            return null;
+        }
+    }
+
+    /** NNI's packed parameter; {@code parameters} null when the tuner had none for a running trial */
+    private static Map<String, Object> packed(long parameterId, Map<String, Object> parameters, String trialId, int index) {
+        Map<String, Object> packed = new LinkedHashMap<>();
+        packed.put("parameter_id", parameterId);
+        packed.put("parameter_source", "algorithm");
+        packed.put("parameters", parameters);
+        packed.put("parameter_index", index);
+        if (trialId != null) {
+            packed.put("trial_job_id", trialId);
+        }
+        return packed;
+    }
+
+    /**
+     * A running trial asks for its next parameter set (multi-phase), as NNI's dispatcher answers
+     * any tuner: a new parameter id, the tuner's next parameters for it (null when it has none).
+     */
+    private void requestParameter(Trial trial, String line) {
+        int index;
+        try {
+            index = Experiment.JSON.readTree(line).path("parameter_index").asInt(-1);
+        } catch (java.io.IOException e) {
+            return; // the intake refuses lines that are not JSON
+        }
+        if (index < 1) {
+            LOG.warn("trial {} asked for parameters without a parameter_index of 1 or more, ignored", trial.id);
+            return;
+        }
+        long parameterId = nextParameterId++;
+        Optional<Map<String, Object>> parameters = generate(parameterId);
+        if (parameters != null) {
+            host.sendParameters(Experiment.json(packed(parameterId, parameters.orElse(null), trial.id, index)));
         }
     }
 
     @Override
     public void metric(Trial trial, String type, Double value, String line) {
+        if ("REQUEST_PARAMETER".equals(type)) {
+            requestParameter(trial, line);
+            return;
+        }
         if (value == null) {
             return;
         }

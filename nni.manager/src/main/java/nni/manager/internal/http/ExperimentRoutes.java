@@ -4,12 +4,14 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import jakarta.servlet.http.HttpServletRequest;
 
@@ -387,6 +389,7 @@ final class ExperimentRoutes {
         for (MetricRecord metric : store.metrics(null, "FINAL")) {
             finals.computeIfAbsent(metric.trialJobId(), id -> new ArrayList<>()).add(metric);
         }
+        Map<String, List<String>> added = store.addedHyperParameters();
         List<Map<String, Object>> infos = new ArrayList<>();
         for (TrialRecord trial : store.trials()) {
             Map<String, Object> info = new LinkedHashMap<>();
@@ -404,7 +407,7 @@ final class ExperimentRoutes {
                     .ifPresent(attributes -> info.put("attributes", attributes));
             info.put("startTime", trial.startTime());
             info.put("endTime", trial.endTime());
-            info.put("hyperParameters", trial.parameters() == null ? List.of() : List.of(trial.parameters()));
+            info.put("hyperParameters", hyperParameters(trial.parameters(), added.getOrDefault(trial.id(), List.of())));
             String logPath = trial.logPath() == null ? "file://localhost" + experiment.directory().resolve("trials")
                     .resolve(trial.id()) : trial.logPath();
             info.put("logPath", logPath);
@@ -417,6 +420,29 @@ final class ExperimentRoutes {
             infos.add(info);
         }
         return infos;
+    }
+
+    /**
+     * NNI's {@code hyperParameters}: every parameter set the trial got, the first one and those
+     * added while it ran (multi-phase), one per {@code parameter_index} (the first given wins), each
+     * as compact JSON text as NNI's data store re-serializes them.
+     */
+    static List<String> hyperParameters(String first, List<String> added) {
+        List<String> sets = new ArrayList<>();
+        Set<Integer> indices = new HashSet<>();
+        for (String packed : first == null ? added : Stream.concat(Stream.of(first), added.stream()).toList()) {
+            JsonNode node;
+            try {
+                node = JSON.readTree(packed);
+            } catch (JsonProcessingException e) {
+                sets.add(packed); // not JSON (a platform's own record): shown as it is
+                continue;
+            }
+            if (node != null && node.isObject() && indices.add(node.path("parameter_index").asInt(0))) {
+                sets.add(node.toString());
+            }
+        }
+        return sets;
     }
 
     private static List<MetricRecord> metrics(Experiment experiment, String trialId, String type) {

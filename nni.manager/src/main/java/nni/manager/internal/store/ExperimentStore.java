@@ -365,6 +365,26 @@ public final class ExperimentStore implements AutoCloseable {
         }
     }
 
+    /**
+     * @return the parameter sets added to running trials (NNI's {@code ADD_HYPERPARAMETER} events'
+     *         packed parameters, multi-phase), by trial id, in the order they were given
+     */
+    public synchronized Map<String, List<String>> addedHyperParameters() {
+        Map<String, List<String>> added = new LinkedHashMap<>();
+        try (Statement query = connection.createStatement();
+             ResultSet rows = query.executeQuery("select trialJobId, data from TrialJobEvent "
+                     + "where event = 'ADD_HYPERPARAMETER' order by rowid")) {
+            while (rows.next()) {
+                if (rows.getString(2) != null) {
+                    added.computeIfAbsent(rows.getString(1), id -> new ArrayList<>()).add(rows.getString(2));
+                }
+            }
+            return added;
+        } catch (SQLException e) {
+            throw new StoreException("cannot read the trials' added parameters", e);
+        }
+    }
+
     /** @return every event in insertion order */
     public synchronized List<TrialEvent> events() {
         List<TrialEvent> events = new ArrayList<>();

@@ -565,6 +565,35 @@ public class ExperimentConfigLoaderTest {
     }
 
     @Test
+    public void v1IncludeIntermediateResultsIsKeptInTheTunerSection() throws Exception {
+        write("exp/ss.json", "{}");
+        ExperimentConfig config = load("""
+                authorName: me
+                experimentName: early
+                trialConcurrency: 1
+                trainingServicePlatform: local
+                searchSpacePath: ss.json
+                useAnnotation: false
+                tuner: {builtinTunerName: TPE, includeIntermediateResults: true}
+                assessor: {builtinAssessorName: Medianstop}
+                trial: {command: python3 a.py, codeDir: .}
+                """);
+        assertEquals(Boolean.TRUE, ((Map<?, ?>) config.canonical().get("tuner")).get("includeIntermediateResults"));
+    }
+
+    @Test
+    public void includeIntermediateResultsMustBeABoolean() throws Exception {
+        List<ConfigError> errors = errors("""
+                searchSpace: {}
+                trialCommand: python3 a.py
+                trialConcurrency: 1
+                tuner: {name: TPE, includeIntermediateResults: maybe}
+                trainingService: {platform: local}
+                """);
+        assertEquals(errors.toString(), "tuner.includeIntermediateResults", errors.get(0).path());
+    }
+
+    @Test
     public void v1ErrorsPointIntoTheV1File() throws Exception {
         List<ConfigError> errors = errors("""
                 authorName: me

@@ -72,6 +72,32 @@ public class LocalExperimentTest {
             """;
 
     @Test(timeout = 60_000)
+    public void aJavaTunerAnswersATrialThatAsksForMoreParameters() throws Exception {
+        // the shipped SDK's second get_next_parameter() asks (REQUEST_PARAMETER); the tuner answers, as NNI's dispatcher does
+        Experiments setup = setup("trial.py", """
+                import nni
+                first = nni.get_next_parameter()
+                second = nni.get_next_parameter()
+                nni.report_final_result(first['x'] * 100 + second['x'])
+                """);
+        setup.concurrency = 1;
+        setup.maxTrials = 2;
+        ListTuner tuner = new ListTuner(100);
+        experiment = setup.start("multiph1", tuner, null);
+
+        assertEquals(ExperimentStatus.DONE, experiment.settled().get(50, TimeUnit.SECONDS));
+        // trial 0: ids 0 then 1; trial 1: ids 2 then 3 (ids continue after those given to running trials)
+        assertEquals(List.of(1.0, 203.0), experiment.trials().stream().map(TrialView::finalValue).toList());
+        for (TrialView trial : experiment.trials()) {
+            Path dir = setup.workingDirectory.resolve("multiph1").resolve("trials").resolve(trial.job().id());
+            JsonNode second = JSON.readTree(dir.resolve("parameter_1.cfg").toFile());
+            assertEquals(trial.job().id(), second.get("trial_job_id").asText());
+            assertEquals(1, second.get("parameter_index").asInt());
+        }
+        assertEquals(2, experiment.store().events().stream().filter(e -> e.event().equals("ADD_HYPERPARAMETER")).count());
+    }
+
+    @Test(timeout = 60_000)
     public void pythonTrialsWithTheShippedSdkRunToDone() throws Exception {
         Experiments setup = setup("trial.py", PYTHON_TRIAL);
         setup.concurrency = 2;
