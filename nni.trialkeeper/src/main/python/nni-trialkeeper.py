@@ -637,7 +637,8 @@ class FileChannel(object):
     connection to the manager. Files: hello.json/welcome.json (the handshake, with the token and a nonce
     the answer echoes; mode 0600), reports/<first>-<last>.json (report batches, deleted here once
     acknowledged), acked (the highest sequence the manager has durably), commands/<id>.json and
-    commands.done (the manager's commands and which are handled), gone.json (refused for good). Every file
+    commands.done (the manager's commands and which are handled, rewritten at each look as the keeper's
+    sign of life), gone.json (refused for good). Every file
     is written under a temporary name and renamed. A batch whose acknowledgement does not come is written
     again, as one file from the first unacknowledged report on, after a pause doubling from 2 s to a minute;
     the manager applies each sequence once, whatever file brings it.
@@ -663,7 +664,6 @@ class FileChannel(object):
         self.last_acked = -1
         self.acked_since = time.monotonic()
         self.resend_after = self.FIRST_RESEND
-        self.done_written = 0
 
     def where(self):
         return "manager's channel " + self.folder
@@ -729,9 +729,8 @@ class FileChannel(object):
 
     def commands(self, after, wait_millis):
         self._refused_if_gone()
-        if after > self.done_written:
-            self._write(os.path.join(self.folder, "commands.done"), str(after))
-            self.done_written = after
+        # rewritten at every look, also unchanged: the manager takes it as this keeper's sign of life
+        self._write(os.path.join(self.folder, "commands.done"), str(after))
         found = self._await(lambda: self._new_commands(after) or os.path.exists(os.path.join(self.folder, "gone.json")),
                             wait_millis / 1000.0)
         self._refused_if_gone()

@@ -34,7 +34,8 @@ import java.util.regex.Pattern;
  * hello.json / welcome.json      the handshake (the hello carries the token and a nonce the answer echoes; mode 0600)
  * reports/&lt;first&gt;-&lt;last&gt;.json   report batches, sequences first..last; deleted here once acknowledged
  * acked                          the highest sequence the manager has durably
- * commands/&lt;id&gt;.json             the manager's commands; commands.done says which are handled
+ * commands/&lt;id&gt;.json             the manager's commands; commands.done says which are handled (rewritten at
+ *                                each look for commands: the keeper's sign of life)
  * gone.json                      the manager refuses this keeper from now on
  * </pre>
  *
@@ -71,7 +72,6 @@ final class FileChannel implements ManagerLink {
     private long lastAcked = -1;
     private long ackedSince = System.currentTimeMillis();
     private long resendAfter = FIRST_RESEND_MILLIS;
-    private long doneWritten;
 
     FileChannel(Path folder, String token) throws IOException {
         this.folder = folder;
@@ -168,10 +168,8 @@ final class FileChannel implements ManagerLink {
     @Override
     public List<Map<String, Object>> commands(long after, long waitMillis) throws IOException, InterruptedException {
         refusedIfGone();
-        if (after > doneWritten) {
-            write(folder.resolve("commands.done"), Long.toString(after), false);
-            doneWritten = after;
-        }
+        // rewritten at every look, also unchanged: the manager takes it as this keeper's sign of life
+        write(folder.resolve("commands.done"), Long.toString(after), false);
         List<Map<String, Object>> found = new ArrayList<>();
         commandWatch.await(() -> {
             found.clear();

@@ -36,7 +36,8 @@ import nni.manager.internal.http.HttpError;
  * acked                         manager → keeper: the highest sequence applied (durable); the keeper deletes
  *                               the report files up to it and sends again what stays unacknowledged
  * commands/&lt;id&gt;.json            manager → keeper: one numbered command (new-trial, kill, send-parameter, log-tail, stop)
- * commands.done                 keeper → manager: the highest command id handled; the manager deletes up to it
+ * commands.done                 keeper → manager: the highest command id handled, rewritten at each look for
+ *                               commands (the keeper's sign of life); the manager deletes the commands up to it
  * gone.json                     manager → keeper: {"error"}: refused for good (session gone)
  * </pre>
  *
@@ -67,6 +68,7 @@ final class ChannelFolder {
     private volatile boolean accepted;
     private long ackWritten = -1;
     private long commandsDone;
+    private java.nio.file.attribute.FileTime doneModified;
     private String lastProblem;
     private volatile boolean closed;
 
@@ -222,7 +224,18 @@ final class ChannelFolder {
     }
 
     private void dropHandledCommands() throws IOException {
-        long done = readNumber(folder.resolve("commands.done"));
+        Path doneFile = folder.resolve("commands.done");
+        try {
+            java.nio.file.attribute.FileTime modified = Files.getLastModifiedTime(doneFile);
+            if (!modified.equals(doneModified)) {
+                // the keeper rewrites it at each look for commands: it is alive (what a command poll says over HTTP)
+                doneModified = modified;
+                link.seen();
+            }
+        } catch (NoSuchFileException notYet) {
+            return;
+        }
+        long done = readNumber(doneFile);
         if (done <= commandsDone) {
             return;
         }

@@ -852,7 +852,8 @@ final class KeeperSession implements TrainingSession {
                 LOG.info("experiment {}: trial {} re-attached to keeper {}", context.experimentId(), stored.id(), environmentId);
             } else {
                 String before = linkFile.previousManagerUrl();
-                if (before != null && !before.equals(managerUrl)) {
+                // over files the keeper needs no port: only an HTTP keeper is bound to the one it was given
+                if (!options.transport().files() && before != null && !before.equals(managerUrl)) {
                     String why = "its keeper " + keeper.id() + " reports to " + before + ", but the runtime now listens at "
                             + managerUrl + "; resume with the same port (--port " + java.net.URI.create(before).getPort()
                             + ") to take such trials back";
