@@ -27,10 +27,17 @@ public class FileChannels {
     private final Map<KeeperLink, ChannelFolder> folders = new HashMap<>();
     private final Map<ChannelFolder, FileStore> stores = new HashMap<>();
     private boolean deactivated;
+    /** Every share looked at by the bounded poll, as on NFS (tests; {@code -Dnni.channels.poll=true}). */
+    private final boolean forcePolling;
 
     @Activate
     public FileChannels(@Reference KeeperLinks links) {
+        this(links, Boolean.getBoolean("nni.channels.poll"));
+    }
+
+    FileChannels(KeeperLinks links, boolean forcePolling) {
         this.exchange = new KeeperExchange(links);
+        this.forcePolling = forcePolling;
     }
 
     /**
@@ -57,7 +64,7 @@ public class FileChannels {
             FileStore store = Files.getFileStore(folder.folder());
             watcher = watchers.get(store);
             if (watcher == null) {
-                watcher = new ShareWatcher(root, Boolean.getBoolean("nni.channels.poll"));
+                watcher = new ShareWatcher(root, forcePolling);
                 watchers.put(store, watcher);
             }
             stores.put(folder, store);

@@ -74,6 +74,18 @@ public class FileChannelsTest {
 
     @Test(timeout = 60_000)
     public void reportsApplyOnceAndInOrderWhateverFilesBringThemAndATornFileWaits() throws Exception {
+        reportsApplyOnceAndInOrder();
+    }
+
+    /** The same where the share cannot notify (NFS): the watcher's bounded poll finds every file. */
+    @Test(timeout = 60_000)
+    public void onAShareThatCannotNotifyThePollFindsEveryFile() throws Exception {
+        channels.deactivate();
+        channels = new FileChannels(links, true);
+        reportsApplyOnceAndInOrder();
+    }
+
+    private void reportsApplyOnceAndInOrder() throws Exception {
         KeeperLink link = links.register("exp", "K1", "secret", peer);
         Path folder = channels.open(root, link, false);
         assertTrue(Files.isDirectory(folder.resolve("reports")) && Files.isDirectory(folder.resolve("commands")));
