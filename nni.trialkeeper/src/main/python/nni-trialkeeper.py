@@ -728,13 +728,14 @@ class FileChannel(object):
         return last_seq
 
     def commands(self, after, wait_millis):
-        self._refused_if_gone()
         # rewritten at every look, also unchanged: the manager takes it as this keeper's sign of life
         self._write(os.path.join(self.folder, "commands.done"), str(after))
         found = self._await(lambda: self._new_commands(after) or os.path.exists(os.path.join(self.folder, "gone.json")),
                             wait_millis / 1000.0)
-        self._refused_if_gone()
-        return found if isinstance(found, list) else []
+        if isinstance(found, list) and found:
+            return found
+        self._refused_if_gone()  # the commands written before the session ended (a stop) are handled first
+        return []
 
     def _new_commands(self, after):
         """The commands after `after` in id order, up to the first that cannot be read whole yet."""

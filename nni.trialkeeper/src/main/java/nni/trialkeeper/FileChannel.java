@@ -167,7 +167,6 @@ final class FileChannel implements ManagerLink {
 
     @Override
     public List<Map<String, Object>> commands(long after, long waitMillis) throws IOException, InterruptedException {
-        refusedIfGone();
         // rewritten at every look, also unchanged: the manager takes it as this keeper's sign of life
         write(folder.resolve("commands.done"), Long.toString(after), false);
         List<Map<String, Object>> found = new ArrayList<>();
@@ -176,7 +175,9 @@ final class FileChannel implements ManagerLink {
             found.addAll(newCommands(after));
             return !found.isEmpty() || Files.exists(folder.resolve("gone.json"));
         }, waitMillis);
-        refusedIfGone();
+        if (found.isEmpty()) {
+            refusedIfGone(); // the commands written before the session ended (a stop) are handled first
+        }
         return found;
     }
 
