@@ -720,10 +720,10 @@ class FileChannel(object):
                 self.written = last_seq
             self._await(lambda: self._acked() >= last_seq or os.path.exists(os.path.join(self.folder, "gone.json")),
                         self.ACK_WAIT)
-            self._refused_if_gone()
             acked = self._acked()
         self._delete_report_files(acked)
         if acked < last_seq:
+            self._refused_if_gone()  # acknowledged reports count even when the session ended right after
             raise OSError("reports up to %d are in %s; the manager has acknowledged only %d so far" % (last_seq, self.reports, acked))
         return last_seq
 

@@ -154,11 +154,11 @@ final class FileChannel implements ManagerLink {
                 written = lastSeq;
             }
             folderWatch.await(() -> acked() >= lastSeq || Files.exists(folder.resolve("gone.json")), ACK_WAIT_MILLIS);
-            refusedIfGone();
             acked = acked();
         }
         deleteReportFiles(acked);
         if (acked < lastSeq) {
+            refusedIfGone(); // acknowledged reports count even when the session ended right after
             throw new IOException("reports up to " + lastSeq + " are in " + reports + "; the manager has acknowledged only "
                     + Math.max(0, acked) + " so far");
         }

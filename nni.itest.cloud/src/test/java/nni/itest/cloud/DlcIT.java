@@ -236,7 +236,7 @@ public class DlcIT {
             assertEquals("every metric once", 2 * (CloudRuns.STEPS + 1), store.metrics(null, null).size());
         }
         assertEquals("the two jobs ran the trials across the restart", 2, dlc.jobs().size());
-        assertEquals("the keeper deletes every report file once acknowledged", List.of(), reportFiles(reports));
+        assertEquals("every report file is deleted once acknowledged (the torn one too)", List.of(), reportFiles(reports));
     }
 
     /** @return the environment running {@code trial}: the one whose folder on the NAS holds the trial's */

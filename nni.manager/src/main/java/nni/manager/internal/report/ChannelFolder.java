@@ -33,8 +33,9 @@ import nni.manager.internal.http.HttpError;
  * hello.json                    keeper → manager: the handshake (with the keeper's token and a nonce), mode 0600
  * welcome.json                  manager → keeper: the answer, the nonce echoed; or {"status", "error"}
  * reports/&lt;first&gt;-&lt;last&gt;.json  keeper → manager: {"reports": [...]}, sequences first..last (20 digits each)
- * acked                         manager → keeper: the highest sequence applied (durable); the keeper deletes
- *                               the report files up to it and sends again what stays unacknowledged
+ * acked                         manager → keeper: the highest sequence applied (durable); the report files
+ *                               up to it are deleted (by both sides), and the keeper sends again what stays
+ *                               unacknowledged
  * commands/&lt;id&gt;.json            manager → keeper: one numbered command (new-trial, kill, send-parameter, log-tail, stop)
  * commands.done                 keeper → manager: the highest command id handled, rewritten at each look for
  *                               commands (the keeper's sign of life); the manager deletes the commands up to it
@@ -191,7 +192,7 @@ final class ChannelFolder {
         }
         for (long[] range : files) {
             if (range[1] <= applied) {
-                continue; // acknowledged already; the keeper deletes it
+                continue; // acknowledged already: deleted below
             }
             if (range[0] > applied + 1) {
                 break; // a gap: reports apply in order, so this one waits for the file before it
@@ -219,6 +220,12 @@ final class ChannelFolder {
         if (applied != ackWritten && applied > 0) {
             write(folder.resolve("acked"), Long.toString(applied).getBytes(StandardCharsets.US_ASCII), true);
             ackWritten = applied;
+        }
+        // what is acknowledged is deleted here too: a keeper stopped right after its last acknowledgement cannot
+        for (long[] range : files) {
+            if (range[1] <= applied) {
+                Files.deleteIfExists(reports.resolve(String.format("%020d-%020d.json", range[0], range[1])));
+            }
         }
         return done;
     }

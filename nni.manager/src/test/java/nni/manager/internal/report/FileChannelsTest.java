@@ -120,6 +120,12 @@ public class FileChannelsTest {
         report(folder, 8, 9);
         await().atMost(WAIT).until(() -> acked(folder) == 10);
         assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L), applied);
+        // what is acknowledged is deleted, the torn file included
+        await().atMost(WAIT).until(() -> {
+            try (var left = Files.list(folder.resolve("reports"))) {
+                return left.noneMatch(f -> f.getFileName().toString().endsWith(".json"));
+            }
+        });
     }
 
     @Test(timeout = 60_000)
