@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -621,7 +622,14 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
             long child = childPid(work);
             assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
             refuse.set(true);
-            assertTrue("the refused keeper exits at once", keeper.waitFor(30, TimeUnit.SECONDS));
+            if (!keeper.waitFor(60, TimeUnit.SECONDS)) {
+                // it failed so in CI at load 10, cause unknown: what it said, and the manager's last requests, tell
+                keeper.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                fail("the refused keeper did not exit within 60 s; its stderr:\n"
+                        + new String(keeper.getErrorStream().readAllBytes(), StandardCharsets.UTF_8)
+                        + "\nlast requests: " + manager.requests("/").stream().skip(Math.max(0, manager.requests("/").size() - 10))
+                        .map(r -> r.method() + " " + r.path()).toList());
+            }
             assertEquals(3, keeper.exitValue());
             await().atMost(WAIT).until(() -> !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
             String stderr = new String(keeper.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
