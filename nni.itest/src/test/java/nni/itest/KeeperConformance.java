@@ -621,18 +621,27 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
             await().atMost(WAIT).until(() -> Files.exists(work.resolve("child.pid")) && !Files.readString(work.resolve("child.pid")).isBlank());
             long child = childPid(work);
             assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
+            java.util.concurrent.CompletableFuture<String> said = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new String(keeper.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    return "(stderr unreadable: " + e.getMessage() + ")";
+                }
+            });
             refuse.set(true);
             if (!keeper.waitFor(60, TimeUnit.SECONDS)) {
-                // it failed so in CI at load 10, cause unknown: what it said, and the manager's last requests, tell
+                // it failed so twice, once at load 1.6: its threads, what it said and the manager's last requests tell why
+                Process dump = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                        Long.toString(keeper.pid()), "Thread.print").redirectErrorStream(true).start();
+                String threads = new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 keeper.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                fail("the refused keeper did not exit within 60 s; its stderr:\n"
-                        + new String(keeper.getErrorStream().readAllBytes(), StandardCharsets.UTF_8)
+                fail("the refused keeper did not exit within 60 s; its stderr:\n" + said.get(10, TimeUnit.SECONDS)
                         + "\nlast requests: " + manager.requests("/").stream().skip(Math.max(0, manager.requests("/").size() - 10))
-                        .map(r -> r.method() + " " + r.path()).toList());
+                        .map(r -> r.method() + " " + r.path()).toList() + "\nits threads:\n" + threads);
             }
             assertEquals(3, keeper.exitValue());
             await().atMost(WAIT).until(() -> !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
-            String stderr = new String(keeper.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            String stderr = said.get(10, TimeUnit.SECONDS);
             assertTrue(stderr, stderr.contains("unknown keeper or wrong token"));
         }
     }
