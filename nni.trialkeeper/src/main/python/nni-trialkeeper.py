@@ -47,6 +47,8 @@ USAGE = "\n".join([
     "options:",
     "  --work-dir DIR            where trials run (default: the current directory)",
     "  --token-file FILE         the keeper's secret; otherwise the environment variable NNI_KEEPER_TOKEN",
+    "  --channel DIR             talk to the manager through files in DIR, a folder the manager made on a",
+    "                            storage both share, instead of HTTP (then --manager is not needed)",
     "  --give-up-seconds N       how long an unreachable or unusable manager is retried (3600)",
     "  --kill-grace-seconds N    SIGTERM to SIGKILL of a cancelled trial's process group (5)",
     "  --spool-limit-mb N        unacknowledged reports kept on disk before output reading pauses (64)",
@@ -100,7 +102,7 @@ class UsageError(Exception):
 
 
 class Options(object):
-    KNOWN = ("manager", "experiment", "trial", "environment", "platform", "code", "command", "work-dir", "token-file",
+    KNOWN = ("manager", "channel", "experiment", "trial", "environment", "platform", "code", "command", "work-dir", "token-file",
              "give-up-seconds", "kill-grace-seconds", "spool-limit-mb", "max-code-mb", "max-code-entries")
 
     def __init__(self, args, environment):
@@ -119,6 +121,8 @@ class Options(object):
             i += 2
         id_option = "environment" if self.runner else "trial"
         for required in ("manager", "experiment", id_option, "platform", "code", "command"):
+            if required == "manager" and "channel" in values:
+                continue
             if not values.get(required, "").strip():
                 raise UsageError("--%s is required in %s mode" % (required, self.mode))
         if "token-file" in values:
@@ -134,7 +138,10 @@ class Options(object):
         for name in values:
             if name not in self.KNOWN:
                 raise UsageError("unknown option --%s (see --help)" % name)
-        self.manager_url = values["manager"]
+        if "channel" in values and not values["channel"].strip():
+            raise UsageError("--channel needs a folder")
+        self.manager_url = values.get("manager")
+        self.channel = os.path.normpath(os.path.abspath(values["channel"])) if "channel" in values else None
         self.experiment_id = values["experiment"]
         self.keeper_id = values[id_option]
         self.platform = values["platform"]
@@ -542,7 +549,11 @@ class ManagerClient(object):
         self.base = "%sapi/v1/nni-trial/%s/%s/" % (prefix, urllib.parse.quote(experiment_id, safe=""),
                                                  urllib.parse.quote(keeper_id, safe=""))
         self.token = token
+        self.manager_url = manager_url
         self.local = threading.local()
+
+    def where(self):
+        return "manager " + self.manager_url
 
     def handshake(self, hello):
         return self._send("POST", "handshake", to_json(hello), 15, True)
@@ -618,6 +629,186 @@ class ManagerClient(object):
         self.local.connection = None
         if connection is not None:
             connection.close()
+
+
+class FileChannel(object):
+    """The keeper's side of the file transport (--channel DIR): the protocol of the HTTP routes carried by
+    files in a channel folder the manager made on a storage both see, for workers that cannot open a
+    connection to the manager. Files: hello.json/welcome.json (the handshake, with the token and a nonce
+    the answer echoes; mode 0600), reports/<first>-<last>.json (report batches, deleted here once
+    acknowledged), acked (the highest sequence the manager has durably), commands/<id>.json and
+    commands.done (the manager's commands and which are handled, rewritten at each look as the keeper's
+    sign of life), gone.json (refused for good). Every file
+    is written under a temporary name and renamed. A batch whose acknowledgement does not come is written
+    again, as one file from the first unacknowledged report on, after a pause doubling from 2 s to a minute;
+    the manager applies each sequence once, whatever file brings it.
+
+    The folder is looked at every POLL seconds while waiting: the standard library has no file
+    notification, and on the network file systems this transport is for (a NAS mounted over NFS) the
+    manager's writes come from another machine, which inotify would not report anyway."""
+    POLL = 0.2
+    HANDSHAKE_WAIT = 15.0
+    ACK_WAIT = 10.0
+    FIRST_RESEND = 2.0
+    LAST_RESEND = 60.0
+
+    def __init__(self, folder, token):
+        self.folder = folder
+        self.reports = os.path.join(folder, "reports")
+        self.commands_dir = os.path.join(folder, "commands")
+        if not os.path.isdir(self.reports) or not os.path.isdir(self.commands_dir):
+            raise UsageError("--channel: %s is not a keeper channel folder (no reports/ and commands/ made by the manager)" % folder)
+        self.token = token
+        self.lock = threading.Lock()
+        self.written = 0
+        self.last_acked = -1
+        self.acked_since = time.monotonic()
+        self.resend_after = self.FIRST_RESEND
+
+    def where(self):
+        return "manager's channel " + self.folder
+
+    def handshake(self, hello):
+        self._refused_if_gone()
+        welcome = os.path.join(self.folder, "welcome.json")
+        try:
+            os.remove(welcome)
+        except FileNotFoundError:
+            pass
+        nonce = "%016x" % random.getrandbits(64)
+        signed = dict(hello)
+        signed["token"] = self.token
+        signed["nonce"] = nonce
+        self._write(os.path.join(self.folder, "hello.json"), to_json(signed), secret=True)
+        answer = self._await(lambda: self._answer(welcome, nonce), self.HANDSHAKE_WAIT)
+        if answer is None:
+            self._refused_if_gone()
+            raise OSError("no answer in %s within %d s" % (welcome, self.HANDSHAKE_WAIT))
+        if isinstance(answer.get("error"), str):
+            status = answer.get("status") if is_whole(answer.get("status")) else 0
+            if status in (401, 409, 410):
+                raise Refused(answer["error"])
+            raise Unusable(status, "the manager answered %d: %s" % (status, answer["error"]))
+        answer.pop("nonce", None)
+        return answer
+
+    def _answer(self, welcome, nonce):
+        answer = self._read_json(welcome)
+        return answer if answer is not None and answer.get("nonce") == nonce else None
+
+    def send_reports(self, reports, last_seq):
+        self._refused_if_gone()
+        acked = self._acked()
+        if acked < last_seq:
+            now = time.monotonic()
+            if self.written > acked and now - self.acked_since >= self.resend_after:
+                # no acknowledgement for a while: write everything unacknowledged again, as one file
+                self._delete_report_files(float("inf"))
+                self.written = acked
+                self.resend_after = min(self.LAST_RESEND, self.resend_after * 2)
+                self.acked_since = now
+            fresh = []
+            first = 0
+            for report in reports:
+                seq = int(report[len('{"seq":'):report.index(",")])
+                if seq > self.written and seq > acked:
+                    first = first or seq
+                    fresh.append(report)
+            if fresh:
+                self._write(os.path.join(self.reports, "%020d-%020d.json" % (first, last_seq)),
+                            '{"reports":[' + ",".join(fresh) + "]}")
+                self.written = last_seq
+            self._await(lambda: self._acked() >= last_seq or os.path.exists(os.path.join(self.folder, "gone.json")),
+                        self.ACK_WAIT)
+            acked = self._acked()
+        self._delete_report_files(acked)
+        if acked < last_seq:
+            self._refused_if_gone()  # acknowledged reports count even when the session ended right after
+            raise OSError("reports up to %d are in %s; the manager has acknowledged only %d so far" % (last_seq, self.reports, acked))
+        return last_seq
+
+    def commands(self, after, wait_millis):
+        # rewritten at every look, also unchanged: the manager takes it as this keeper's sign of life
+        self._write(os.path.join(self.folder, "commands.done"), str(after))
+        found = self._await(lambda: self._new_commands(after) or os.path.exists(os.path.join(self.folder, "gone.json")),
+                            wait_millis / 1000.0)
+        if isinstance(found, list) and found:
+            return found
+        self._refused_if_gone()  # the commands written before the session ended (a stop) are handled first
+        return []
+
+    def _new_commands(self, after):
+        """The commands after `after` in id order, up to the first that cannot be read whole yet."""
+        try:
+            names = os.listdir(self.commands_dir)
+        except OSError:
+            return []
+        ids = sorted(int(n[:20]) for n in names if len(n) == 25 and n.endswith(".json") and n[:20].isdigit() and int(n[:20]) > after)
+        found = []
+        for command_id in ids:
+            command = self._read_json(os.path.join(self.commands_dir, "%020d.json" % command_id))
+            if command is None or not is_whole(command.get("id")) or not isinstance(command.get("type"), str):
+                break  # torn: commands are handled in order, so the rest waits for it
+            found.append(command)
+        return found
+
+    def _acked(self):
+        try:
+            with open(os.path.join(self.folder, "acked"), "r") as f:
+                acked = int(f.read().strip())
+        except (OSError, ValueError):
+            acked = max(0, self.last_acked)
+        if acked != self.last_acked:
+            self.last_acked = acked
+            self.acked_since = time.monotonic()
+            self.resend_after = self.FIRST_RESEND
+        return acked
+
+    def _delete_report_files(self, up_to):
+        for name in os.listdir(self.reports):
+            if len(name) == 46 and name.endswith(".json") and name[21:41].isdigit() and int(name[21:41]) <= up_to:
+                try:
+                    os.remove(os.path.join(self.reports, name))
+                except FileNotFoundError:
+                    pass
+
+    def _refused_if_gone(self):
+        gone = self._read_json(os.path.join(self.folder, "gone.json"))
+        if gone is not None:
+            raise Refused(str(gone.get("error")))
+
+    def _await(self, condition, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            result = condition()
+            if result:
+                return result
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            time.sleep(min(left, self.POLL))
+
+    @staticmethod
+    def _read_json(path):
+        try:
+            with open(path, "r", encoding="utf-8") as f:
+                value = json.loads(f.read())
+            return value if isinstance(value, dict) else None
+        except (OSError, ValueError):
+            return None
+
+    @staticmethod
+    def _write(path, text, secret=False):
+        """Writes under a temporary name and renames, so that the manager never reads half a file."""
+        temporary = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
+        try:
+            os.remove(temporary)
+        except FileNotFoundError:
+            pass
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if secret else 0o644)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temporary, path)
 
 
 class Backoff(object):
@@ -939,7 +1130,10 @@ class Keeper(object):
 
     def __init__(self, options):
         self.options = options
-        self.manager = ManagerClient(options.manager_url, options.experiment_id, options.keeper_id, options.token)
+        if options.channel is not None:
+            self.manager = FileChannel(options.channel, options.token)
+        else:
+            self.manager = ManagerClient(options.manager_url, options.experiment_id, options.keeper_id, options.token)
         self.spool = Spool(os.path.join(options.work_directory, ".keeper", options.keeper_id), options.spool_limit_bytes)
         self.trials = {}
         self.trials_lock = threading.Lock()
@@ -1121,8 +1315,8 @@ class Keeper(object):
                 return
 
     def give_up_message(self, more):
-        return "manager %s unreachable or not answering usably for %d s; giving up%s" % (
-            self.options.manager_url, self.options.give_up_seconds, more)
+        return "%s unreachable or not answering usably for %d s; giving up%s" % (
+            self.manager.where(), self.options.give_up_seconds, more)
 
     def fail(self, code, message):
         log(message)

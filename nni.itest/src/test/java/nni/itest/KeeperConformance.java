@@ -35,6 +35,7 @@ import org.osgi.framework.Bundle;
 
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
+import nni.api.environment.KeeperTransport;
 import nni.api.model.HyperParameters;
 import nni.api.model.Placement;
 import nni.api.model.TrialApplication;
@@ -63,6 +64,8 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
 
     private Path root;
     private Path keeperFile;
+    /** Where the keepers' channel folders go when a test runs over the file transport; null: HTTP. */
+    private Path channels;
 
     /** @return the keeper under test */
     protected abstract KeeperKind kind();
@@ -103,6 +106,17 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
 
     @Test(timeout = 120_000)
     public void aReuseRunnerRunsTrialsOneAfterAnotherOnOneEnvironmentAndSurvivesAFailingOne() throws Exception {
+        aReuseRunnerRunsTrialsOneAfterAnotherOnOneEnvironmentAndSurvivesAFailingOneBody();
+    }
+
+    /** The same over the file transport: handshake, reports, new-trial commands through the channel folder. */
+    @Test(timeout = 120_000)
+    public void overSharedFilesAReuseRunnerRunsTrialsOneAfterAnotherAndSurvivesAFailingOne() throws Exception {
+        overSharedFiles();
+        aReuseRunnerRunsTrialsOneAfterAnotherOnOneEnvironmentAndSurvivesAFailingOneBody();
+    }
+
+    private void aReuseRunnerRunsTrialsOneAfterAnotherOnOneEnvironmentAndSurvivesAFailingOneBody() throws Exception {
         RecordingContext context = context("reuse", true, "./trial.sh");
         ProcessKeeperLauncher launcher = launcher();
         try (TrainingSession session = open(context, launcher, true, 1, Duration.ofMinutes(1))) {
@@ -137,6 +151,17 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
 
     @Test(timeout = 120_000)
     public void aTrialKeeperRunsOneTrialReportsEverythingAndExitsWithItsCode() throws Exception {
+        aTrialKeeperRunsOneTrialReportsEverythingAndExitsWithItsCodeBody();
+    }
+
+    /** The same over the file transport. */
+    @Test(timeout = 120_000)
+    public void overSharedFilesATrialKeeperRunsOneTrialReportsEverythingAndExitsWithItsCode() throws Exception {
+        overSharedFiles();
+        aTrialKeeperRunsOneTrialReportsEverythingAndExitsWithItsCodeBody();
+    }
+
+    private void aTrialKeeperRunsOneTrialReportsEverythingAndExitsWithItsCodeBody() throws Exception {
         RecordingContext context = context("pertrial", false, "./trial.sh");
         ProcessKeeperLauncher launcher = launcher();
         try (TrainingSession session = open(context, launcher, false, 4, Duration.ofMinutes(1))) {
@@ -148,6 +173,11 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
             Process keeper = launcher.processes.get("Pt001");
             assertTrue(keeper.waitFor(30, TimeUnit.SECONDS));
             assertEquals("the keeper exits with the trial's code", 3, keeper.exitValue());
+            if (channels != null) {
+                try (Stream<Path> left = Files.list(channels.resolve("Pt001").resolve("reports"))) {
+                    assertEquals("the keeper deletes its report files once acknowledged", List.of(), left.toList());
+                }
+            }
             Path trialDirectory = launcher.directory("Pt001");
             assertEquals(TrialScripts.parameters(7, 30, 30, null, 3), Files.readString(trialDirectory.resolve("parameter.cfg")));
             assertFalse("parameter.cfg is written to a temporary file and renamed", Files.exists(trialDirectory.resolve("parameter.cfg.tmp")));
@@ -157,6 +187,17 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
 
     @Test(timeout = 120_000)
     public void anIdleEnvironmentEndsAfterItsTimeoutAndANewOneTakesTheNextTrial() throws Exception {
+        anIdleEnvironmentEndsAfterItsTimeoutAndANewOneTakesTheNextTrialBody();
+    }
+
+    /** The same over the file transport: the stop command arrives as a file. */
+    @Test(timeout = 120_000)
+    public void overSharedFilesAnIdleEnvironmentIsStoppedByACommandFile() throws Exception {
+        overSharedFiles();
+        anIdleEnvironmentEndsAfterItsTimeoutAndANewOneTakesTheNextTrialBody();
+    }
+
+    private void anIdleEnvironmentEndsAfterItsTimeoutAndANewOneTakesTheNextTrialBody() throws Exception {
         RecordingContext context = context("idle", true, "./trial.sh");
         ProcessKeeperLauncher launcher = launcher();
         try (TrainingSession session = open(context, launcher, true, 2, Duration.ofSeconds(1))) {
@@ -177,6 +218,17 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
 
     @Test(timeout = 120_000)
     public void cancelKillsTheTrialsWholeProcessTreeAndKeepsWhatItReported() throws Exception {
+        cancelKillsTheTrialsWholeProcessTreeAndKeepsWhatItReportedBody();
+    }
+
+    /** The same over the file transport: the kill command arrives as a file. */
+    @Test(timeout = 120_000)
+    public void overSharedFilesCancelKillsTheTrialsWholeProcessTree() throws Exception {
+        overSharedFiles();
+        cancelKillsTheTrialsWholeProcessTreeAndKeepsWhatItReportedBody();
+    }
+
+    private void cancelKillsTheTrialsWholeProcessTreeAndKeepsWhatItReportedBody() throws Exception {
         RecordingContext context = context("cancel", true, "./trial.sh");
         Path never = context.experimentDirectory().resolve("never");
         try (TrainingSession session = open(context, launcher(), true, 1, Duration.ofMinutes(1))) {
@@ -272,6 +324,17 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
 
     @Test(timeout = 120_000)
     public void aKeeperOfAnotherProtocolIsRefusedOnBothSidesNamingBothVersions() throws Exception {
+        aKeeperOfAnotherProtocolIsRefusedOnBothSidesNamingBothVersionsBody();
+    }
+
+    /** The same over the file transport: the refusal is the welcome file. */
+    @Test(timeout = 120_000)
+    public void overSharedFilesAKeeperOfAnotherProtocolIsRefusedOnBothSides() throws Exception {
+        overSharedFiles();
+        aKeeperOfAnotherProtocolIsRefusedOnBothSidesNamingBothVersionsBody();
+    }
+
+    private void aKeeperOfAnotherProtocolIsRefusedOnBothSidesNamingBothVersionsBody() throws Exception {
         RecordingContext context = context("version", false, "./trial.sh");
         ProcessKeeperLauncher launcher = launcher().environment("NNI_KEEPER_TEST_PROTOCOL", "2");
         try (TrainingSession session = open(context, launcher, false, 4, Duration.ofMinutes(1))) {
@@ -297,6 +360,17 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
 
     @Test(timeout = 120_000)
     public void aKeeperWithTheWrongTokenIsRefusedExitsAtOnceAndRunsNothing() throws Exception {
+        aKeeperWithTheWrongTokenIsRefusedExitsAtOnceAndRunsNothingBody();
+    }
+
+    /** The same over the file transport: the hello carries the token. */
+    @Test(timeout = 120_000)
+    public void overSharedFilesAKeeperWithTheWrongTokenIsRefused() throws Exception {
+        overSharedFiles();
+        aKeeperWithTheWrongTokenIsRefusedExitsAtOnceAndRunsNothingBody();
+    }
+
+    private void aKeeperWithTheWrongTokenIsRefusedExitsAtOnceAndRunsNothingBody() throws Exception {
         RecordingContext context = context("token", false, "./trial.sh");
         ProcessKeeperLauncher launcher = launcher().token("not-the-token");
         try (TrainingSession session = open(context, launcher, false, 4, Duration.ofMinutes(1))) {
@@ -427,6 +501,104 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
         }
     }
 
+    /**
+     * Over the file transport against a manager played by the test: the keeper's first report file
+     * shows torn (a storage that made the rename visible before the data) and is not acknowledged;
+     * the keeper writes the unacknowledged reports again, and every report arrives exactly once
+     * (counted by sequence from every whole file the keeper wrote), the trial's end last.
+     */
+    @Test(timeout = 120_000)
+    public void overSharedFilesATornReportFileIsWrittenAgainAndEveryReportArrivesOnce() throws Exception {
+        Path folder = root.resolve("channel-Tf001");
+        Path reports = Files.createDirectories(folder.resolve("reports"));
+        Files.createDirectories(folder.resolve("commands"));
+        Path go = root.resolve("go-Tf001");
+        List<String> command = keeperCommand("trial", "--channel", folder.toString(), "--experiment", "fake", "--trial", "Tf001",
+                "--platform", "dlc", "--code", packedTrialCode().toString(), "--command", "./trial.sh", "--work-dir",
+                root.resolve("Tf001").toString());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(root.resolve("Tf001.stderr").toFile());
+        builder.environment().put("NNI_KEEPER_TOKEN", "files-token");
+        Process keeper = builder.start();
+        try {
+            await().atMost(WAIT).until(() -> Files.exists(folder.resolve("hello.json")));
+            Map<String, Object> hello = json(folder.resolve("hello.json"));
+            assertEquals("files-token", hello.get("token"));
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(folder.resolve("hello.json"))));
+            String parameters = TrialScripts.parameters(1, 4, 4, go.toString(), 0).replace("\\", "\\\\").replace("\"", "\\\"");
+            Files.writeString(folder.resolve(".welcome.json.tmp"), "{\"nonce\":\"" + hello.get("nonce") + "\",\"managerVersion\":\"test\","
+                    + "\"protocol\":1,\"trial\":{\"trial\":\"Tf001\",\"sequenceId\":0,\"parameter\":{\"value\":\"" + parameters
+                    + "\",\"index\":0}}}");
+            Files.move(folder.resolve(".welcome.json.tmp"), folder.resolve("welcome.json"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            // the first report file: torn as the storage shows it, and never acknowledged
+            await().atMost(WAIT).until(() -> reportFiles(reports).size() > 0);
+            Path first = reportFiles(reports).get(0);
+            String whole = Files.readString(first);
+            Files.writeString(first, whole.substring(0, whole.length() / 2));
+            Files.writeString(go, "go");
+            // the keeper writes what is unacknowledged again, from sequence 1, as a whole file
+            Map<Long, String> received = new java.util.TreeMap<>();
+            await().atMost(WAIT).until(() -> {
+                collect(reports, received);
+                return received.containsKey(1L);
+            });
+            // from now on the test acknowledges what it has, in order, until the trial's end
+            await().atMost(WAIT).until(() -> {
+                collect(reports, received);
+                long upTo = 0;
+                while (received.containsKey(upTo + 1)) {
+                    upTo++;
+                }
+                if (upTo > 0) {
+                    Files.writeString(folder.resolve(".acked.tmp"), Long.toString(upTo));
+                    Files.move(folder.resolve(".acked.tmp"), folder.resolve("acked"), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+                return received.values().stream().anyMatch(r -> r.contains("\"kind\":\"ended\""));
+            });
+            assertTrue(keeper.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(Files.readString(root.resolve("Tf001.stderr")), 0, keeper.exitValue());
+            List<Long> sequences = List.copyOf(received.keySet());
+            assertEquals("sequences 1..n, each once", java.util.stream.LongStream.rangeClosed(1, sequences.size()).boxed().toList(), sequences);
+            long metrics = received.values().stream().filter(r -> r.contains("\"kind\":\"metric\"")).count();
+            assertEquals("4 + 4 intermediate results and the final one", 9, metrics);
+            assertTrue(received.get((long) sequences.size()).contains("\"kind\":\"ended\""));
+            assertEquals("the keeper deletes its report files once acknowledged", List.of(), reportFiles(reports));
+        } finally {
+            keeper.destroyForcibly();
+        }
+    }
+
+    private static List<Path> reportFiles(Path reports) throws IOException {
+        try (Stream<Path> files = Files.list(reports)) {
+            return files.filter(f -> f.getFileName().toString().matches("\\d{20}-\\d{20}\\.json")).sorted().toList();
+        }
+    }
+
+    /** Adds the reports of every whole report file by sequence; a report seen twice must be the same text. */
+    private static void collect(Path reports, Map<Long, String> received) throws IOException {
+        for (Path file : reportFiles(reports)) {
+            Map<String, Object> body;
+            try {
+                body = json(file);
+            } catch (IOException | RuntimeException tornOrGone) {
+                continue;
+            }
+            for (Object report : (List<?>) body.get("reports")) {
+                Map<?, ?> map = (Map<?, ?>) report;
+                long seq = ((Number) map.get("seq")).longValue();
+                String text = new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(map);
+                String before = received.putIfAbsent(seq, text);
+                assertTrue("report " + seq + " changed between files", before == null || before.equals(text));
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> json(Path file) throws IOException {
+        return new com.fasterxml.jackson.databind.ObjectMapper().readValue(Files.readAllBytes(file), Map.class);
+    }
+
     @Test(timeout = 120_000)
     public void aKeeperRefusedForGoodExitsAtOnceAndKillsItsTrialsProcessGroup() throws Exception {
         AtomicBoolean refuse = new AtomicBoolean();
@@ -509,7 +681,13 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
     private TrainingSession open(RecordingContext context, ProcessKeeperLauncher launcher, boolean reuse, int environments,
                                  Duration idle) throws Exception {
         return service(KeeperSessions.class, null).open(context, launcher, KeeperOptions.builder("remote").reuse(reuse)
-                .maxEnvironments(environments).idleTimeout(idle).keeper(kind().choice()).build());
+                .maxEnvironments(environments).idleTimeout(idle).keeper(kind().choice())
+                .transport(channels == null ? KeeperTransport.http() : KeeperTransport.sharedFiles(channels, channels.toString())).build());
+    }
+
+    /** The test runs over the file transport: the keepers' channel folders below {@code root/channels}. */
+    private void overSharedFiles() throws IOException {
+        channels = Files.createDirectories(root.resolve("channels"));
     }
 
     private RecordingContext context(String experimentId, boolean reuse, String command) throws IOException {

@@ -42,7 +42,7 @@ final class Keeper implements TrialProcess.Host {
     private static final String NVIDIA_SMI = System.getProperty("nni.keeper.nvidia-smi", "nvidia-smi");
 
     private final KeeperOptions options;
-    private final ManagerClient manager;
+    private final ManagerLink manager;
     private final Spool spool;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "keeper-timer");
@@ -59,7 +59,8 @@ final class Keeper implements TrialProcess.Host {
 
     Keeper(KeeperOptions options) throws IOException {
         this.options = options;
-        this.manager = new ManagerClient(options.managerUrl(), options.experimentId(), options.keeperId(), options.token());
+        this.manager = options.channel() != null ? new FileChannel(options.channel(), options.token())
+                : new ManagerClient(options.managerUrl(), options.experimentId(), options.keeperId(), options.token());
         this.spool = new Spool(options.workDirectory().resolve(".keeper").resolve(options.keeperId()), options.spoolLimitBytes());
     }
 
@@ -298,7 +299,7 @@ final class Keeper implements TrialProcess.Host {
     }
 
     private String giveUpMessage(String more) {
-        return "manager " + options.managerUrl() + " unreachable or not answering usably for " + options.giveUpSeconds()
+        return manager.where() + " unreachable or not answering usably for " + options.giveUpSeconds()
                 + " s; giving up" + more;
     }
 

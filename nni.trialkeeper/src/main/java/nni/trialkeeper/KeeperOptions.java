@@ -11,7 +11,7 @@ import java.util.Map;
  * The keeper's command line ({@link #USAGE}). The token is never taken from the command line,
  * where other users of the machine could read it.
  */
-record KeeperOptions(String mode, String managerUrl, String experimentId, String keeperId, String platform,
+record KeeperOptions(String mode, String managerUrl, Path channel, String experimentId, String keeperId, String platform,
                      Path codeArchive, String command, Path workDirectory, String token, long giveUpSeconds,
                      long killGraceSeconds, long spoolLimitBytes, CodeArchive.Limits codeLimits) {
 
@@ -29,6 +29,8 @@ record KeeperOptions(String mode, String managerUrl, String experimentId, String
             "options:",
             "  --work-dir DIR            where trials run (default: the current directory)",
             "  --token-file FILE         the keeper's secret; otherwise the environment variable NNI_KEEPER_TOKEN",
+            "  --channel DIR             talk to the manager through files in DIR, a folder the manager made on a",
+            "                            storage both share, instead of HTTP (then --manager is not needed)",
             "  --give-up-seconds N       how long an unreachable or unusable manager is retried (3600)",
             "  --kill-grace-seconds N    SIGTERM to SIGKILL of a cancelled trial's process group (5)",
             "  --spool-limit-mb N        unacknowledged reports kept on disk before output reading pauses (64)",
@@ -70,6 +72,9 @@ record KeeperOptions(String mode, String managerUrl, String experimentId, String
         }
         String idOption = mode.equals("runner") ? "environment" : "trial";
         for (String required : List.of("manager", "experiment", idOption, "platform", "code", "command")) {
+            if (required.equals("manager") && values.containsKey("channel")) {
+                continue;
+            }
             if (!values.containsKey(required) || values.get(required).isBlank()) {
                 throw new UsageException("--" + required + " is required in " + mode + " mode");
             }
@@ -92,7 +97,11 @@ record KeeperOptions(String mode, String managerUrl, String experimentId, String
                 throw new UsageException("unknown option --" + name + " (see --help)");
             }
         }
-        return new KeeperOptions(mode, values.get("manager"), values.get("experiment"), values.get(idOption),
+        if (values.containsKey("channel") && values.get("channel").isBlank()) {
+            throw new UsageException("--channel needs a folder");
+        }
+        return new KeeperOptions(mode, values.get("manager"),
+                values.containsKey("channel") ? Path.of(values.get("channel")).toAbsolutePath().normalize() : null, values.get("experiment"), values.get(idOption),
                 values.get("platform"), Path.of(values.get("code")).toAbsolutePath(), values.get("command"),
                 Path.of(values.getOrDefault("work-dir", ".")).toAbsolutePath().normalize(), token,
                 number(values, "give-up-seconds", 3600), number(values, "kill-grace-seconds", 5),
@@ -101,7 +110,7 @@ record KeeperOptions(String mode, String managerUrl, String experimentId, String
                         number(values, "max-code-entries", CodeArchive.Limits.DEFAULT.maxEntries())));
     }
 
-    private static final java.util.Set<String> KNOWN = java.util.Set.of("manager", "experiment", "trial", "environment",
+    private static final java.util.Set<String> KNOWN = java.util.Set.of("manager", "channel", "experiment", "trial", "environment",
             "platform", "code", "command", "work-dir", "token-file", "give-up-seconds", "kill-grace-seconds", "spool-limit-mb",
             "max-code-mb", "max-code-entries");
 

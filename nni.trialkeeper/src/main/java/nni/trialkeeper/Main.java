@@ -27,6 +27,14 @@ public final class Main {
             System.exit(2);
             return;
         }
-        System.exit(new Keeper(options).run());
+        Keeper keeper;
+        try {
+            keeper = new Keeper(options);
+        } catch (java.io.IOException e) {
+            System.err.println("nni-trialkeeper " + Keeper.VERSION + ": cannot start: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        System.exit(keeper.run());
     }
 }

@@ -21,7 +21,7 @@ import java.util.Map;
  * error page, a 5xx, a 4xx that does not mean "stop", a body that is not what the protocol says),
  * which the keeper retries after a growing pause.
  */
-final class ManagerClient {
+final class ManagerClient implements ManagerLink {
 
     /**
      * The manager said, in its own words (a JSON {@code error}), that this keeper must stop: 401
@@ -52,15 +52,22 @@ final class ManagerClient {
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final URI base;
     private final String token;
+    private final String managerUrl;
 
     ManagerClient(String managerUrl, String experimentId, String keeperId, String token) {
         String root = managerUrl.endsWith("/") ? managerUrl : managerUrl + "/";
         this.base = URI.create(root + "api/v1/nni-trial/" + encode(experimentId) + "/" + encode(keeperId) + "/");
         this.token = token;
+        this.managerUrl = managerUrl;
     }
 
-    /** @return the manager's answer: {@code managerVersion}, {@code protocol} and, per trial, {@code trial} */
-    Map<String, Object> handshake(Map<String, Object> hello) throws IOException, InterruptedException {
+    @Override
+    public String where() {
+        return "manager " + managerUrl;
+    }
+
+    @Override
+    public Map<String, Object> handshake(Map<String, Object> hello) throws IOException, InterruptedException {
         return send(post("handshake", Json.write(hello)).timeout(Duration.ofSeconds(15)).build(), true);
     }
 
@@ -71,7 +78,8 @@ final class ManagerClient {
      * @throws Unusable when the answer acknowledges no whole number or one above {@code lastSeq}
      *                  (reports this keeper never sent: dropping on that word would lose them)
      */
-    long sendReports(List<String> reports, long lastSeq) throws IOException, InterruptedException {
+    @Override
+    public long sendReports(List<String> reports, long lastSeq) throws IOException, InterruptedException {
         StringBuilder body = new StringBuilder(64 + reports.size() * 128).append("{\"reports\":[");
         for (int i = 0; i < reports.size(); i++) {
             if (i > 0) {
@@ -92,8 +100,9 @@ final class ManagerClient {
     }
 
     /** Long-polls for commands after {@code after}; @return them, possibly none, each with a numeric id and a type */
+    @Override
     @SuppressWarnings("unchecked")
-    List<Map<String, Object>> commands(long after, long waitMillis) throws IOException, InterruptedException {
+    public List<Map<String, Object>> commands(long after, long waitMillis) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(base.resolve("commands?after=" + after + "&waitMillis=" + waitMillis))
                 .header("Authorization", "Bearer " + token).GET()
                 .timeout(Duration.ofMillis(waitMillis + 15_000)).build();

@@ -27,6 +27,7 @@ public final class EnvironmentSpec {
     private final Map<KeeperRuntime, Path> keeperFiles;
     private final Path codeArchive;
     private final String trialCommand;
+    private final String channel;
 
     private EnvironmentSpec(Builder b) {
         this.environmentId = b.environmentId;
@@ -38,6 +39,7 @@ public final class EnvironmentSpec {
         this.keeperFiles = Collections.unmodifiableMap(new EnumMap<>(b.keeperFiles));
         this.codeArchive = Objects.requireNonNull(b.codeArchive, "codeArchive");
         this.trialCommand = Objects.requireNonNull(b.trialCommand, "trialCommand");
+        this.channel = b.channel;
         if (keeperFiles.isEmpty()) {
             throw new IllegalArgumentException("environment " + environmentId + ": at least one keeper file is required");
         }
@@ -113,6 +115,16 @@ public final class EnvironmentSpec {
     }
 
     /**
+     * @return the keeper's channel folder on the worker when it talks to the manager through files
+     *         on a shared storage ({@link KeeperTransport#sharedFiles}), else null (HTTP to
+     *         {@link #managerUrl()})
+     * @since 1.1
+     */
+    public String channel() {
+        return channel;
+    }
+
+    /**
      * @param runtime             the keeper to run
      * @param keeperOnWorker      where the platform put that keeper's file on the worker
      * @param codeArchiveOnWorker where the platform put the code archive on the worker
@@ -132,10 +144,11 @@ public final class EnvironmentSpec {
     /**
      * @param codeArchiveOnWorker where the platform put the code archive on the worker
      * @param workDirectory       the keeper's directory on the worker (trials go below it)
-     * @return the arguments after the keeper file, the same for both keepers
+     * @return the arguments after the keeper file, the same for both keepers: with a
+     *         {@linkplain #channel() channel} {@code --channel <folder>} in place of {@code --manager <url>}
      */
     public List<String> arguments(String codeArchiveOnWorker, String workDirectory) {
-        return List.of(mode, "--manager", managerUrl, "--experiment", experimentId,
+        return List.of(mode, channel != null ? "--channel" : "--manager", channel != null ? channel : managerUrl, "--experiment", experimentId,
                 mode.equals("runner") ? "--environment" : "--trial", environmentId, "--platform", platform,
                 "--code", codeArchiveOnWorker, "--command", trialCommand, "--work-dir", workDirectory);
     }
@@ -145,7 +158,7 @@ public final class EnvironmentSpec {
         return "EnvironmentSpec[" + environmentId + ", " + mode + ", " + platform + ", keepers " + keepers() + "]"; // no token
     }
 
-    /** Builds an {@link EnvironmentSpec}; not thread-safe. Every field is required. */
+    /** Builds an {@link EnvironmentSpec}; not thread-safe. Every field is required but the channel. */
     public static final class Builder {
         private final String environmentId;
         private String mode;
@@ -156,6 +169,7 @@ public final class EnvironmentSpec {
         private final Map<KeeperRuntime, Path> keeperFiles = new EnumMap<>(KeeperRuntime.class);
         private Path codeArchive;
         private String trialCommand;
+        private String channel;
 
         private Builder(String environmentId) {
             this.environmentId = Objects.requireNonNull(environmentId, "environmentId");
@@ -203,6 +217,15 @@ public final class EnvironmentSpec {
 
         public Builder trialCommand(String trialCommand) {
             this.trialCommand = trialCommand;
+            return this;
+        }
+
+        /**
+         * @param channel the keeper's channel folder on the worker (file transport), or null for HTTP
+         * @since 1.1
+         */
+        public Builder channel(String channel) {
+            this.channel = channel;
             return this;
         }
 

@@ -15,6 +15,7 @@ public final class KeeperOptions {
     private final Duration idleTimeout;
     private final String managerHost;
     private final KeeperChoice keeper;
+    private final KeeperTransport transport;
 
     private KeeperOptions(Builder b) {
         this.platform = b.platform;
@@ -23,12 +24,13 @@ public final class KeeperOptions {
         this.idleTimeout = b.idleTimeout;
         this.managerHost = b.managerHost;
         this.keeper = b.keeper;
+        this.transport = b.transport;
     }
 
     /**
      * @param platform the platform name ({@code NNI_PLATFORM} of the trials). Defaults: one keeper
      *                 per trial, at most 16 at once, 10 minutes idle timeout, the endpoint's own
-     *                 address, keeper {@link KeeperChoice#AUTO}.
+     *                 address, keeper {@link KeeperChoice#AUTO}, {@link KeeperTransport#http()}.
      */
     public static Builder builder(String platform) {
         return new Builder(platform);
@@ -70,22 +72,30 @@ public final class KeeperOptions {
         return keeper;
     }
 
+    /**
+     * @return how the keepers talk to the manager: HTTP, or files on a storage both share
+     * @since 1.1
+     */
+    public KeeperTransport transport() {
+        return transport;
+    }
+
     @Override
     public boolean equals(Object other) {
         return other instanceof KeeperOptions that && platform.equals(that.platform) && reuse == that.reuse
                 && maxEnvironments == that.maxEnvironments && idleTimeout.equals(that.idleTimeout)
-                && Objects.equals(managerHost, that.managerHost) && keeper == that.keeper;
+                && Objects.equals(managerHost, that.managerHost) && keeper == that.keeper && transport.equals(that.transport);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(platform, reuse, maxEnvironments, idleTimeout, managerHost, keeper);
+        return Objects.hash(platform, reuse, maxEnvironments, idleTimeout, managerHost, keeper, transport);
     }
 
     @Override
     public String toString() {
         return "KeeperOptions[" + platform + ", reuse " + reuse + ", max " + maxEnvironments + ", idle " + idleTimeout
-                + ", manager host " + managerHost + ", keeper " + keeper + "]";
+                + ", manager host " + managerHost + ", keeper " + keeper + ", transport " + transport + "]";
     }
 
     /** Builds {@link KeeperOptions}; not thread-safe. */
@@ -96,6 +106,7 @@ public final class KeeperOptions {
         private Duration idleTimeout = Duration.ofMinutes(10);
         private String managerHost;
         private KeeperChoice keeper = KeeperChoice.AUTO;
+        private KeeperTransport transport = KeeperTransport.http();
 
         private Builder(String platform) {
             this.platform = Objects.requireNonNull(platform, "platform");
@@ -132,6 +143,15 @@ public final class KeeperOptions {
 
         public Builder keeper(KeeperChoice keeper) {
             this.keeper = Objects.requireNonNull(keeper, "keeper");
+            return this;
+        }
+
+        /**
+         * @param transport how the keepers talk to the manager ({@link KeeperTransport#http()} by default)
+         * @since 1.1
+         */
+        public Builder transport(KeeperTransport transport) {
+            this.transport = Objects.requireNonNull(transport, "transport");
             return this;
         }
 

@@ -19,7 +19,13 @@
  * answers with the keeper's own protocol. Product versions may differ; a protocol mismatch is
  * refused on both sides with a message naming both versions and telling the user to run the
  * keeper the manager ships.
+ *
+ * <h2>Transports</h2>
+ * Since 1.1 the same protocol also runs over files on a storage that the manager and the workers
+ * share ({@link nni.api.environment.KeeperTransport#sharedFiles}), for workers that cannot open a
+ * connection to the manager: a platform chooses it with
+ * {@link nni.api.environment.KeeperOptions.Builder#transport}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package nni.api.environment;

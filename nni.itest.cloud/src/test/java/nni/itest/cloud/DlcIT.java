@@ -31,7 +31,10 @@ import nni.manager.internal.store.TrialRecord;
  * verifies every request's signature with the test's AccessKey: to DONE with an early-stopped
  * trial (the code and the trials on the NAS, seen by the jobs at containerStorageMountPoint), a
  * cancelled trial and a job that fails under its trial, a resource-group job ({@code ecsSpec} as a
- * dict), and a wrong AccessKey secret refused with a clear message that shows it nowhere.
+ * dict), and a wrong AccessKey secret refused with a clear message that shows it nowhere. The keepers
+ * report through files on the NAS (DLC's default), or over HTTP where the test sets
+ * {@code keeper.transport=http}; over the NAS a manager killed mid-run and a torn report file lose
+ * nothing and store nothing twice.
  */
 public class DlcIT {
 
@@ -47,6 +50,7 @@ public class DlcIT {
     private Path code;
     private Path experiments;
     private RuntimeProcess runtime;
+    private Path home;
 
     @Before
     public void startRegion() throws Exception {
@@ -90,8 +94,13 @@ public class DlcIT {
     }
 
     private RuntimeProcess run(Path config) throws Exception {
-        Path home = CloudRuns.home(folder.newFolder().toPath(), "nni.ts.dlc", Map.of("keeper", "java", "endpoint", dlc.address(),
-                "status.refresh.seconds", "1", "missing.job.seconds", "5"));
+        return run(config, "java", "files");
+    }
+
+    /** @param transport the platform's keeper.transport: files (DLC's default) or http */
+    private RuntimeProcess run(Path config, String keeper, String transport) throws Exception {
+        home = CloudRuns.home(folder.newFolder().toPath(), "nni.ts.dlc", Map.of("keeper", keeper, "endpoint", dlc.address(),
+                "status.refresh.seconds", "1", "missing.job.seconds", "5", "keeper.transport", transport));
         runtime = RuntimeProcess.start(home, experiments, "run", config.toString());
         return runtime;
     }
@@ -126,6 +135,15 @@ public class DlcIT {
         assertEquals("/root/data", request.path("DataSources").get(0).path("MountPath").asText());
         String command = request.path("UserCommand").asText();
         assertTrue(command, command.contains("/root/data/nni-experiments/" + id + "/"));
+        String env0 = request.path("DisplayName").asText().substring(request.path("DisplayName").asText().lastIndexOf('_') + 1);
+        // DLC's keepers report through files on the NAS (the default): they are never told the manager's port
+        assertTrue(command, command.contains("'--channel' '/root/data/nni-experiments/" + id + "/channels/" + env0 + "'"));
+        assertFalse(command, command.contains("--manager"));
+        Path channel = nas.resolve("nni-experiments").resolve(id).resolve("channels").resolve(env0);
+        assertTrue(Files.readString(channel.resolve("acked")).strip().matches("\\d+"));
+        try (var left = Files.list(channel.resolve("reports"))) {
+            assertEquals("every report file acknowledged and deleted", List.of(), left.toList());
+        }
         // the code, the keeper's files and the trials are on the NAS, as the manager's machine sees it
         Path root = nas.resolve("nni-experiments").resolve(id);
         assertTrue(Files.isRegularFile(root.resolve("nni-code.tar.gz")));
@@ -142,12 +160,13 @@ public class DlcIT {
 
     @Test(timeout = 240_000)
     public void aCancelledTrialIsKilledAJobFailingUnderItsTrialFailsItAndResourceGroupJobsCarryTheirResources() throws Exception {
+        // keeper.transport=http: the keepers report to the manager's port, as they may where the jobs reach it
         run(config(KEY_SECRET, "{'resource_id': 'quota12345', 'cpu': 4, 'memory': 8, 'gpu': 0, 'gputype': '', 'shared_memory': ''}",
                 "mode: {_type: choice, _value: [cancel, fail, ok]}", """
                 trialConcurrency: 1
                 maxTrialNumber: 3
                 tuner: {name: GridSearch}
-                """));
+                """), "java", "http");
         String[] trials = CloudRuns.cancelTheFirstTrialAndAwaitTheNext(runtime);
         String failing = trials[1];
         DlcJob first = dlc.jobs().get(0);
@@ -163,6 +182,8 @@ public class DlcIT {
         assertEquals("Failed", first.status());
         assertEquals(2, dlc.jobs().size());
         for (DlcJob job : dlc.jobs()) {
+            String command = job.request().path("UserCommand").asText();
+            assertTrue(command, command.contains("'--manager' 'http://") && !command.contains("--channel"));
             assertEquals("quota12345", job.request().path("ResourceId").asText());
             JsonNode resources = job.request().path("JobSpecs").get(0).path("ResourceConfig");
             assertEquals("4", resources.path("CPU").asText());
@@ -170,6 +191,69 @@ public class DlcIT {
             assertFalse(job.request().path("JobSpecs").get(0).has("EcsSpec"));
         }
         assertTrue(dlc.refused().toString(), dlc.refused().isEmpty());
+    }
+
+    /**
+     * Over the NAS, with the Python keeper: the runtime is killed (kill -9) while two trials run, they
+     * report the rest of their results meanwhile (the keeper keeps them in report files nobody
+     * acknowledges), a torn report file appears among them, and {@code resume} on another port takes
+     * the trial back: both trials end SUCCEEDED in the one DLC job, every metric stored once.
+     */
+    @Test(timeout = 300_000)
+    public void overTheNasAManagerKilledMidRunAndATornReportFileLoseNothingAndStoreNothingTwice() throws Exception {
+        Path release = folder.getRoot().toPath().resolve("release");
+        run(config(KEY_SECRET, "ecs.c6.large", "x: {_type: choice, _value: [1, 2]}\nrelease: {_type: choice, _value: ['" + release + "']}",
+                "trialConcurrency: 2\nmaxTrialNumber: 2\ntuner: {name: GridSearch}\n"), "python", "files");
+        // both trials run, in two jobs, and have reported their first three results: then the runtime dies
+        await().atMost(Duration.ofSeconds(120)).ignoreExceptions()
+                .until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 2 && runtime.get("metric-data").size() == 6);
+        String id = runtime.get("experiment").get("id").asText();
+        String trial = runtime.get("trial-jobs?status=RUNNING").get(0).get("trialJobId").asText();
+        runtime.kill9();
+
+        // no manager: the trial goes on, and its keeper's report files stay unacknowledged on the NAS
+        Files.writeString(release, "go");
+        String env = trialEnvironment(id, trial);
+        Path reports = nas.resolve("nni-experiments").resolve(id).resolve("channels").resolve(env).resolve("reports");
+        await().atMost(Duration.ofSeconds(60)).until(() -> reportFiles(reports).stream().anyMatch(f -> {
+            try {
+                return Files.readString(f).contains("\"kind\":\"ended\"");
+            } catch (java.io.IOException goneMeanwhile) {
+                return false;
+            }
+        }));
+        // a torn file, as a storage can show one: named before the keeper's own files, only half its JSON
+        String first = reportFiles(reports).get(0).getFileName().toString().substring(0, 20);
+        Files.writeString(reports.resolve(first + "-" + first + ".json"), "{\"reports\":[{\"seq\":" + Long.parseLong(first)
+                + ",\"kind\":\"metric\",\"trial\":\"" + trial + "\",\"line\":\"{\\\"type\\\": \\\"PERIODI");
+
+        runtime = RuntimeProcess.start(home, experiments, "resume", id); // another port: the keeper needs none
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        assertTrue(runtime.log(), runtime.log().contains("taken back"));
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
+            assertEquals(runtime.log(), Map.of("1", "SUCCEEDED", "2", "SUCCEEDED"), CloudRuns.statusBy(store, "x"));
+            CloudRuns.assertEveryMetricOnce(store);
+            assertEquals("every metric once", 2 * (CloudRuns.STEPS + 1), store.metrics(null, null).size());
+        }
+        assertEquals("the two jobs ran the trials across the restart", 2, dlc.jobs().size());
+        assertEquals("every report file is deleted once acknowledged (the torn one too)", List.of(), reportFiles(reports));
+    }
+
+    /** @return the environment running {@code trial}: the one whose folder on the NAS holds the trial's */
+    private String trialEnvironment(String id, String trial) throws java.io.IOException {
+        try (var environments = Files.list(nas.resolve("nni-experiments").resolve(id).resolve("envs"))) {
+            return environments.filter(env -> Files.isDirectory(env.resolve("trials").resolve(trial))).findFirst()
+                    .map(env -> env.getFileName().toString()).orElseThrow(() -> new AssertionError("no environment ran " + trial));
+        }
+    }
+
+    private static List<Path> reportFiles(Path reports) throws java.io.IOException {
+        if (!Files.isDirectory(reports)) {
+            return List.of();
+        }
+        try (var files = Files.list(reports)) {
+            return files.filter(f -> f.getFileName().toString().matches("\\d{20}-\\d{20}\\.json")).sorted().toList();
+        }
     }
 
     @Test(timeout = 120_000)

@@ -11,6 +11,7 @@ import java.util.Map;
 
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.KeeperRuntime;
+import nni.api.environment.KeeperTransport;
 
 /**
  * One experiment's folder on a storage that the manager's machine and the cluster's jobs both see:
@@ -43,6 +44,20 @@ public final class SharedStorage {
     /** @return {@code relative} on this machine */
     public Path local(String relative) {
         return localRoot.resolve(relative);
+    }
+
+    /**
+     * @param setting a platform's {@code keeper.transport} setting: {@code files} (the keepers talk
+     *                to the manager through channel folders in {@code channels/} here, for jobs that
+     *                cannot reach the manager's port) or {@code http} (to the manager's endpoint)
+     * @throws IllegalArgumentException naming the setting and what it accepts
+     */
+    public KeeperTransport keeperTransport(String setting) {
+        return switch (setting.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "files" -> KeeperTransport.sharedFiles(local("channels"), container("channels"));
+            case "http" -> KeeperTransport.http();
+            default -> throw new IllegalArgumentException("keeper.transport: expected files or http, got \"" + setting + "\"");
+        };
     }
 
     /** @return the code archive as the jobs see it */

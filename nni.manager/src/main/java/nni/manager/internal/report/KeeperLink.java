@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One keeper's connection state on the manager: its token, the last report sequence applied (so a
@@ -28,6 +29,10 @@ public final class KeeperLink {
     private boolean closed;
     private volatile long lastSeenNanos = System.nanoTime();
     private volatile boolean contacted;
+    /** Where commands go besides the long polls: the keeper's channel folder, with the file transport. */
+    private volatile Consumer<Map<String, Object>> outbox;
+    /** Told when the link closes: true when the keeper is refused from now on, false when the runtime only stops. */
+    private volatile Consumer<Boolean> closing;
 
     KeeperLink(String experimentId, String keeperId, String token, KeeperPeer peer) {
         this.experimentId = experimentId;
@@ -95,14 +100,33 @@ public final class KeeperLink {
     /** Queues a command for the keeper; it gets the next command id. Answers the keeper's waiting poll (outside the lock). */
     public void send(Map<String, Object> command) {
         Runnable answer;
+        Map<String, Object> numbered = new java.util.LinkedHashMap<>();
         synchronized (this) {
-            Map<String, Object> numbered = new java.util.LinkedHashMap<>();
             numbered.put("id", nextCommandId++);
             numbered.putAll(command);
             commands.add(numbered);
             answer = takePolls();
         }
         answer.run();
+        Consumer<Map<String, Object>> files = outbox;
+        if (files != null) {
+            files.accept(numbered);
+        }
+    }
+
+    /**
+     * Makes every command from now on also go to {@code writer} (the file transport writes each as
+     * a file), and hands it the commands queued already; {@code onClose} is told when the link
+     * closes whether the keeper is refused from now on.
+     */
+    void channel(Consumer<Map<String, Object>> writer, Consumer<Boolean> onClose) {
+        List<Map<String, Object>> queued;
+        synchronized (this) {
+            outbox = writer;
+            closing = onClose;
+            queued = List.copyOf(commands);
+        }
+        queued.forEach(writer);
     }
 
     /**
@@ -139,12 +163,17 @@ public final class KeeperLink {
         return () -> waiting.forEach(poll -> poll.complete(now));
     }
 
-    void close() {
+    /** @param refused the keeper is refused from now on (its link is unregistered), not merely left while the runtime stops */
+    void close(boolean refused) {
         Runnable answer;
         synchronized (this) {
             closed = true;
             answer = takePolls();
         }
         answer.run();
+        Consumer<Boolean> listener = closing;
+        if (listener != null) {
+            listener.accept(refused);
+        }
     }
 }

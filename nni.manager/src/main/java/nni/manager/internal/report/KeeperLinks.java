@@ -118,7 +118,7 @@ public class KeeperLinks {
 
     public void unregister(KeeperLink link) {
         links.remove(key(link.experimentId(), link.keeperId()), link);
-        link.close();
+        link.close(true);
     }
 
     KeeperLink find(String experimentId, String keeperId) {
@@ -140,7 +140,7 @@ public class KeeperLinks {
 
     @Deactivate
     void deactivate() {
-        links.values().forEach(KeeperLink::close);
+        links.values().forEach(link -> link.close(false));
         links.clear();
     }
 

@@ -1,8 +1,6 @@
 package nni.manager.internal.report;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -30,7 +28,6 @@ import nni.manager.internal.http.HttpError;
 import nni.manager.internal.http.JsonServlet;
 import nni.manager.internal.http.RequestBodies;
 import nni.manager.internal.http.Router;
-import nni.manager.internal.http.WholeNumbers;
 
 /**
  * The trial keepers' routes on the shared endpoint, {@code /api/v1/nni-trial/<experiment>/<keeper>/}:
@@ -62,6 +59,7 @@ public class TrialReportServlet extends JsonServlet {
     private static final long MAX_WAIT_MILLIS = 600_000;
 
     private final transient KeeperLinks links;
+    private final transient KeeperExchange exchange;
     private final int maxBodyBytes;
     private final int maxPollMillis;
     /** Ends command long polls at their deadline; one thread for every keeper. */
@@ -71,6 +69,7 @@ public class TrialReportServlet extends JsonServlet {
     public TrialReportServlet(@Reference KeeperLinks links, @Reference RequestBodies bodies, Config config) {
         super(bodies);
         this.links = links;
+        this.exchange = new KeeperExchange(links);
         this.maxBodyBytes = config.max_body_bytes();
         this.maxPollMillis = config.max_poll_millis();
         this.pollTimer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -136,59 +135,11 @@ public class TrialReportServlet extends JsonServlet {
     }
 
     private Object handshake(KeeperLink link, Map<String, Object> hello) {
-        // a hello without its fields is a malformed request, not a keeper of another protocol
-        if (!(hello.get("keeperVersion") instanceof String keeperVersion) || keeperVersion.isBlank()) {
-            throw HttpError.badRequest("keeperVersion: expected the keeper's version string, got " + describe(hello.get("keeperVersion")));
-        }
-        long protocol = WholeNumbers.require("protocol", hello.get("protocol"), 1, Integer.MAX_VALUE);
-        if (!KeeperLinks.ACCEPTED_PROTOCOLS.contains((int) protocol)) {
-            String message = "manager " + links.managerVersion() + " accepts trial protocol " + KeeperLinks.ACCEPTED_PROTOCOLS
-                    + ", but trial keeper " + keeperVersion + " speaks protocol " + protocol
-                    + "; run the trial keeper this manager ships on the worker";
-            LOG.error("keeper {} of experiment {} refused: {}", link.keeperId(), link.experimentId(), message);
-            link.peer().handshakeRefused(message);
-            throw new HttpError(409, message);
-        }
-        LOG.info("keeper {} of experiment {}: trial keeper {} (protocol {}), manager {}", link.keeperId(), link.experimentId(),
-                keeperVersion, protocol, links.managerVersion());
-        Map<String, Object> answer = new HashMap<>(link.peer().handshakeAccepted(keeperVersion));
-        answer.put("managerVersion", links.managerVersion());
-        answer.put("protocol", (int) protocol);
-        return answer;
+        return exchange.handshake(link, hello);
     }
 
     private Object reports(KeeperLink link, Map<String, Object> body) {
-        if (!(body.get("reports") instanceof List<?> reports)) {
-            throw HttpError.badRequest("expected {\"reports\": [...]}");
-        }
-        long[] sequences = new long[reports.size()];
-        for (int i = 0; i < reports.size(); i++) {
-            if (!(reports.get(i) instanceof Map<?, ?> map) || !(map.get("kind") instanceof String)) {
-                throw HttpError.badRequest("reports[" + i + "]: every report needs a 'seq' and a 'kind'");
-            }
-            String at = "reports[" + i + "].";
-            sequences[i] = WholeNumbers.require(at + "seq", map.get("seq"), 1, Long.MAX_VALUE);
-            WholeNumbers.optional(at + "time", map.get("time"), 0, Long.MAX_VALUE);
-            WholeNumbers.optional(at + "code", map.get("code"), Integer.MIN_VALUE, Integer.MAX_VALUE);
-        }
-        synchronized (link.reportLock()) {
-            List<Map<String, Object>> fresh = new ArrayList<>(reports.size());
-            long last = link.applied();
-            for (int i = 0; i < reports.size(); i++) {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> report = (Map<String, Object>) reports.get(i);
-                long seq = sequences[i];
-                if (seq > last) { // older ones were sent again after a lost answer: already stored
-                    fresh.add(report);
-                    last = seq;
-                }
-            }
-            if (!fresh.isEmpty()) {
-                link.peer().apply(fresh);
-                link.applied(last);
-            }
-            return Map.of("acked", link.applied());
-        }
+        return Map.of("acked", exchange.reports(link, body));
     }
 
     private Object commands(KeeperLink link, HttpServletRequest request) {
@@ -212,9 +163,5 @@ public class TrialReportServlet extends JsonServlet {
             throw HttpError.badRequest("query parameter '" + name + "': expected an integer 0-" + max + ", got '" + text + "'");
         }
         return value;
-    }
-
-    private static String describe(Object value) {
-        return value == null ? "nothing" : value instanceof String text ? "\"" + text + "\"" : String.valueOf(value);
     }
 }

@@ -43,6 +43,7 @@ import nni.api.platform.TrainingSession;
 import nni.api.platform.TransientPlatformException;
 import nni.manager.internal.http.HttpError;
 import nni.manager.internal.ids.Ids;
+import nni.manager.internal.report.FileChannels;
 import nni.manager.internal.report.KeeperLink;
 import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
@@ -94,6 +95,7 @@ final class KeeperSession implements TrainingSession {
     private final EnvironmentLauncher launcher;
     private final KeeperOptions options;
     private final KeeperLinks links;
+    private final FileChannels channels;
     private final Map<KeeperRuntime, Path> keeperFiles;
     private final Path codeArchive;
     private final String managerUrl;
@@ -116,12 +118,13 @@ final class KeeperSession implements TrainingSession {
     private volatile boolean detached;
 
     KeeperSession(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options, KeeperLinks links,
-                  Map<KeeperRuntime, Path> keeperFiles, Path codeArchive, String managerUrl, KeeperLinkFile linkFile,
-                  SessionTimer timer, Consumer<KeeperSession> ended) {
+                  FileChannels channels, Map<KeeperRuntime, Path> keeperFiles, Path codeArchive, String managerUrl,
+                  KeeperLinkFile linkFile, SessionTimer timer, Consumer<KeeperSession> ended) {
         this.context = context;
         this.launcher = launcher;
         this.options = options;
         this.links = links;
+        this.channels = channels;
         this.keeperFiles = Map.copyOf(keeperFiles);
         this.codeArchive = codeArchive;
         this.managerUrl = managerUrl;
@@ -208,6 +211,10 @@ final class KeeperSession implements TrainingSession {
             }
         }
         try {
+            if (options.transport().files()) {
+                openChannel(environment.link, false);
+                spec.channel(options.transport().workerRoot() + "/" + id);
+            }
             environment.handle = launcher.start(spec.build(), environment);
             transientStartFailures = 0;
         } catch (TransientPlatformException e) {
@@ -228,6 +235,25 @@ final class KeeperSession implements TrainingSession {
         linkFile.handle(id, environment.handle.handle());
         environment.handle.ended().whenComplete((why, error) -> later(() ->
                 environmentEnded(environment, why != null ? why : String.valueOf(error))));
+    }
+
+    /**
+     * Gives a keeper's link its channel folder on the shared storage (file transport).
+     *
+     * @throws PlatformException when the folder cannot be made there
+     */
+    private void openChannel(KeeperLink link, boolean restored) throws PlatformException {
+        try {
+            channels.open(options.transport().localRoot(), link, restored);
+        } catch (IOException e) {
+            throw new PlatformException("cannot make the channel folder of keeper " + link.keeperId() + " in "
+                    + options.transport().localRoot() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @return how keepers reach the manager, for messages */
+    private String managerPlace() {
+        return options.transport().files() ? "through files in " + options.transport().localRoot() : "at " + managerUrl;
     }
 
     /**
@@ -568,7 +594,7 @@ final class KeeperSession implements TrainingSession {
                 earlyDeathsInARow++;
                 if (earlyDeathsInARow >= EARLY_DEATHS_BEFORE_GIVING_UP) {
                     launchProblem = earlyDeathsInARow + " " + options.platform() + " environments in a row ended before their keeper"
-                            + " reached the manager at " + managerUrl + "; the last one: " + why;
+                            + " reached the manager " + managerPlace() + "; the last one: " + why;
                     failWaiting(launchProblem);
                 }
             }
@@ -826,7 +852,8 @@ final class KeeperSession implements TrainingSession {
                 LOG.info("experiment {}: trial {} re-attached to keeper {}", context.experimentId(), stored.id(), environmentId);
             } else {
                 String before = linkFile.previousManagerUrl();
-                if (before != null && !before.equals(managerUrl)) {
+                // over files the keeper needs no port: only an HTTP keeper is bound to the one it was given
+                if (!options.transport().files() && before != null && !before.equals(managerUrl)) {
                     String why = "its keeper " + keeper.id() + " reports to " + before + ", but the runtime now listens at "
                             + managerUrl + "; resume with the same port (--port " + java.net.URI.create(before).getPort()
                             + ") to take such trials back";
@@ -884,6 +911,15 @@ final class KeeperSession implements TrainingSession {
         } catch (IllegalStateException stale) {
             // a detached session of this runtime left the link, and its keeper never ran the trial: a new submit replaces it
             return null;
+        }
+        if (options.transport().files()) {
+            try {
+                openChannel(environment.link, true);
+            } catch (PlatformException e) {
+                LOG.error("experiment {}: keeper {} cannot be taken back: {}", context.experimentId(), keeper.id(), e.getMessage());
+                links.unregister(environment.link);
+                return null;
+            }
         }
         try {
             timer.schedule(() -> giveUpUnlessBack(environment), RECONNECT_WAIT.toMillis(), TimeUnit.MILLISECONDS);

@@ -36,6 +36,7 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
 import nni.manager.internal.pack.CodeArchiver;
+import nni.manager.internal.report.FileChannels;
 import nni.manager.internal.report.KeeperLinkFile;
 import nni.manager.internal.report.KeeperLinks;
 
@@ -52,6 +53,7 @@ public class KeeperSessionsProvider implements KeeperSessions {
 
     private final BundleContext bundleContext;
     private final KeeperLinks links;
+    private final FileChannels channels;
     private final Map<KeeperRuntime, Path> keeperFiles = new EnumMap<>(KeeperRuntime.class);
     /** When the sessions' timed tasks are due; this component's, ended when it is deactivated. */
     private final ScheduledThreadPoolExecutor clock;
@@ -60,9 +62,10 @@ public class KeeperSessionsProvider implements KeeperSessions {
     private final Set<KeeperSession> sessions = ConcurrentHashMap.newKeySet();
 
     @Activate
-    public KeeperSessionsProvider(BundleContext bundleContext, @Reference KeeperLinks links) {
+    public KeeperSessionsProvider(BundleContext bundleContext, @Reference KeeperLinks links, @Reference FileChannels channels) {
         this.bundleContext = bundleContext;
         this.links = links;
+        this.channels = channels;
         this.clock = new ScheduledThreadPoolExecutor(1, r -> daemon(r, "nni-keepers-clock"));
         clock.setRemoveOnCancelPolicy(true);
         AtomicInteger count = new AtomicInteger();
@@ -160,7 +163,7 @@ public class KeeperSessionsProvider implements KeeperSessions {
         } catch (IOException e) {
             throw new PlatformException("cannot pack trialCodeDirectory " + codeDirectory + ": " + e.getMessage(), e);
         }
-        KeeperSession session = new KeeperSession(context, launcher, options, links, keepers, archive, managerUrl,
+        KeeperSession session = new KeeperSession(context, launcher, options, links, channels, keepers, archive, managerUrl,
                 KeeperLinkFile.open(context.experimentDirectory(), managerUrl), new SessionTimer(clock, workers, "experiment " + context.experimentId()), sessions::remove);
         sessions.add(session);
         return session;

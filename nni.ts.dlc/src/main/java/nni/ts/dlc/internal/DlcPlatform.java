@@ -19,6 +19,7 @@ import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
+import nni.api.environment.KeeperTransport;
 import nni.api.platform.Platform;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
@@ -33,8 +34,9 @@ import nni.ts.cloud.SharedStorage;
  * NNI's {@code platform: dlc} (reuse mode, as in NNI): trial keeper environments as Alibaba PAI-DLC
  * jobs ({@link DlcApi}), with the code, the keepers and the trials' files on the NAS data source,
  * mounted on this machine at {@code localStorageMountPoint} and in the jobs at
- * {@code containerStorageMountPoint}. The keepers report over HTTP to the manager's endpoint
- * ({@code nniManagerIp}). Configured through PID {@code nni.ts.dlc}.
+ * {@code containerStorageMountPoint}. The keepers report through files on the NAS (channel folders in
+ * the experiment's {@code channels/}, as NNI's file channel), or, with {@code keeper.transport=http},
+ * over HTTP to the manager's endpoint ({@code nniManagerIp}). Configured through PID {@code nni.ts.dlc}.
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.ts.dlc",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -53,6 +55,10 @@ public class DlcPlatform implements TrainingPlatform {
         @AttributeDefinition(description = "The keeper the jobs run: python (Python 3.7+), java (Java 17+), or auto"
                 + " (Java 17+ when the image has it, else Python)")
         String keeper() default "auto";
+
+        @AttributeDefinition(description = "How the keepers in the jobs talk to the manager: files (channel folders on the NAS,"
+                + " as NNI's file channel; the jobs need not reach the manager's port) or http (to nniManagerIp and the manager's port)")
+        String keeper_transport() default "files";
 
         @AttributeDefinition(description = "The Java command in the jobs' image")
         String java_command() default "java";
@@ -94,15 +100,18 @@ public class DlcPlatform implements TrainingPlatform {
     public TrainingSession open(SessionContext context) throws PlatformException {
         DlcSection.Settings settings;
         KeeperChoice keeper;
+        KeeperTransport transport;
+        String experiment = context.experimentId();
+        SharedStorage storage;
         try {
             settings = DlcSection.settings(context.section());
             keeper = KeeperChoice.of(config.keeper());
+            storage = new SharedStorage(settings.localStorageMountPoint().resolve("nni-experiments").resolve(experiment),
+                    settings.containerStorageMountPoint() + "/nni-experiments/" + experiment);
+            transport = storage.keeperTransport(config.keeper_transport());
         } catch (IOException | IllegalArgumentException e) {
             throw new PlatformException("dlc: " + e.getMessage(), e);
         }
-        String experiment = context.experimentId();
-        SharedStorage storage = new SharedStorage(settings.localStorageMountPoint().resolve("nni-experiments").resolve(experiment),
-                settings.containerStorageMountPoint() + "/nni-experiments/" + experiment);
         String endpoint = config.endpoint().isBlank() ? DlcApi.endpoint(settings.region()) : config.endpoint().strip();
         HttpCalls http = new HttpCalls(settings.service(), Duration.ofSeconds(config.request_timeout_seconds()), "nni-dlc-" + experiment);
         DlcApi api = new DlcApi(settings, http, endpoint, storage, experiment, keeper.toString(), config.java_command(),
@@ -119,9 +128,9 @@ public class DlcPlatform implements TrainingPlatform {
         JobLauncher launcher = new JobLauncher(api, "PAI-DLC", "nni-dlc-" + experiment, Duration.ofSeconds(config.status_refresh_seconds()),
                 Duration.ofSeconds(config.missing_job_seconds()), context::capacityChanged);
         KeeperOptions options = KeeperOptions.builder("dlc").reuse(true).maxEnvironments(Math.max(1, config.max_jobs()))
-                .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost(settings.nniManagerIp()).keeper(keeper).build();
-        LOG.info("experiment {}: PAI-DLC session on {} ({} x{} {}, keeper {})", experiment, settings.service(), settings.jobType(),
-                settings.podCount(), settings.image(), keeper);
+                .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost(settings.nniManagerIp()).keeper(keeper).transport(transport).build();
+        LOG.info("experiment {}: PAI-DLC session on {} ({} x{} {}, keeper {}, reports {})", experiment, settings.service(),
+                settings.jobType(), settings.podCount(), settings.image(), keeper, transport);
         return JobSession.open(context, launcher, options, Duration.ofSeconds(5), keeperSessions);
     }
 }

@@ -19,6 +19,7 @@ import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
+import nni.api.environment.KeeperTransport;
 import nni.api.platform.Platform;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
@@ -50,6 +51,10 @@ public class OpenpaiPlatform implements TrainingPlatform {
         @AttributeDefinition(description = "The keeper the jobs run: python (Python 3.7+, which NNI's images have),"
                 + " java (Java 17+), or auto (Java 17+ when the image has it, else Python)")
         String keeper() default "auto";
+
+        @AttributeDefinition(description = "How the keepers in the jobs talk to the manager: http (to nniManagerIp and the"
+                + " manager's port) or files (channel folders on the storage at localStorageMountPoint, for jobs that cannot reach the manager)")
+        String keeper_transport() default "http";
 
         @AttributeDefinition(description = "The Java command in the jobs' image")
         String java_command() default "java";
@@ -97,15 +102,18 @@ public class OpenpaiPlatform implements TrainingPlatform {
     public TrainingSession open(SessionContext context) throws PlatformException {
         OpenpaiSection.Settings settings;
         KeeperChoice keeper;
+        KeeperTransport transport;
+        String experiment = context.experimentId();
+        SharedStorage storage;
         try {
             settings = OpenpaiSection.settings(context.section());
             keeper = KeeperChoice.of(config.keeper());
+            storage = new SharedStorage(settings.localStorageMountPoint().resolve(experiment),
+                    settings.containerStorageMountPoint() + "/" + experiment);
+            transport = storage.keeperTransport(config.keeper_transport());
         } catch (IOException | IllegalArgumentException e) {
             throw new PlatformException("openpai: " + e.getMessage(), e);
         }
-        String experiment = context.experimentId();
-        SharedStorage storage = new SharedStorage(settings.localStorageMountPoint().resolve(experiment),
-                settings.containerStorageMountPoint() + "/" + experiment);
         HttpCalls http = new HttpCalls(settings.service(), Duration.ofSeconds(config.request_timeout_seconds()),
                 "nni-openpai-" + experiment);
         OpenpaiApi api = new OpenpaiApi(settings, http, storage, experiment, settings.reuseMode(), keeper.toString(),
@@ -124,9 +132,9 @@ public class OpenpaiPlatform implements TrainingPlatform {
                 Duration.ofSeconds(config.missing_job_seconds()), context::capacityChanged);
         KeeperOptions options = KeeperOptions.builder(OpenpaiJob.NNI_PLATFORM).reuse(settings.reuseMode())
                 .maxEnvironments(Math.max(1, config.max_jobs())).idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds()))
-                .managerHost(settings.nniManagerIp()).keeper(keeper).build();
-        LOG.info("experiment {}: OpenPAI session on {} ({}, keeper {})", experiment, settings.service(),
-                settings.reuseMode() ? "reuse mode" : "one job per trial", keeper);
+                .managerHost(settings.nniManagerIp()).keeper(keeper).transport(transport).build();
+        LOG.info("experiment {}: OpenPAI session on {} ({}, keeper {}, reports {})", experiment, settings.service(),
+                settings.reuseMode() ? "reuse mode" : "one job per trial", keeper, transport);
         return JobSession.open(context, launcher, options, Duration.ofSeconds(config.stop_grace_seconds()), keeperSessions);
     }
 }
