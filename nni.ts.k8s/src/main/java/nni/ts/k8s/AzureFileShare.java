@@ -32,14 +32,14 @@ import nni.ts.cloud.HttpCalls;
  * {@code azurestorageaccountkey} (NNI's labels {@code app} and {@code expId}, so that the experiment's
  * end deletes it), and the pods' volume {@code nni-vol: {azureFile: {secretName, shareName}}}. The
  * keeper, the code and the SDK are staged in a local folder and uploaded to {@code nni/<experiment>/}
- * through Azure Files REST ({@link AzureFiles}); a failing upload is tried again twice, 5 s apart, as
- * NNI does. The key is kept in memory and in the Secret only, never in a message or a log.
+ * through Azure Files REST ({@link AzureFiles}); a call that fails for now (no answer, 5xx) is tried
+ * again twice, 5 s apart, as NNI does with its uploads. The key is kept in memory and in the Secret only, never in a message or a log.
  */
 public final class AzureFileShare implements ExperimentShare {
 
     private static final Logger LOG = LoggerFactory.getLogger(AzureFileShare.class);
     private static final int UPLOAD_RETRIES = 2;
-    private static final Duration RETRY_PAUSE = Duration.ofSeconds(5);
+    private static final int RETRY_PAUSE_SECONDS = 5;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /**
@@ -92,16 +92,14 @@ public final class AzureFileShare implements ExperimentShare {
                 throw new PlatformException("trainingService.storage: the secret read from Key Vault '" + storage.vault()
                         + "' is not a storage account key: " + e.getMessage(), e);
             }
-            try {
-                boolean created = files.createShare(storage.share());
-                LOG.info("experiment {}: file share {} of storage account {} {}", experimentId, storage.share(), storage.account(),
-                        created ? "created" : "exists");
-            } catch (CloudException e) {
-                throw new PlatformException("trainingService.storage: " + (e.kind() == CloudException.Kind.AUTH
-                        ? "storage account '" + storage.account() + "' refused the key read from Key Vault '" + storage.vault()
-                        + "' (is the secret the account's current key?): " : "cannot create file share '" + storage.share()
-                        + "': ") + e.getMessage(), e);
-            }
+            boolean[] created = new boolean[1];
+            retrying("creating file share " + storage.share(), () -> created[0] = files.createShare(storage.share()), e ->
+                    new PlatformException("trainingService.storage: " + (e instanceof CloudException c && c.kind() == CloudException.Kind.AUTH
+                            ? "storage account '" + storage.account() + "' refused the key read from Key Vault '" + storage.vault()
+                            + "' (is the secret the account's current key?): " : "cannot create file share '" + storage.share()
+                            + "': ") + e.getMessage(), e));
+            LOG.info("experiment {}: file share {} of storage account {} {}", experimentId, storage.share(), storage.account(),
+                    created[0] ? "created" : "exists");
             String secretName = "nni-secret-" + randomName();
             try {
                 cluster.client().secrets().inNamespace(namespace).resource(new SecretBuilder().withNewMetadata().withName(secretName)
@@ -170,13 +168,15 @@ public final class AzureFileShare implements ExperimentShare {
                 directories.add(base + "/" + relative(path));
             }
         }
+        java.util.function.Function<Exception, PlatformException> failure = e -> new PlatformException(
+                "cannot put the trial keeper and code on " + describe() + ": " + e.getMessage(), e);
         for (String directory : directories) {
-            retrying("creating " + directory, () -> files.createDirectory(storage.share(), directory));
+            retrying("creating " + directory + " on " + describe(), () -> files.createDirectory(storage.share(), directory), failure);
         }
         for (Path path : all) {
             if (Files.isRegularFile(path)) {
                 String target = base + "/" + relative(path);
-                retrying("uploading " + target, () -> files.upload(storage.share(), target, path));
+                retrying("uploading " + target + " to " + describe(), () -> files.upload(storage.share(), target, path), failure);
             }
         }
         LOG.info("experiment {}: {} files uploaded to {}", experimentId, all.stream().filter(Files::isRegularFile).count(), describe());
@@ -190,21 +190,23 @@ public final class AzureFileShare implements ExperimentShare {
         void run() throws CloudException, IOException;
     }
 
-    private void retrying(String what, Call call) throws PlatformException {
+    /** Runs {@code call}, again after {@value #RETRY_PAUSE_SECONDS} s, twice at most, while it fails for now (no answer, 5xx, 429). */
+    private static void retrying(String what, Call call, java.util.function.Function<Exception, PlatformException> failure)
+            throws PlatformException {
         for (int attempt = 0; ; attempt++) {
             try {
                 call.run();
                 return;
             } catch (CloudException e) {
                 if (e.kind() != CloudException.Kind.TRANSIENT || attempt >= UPLOAD_RETRIES) {
-                    throw new PlatformException("cannot put the trial keeper and code on " + describe() + ": " + e.getMessage(), e);
+                    throw failure.apply(e);
                 }
-                LOG.info("{} on {} failed ({}); trying again in {} s", what, describe(), e.getMessage(), RETRY_PAUSE.toSeconds());
+                LOG.info("{} failed ({}); trying again in {} s", what, e.getMessage(), RETRY_PAUSE_SECONDS);
             } catch (IOException e) {
-                throw new PlatformException("cannot put the trial keeper and code on " + describe() + ": " + e.getMessage(), e);
+                throw failure.apply(e);
             }
             try {
-                Thread.sleep(RETRY_PAUSE.toMillis()); // NNI's pause between upload attempts
+                Thread.sleep(RETRY_PAUSE_SECONDS * 1000L); // NNI's pause between upload attempts
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new PlatformException("interrupted while " + what, e);
