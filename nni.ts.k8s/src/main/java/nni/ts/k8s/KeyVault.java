@@ -58,9 +58,9 @@ final class KeyVault {
                 case AUTH -> where + " refused " + credential.description() + " (it needs the secrets get permission there)";
                 default -> "cannot read the storage key from " + where;
             };
-            // the vault's own words may quote the secret's name
+            // the vault's own words may quote the secret's name: so they are not kept as the cause either (logs print causes)
             throw new PlatformException("trainingService.storage: " + message + ": " + e.getMessage().replaceAll(
-                    "(?<![A-Za-z0-9-])" + java.util.regex.Pattern.quote(name) + "(?![A-Za-z0-9-])", "********"), e);
+                    "(?<![A-Za-z0-9-])" + java.util.regex.Pattern.quote(name) + "(?![A-Za-z0-9-])", "********"));
         }
     }
 }
