@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 import nni.api.platform.PlatformException;
 
 /**
- * The experiment's NFS share ({@code storage: {storageType: nfs, server, path}}) as the manager sees it: the folder where {@code server:path} is
+ * The experiment's NFS share ({@code storage: {storageType: nfs, server, path}}) as the manager sees
+ * it: the folder where {@code server:path} is
  * mounted on the manager's machine. The pods mount the same share at {@code /tmp/mount}, so a file
  * the manager writes to {@code <folder>/nni/<experiment>/x} is {@code /tmp/mount/nni/<experiment>/x}
  * in every container.
