@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -196,7 +195,7 @@ public class AzureStorageClientsTest {
     private HttpResponse<byte[]> signed(String method, String path, String query, String key) throws Exception {
         URI uri = URI.create(files.address() + "/nniaccount" + path + (query == null ? "" : "?" + query));
         Map<String, String> headers = new LinkedHashMap<>();
-        headers.put("x-ms-date", DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)));
+        headers.put("x-ms-date", AzureFiles.HTTP_DATE.format(ZonedDateTime.now(ZoneOffset.UTC)));
         headers.put("x-ms-version", AzureFiles.VERSION);
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).method(method, HttpRequest.BodyPublishers.noBody());
         headers.forEach(request::header);

@@ -29,7 +29,8 @@ final class AzureFiles {
     static final String VERSION = "2023-11-03";
     /** The largest range Put Range takes. */
     static final int RANGE = 4 * 1024 * 1024;
-    private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
+    /** RFC 1123 with a two-digit day, as HTTP dates are (the JDK's {@code RFC_1123_DATE_TIME} writes "3 Nov"). */
+    static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US);
 
     private final String endpoint;
     private final SharedKey key;

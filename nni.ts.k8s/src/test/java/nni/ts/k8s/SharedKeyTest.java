@@ -55,6 +55,12 @@ public class SharedKeyTest {
     }
 
     @Test
+    public void requestDatesHaveATwoDigitDayAsHttpDatesDo() {
+        assertEquals("Tue, 03 Nov 2026 06:00:00 GMT", AzureFiles.HTTP_DATE.format(java.time.ZonedDateTime.of(2026, 11, 3, 6, 0, 0, 0,
+                java.time.ZoneOffset.UTC)));
+    }
+
+    @Test
     public void aKeyThatIsNotBase64IsRefusedWithoutQuotingIt() {
         try {
             new SharedKey("acct", "not base64 at all!");

@@ -50,6 +50,8 @@ public final class AzureFilesEmulator extends CloudEmulator {
             "2025-01-05", "2025-05-05");
     private static final int MAX_RANGE = 4 * 1024 * 1024;
     private static final Pattern RANGE = Pattern.compile("bytes=(\\d+)-(\\d+)");
+    /** RFC 1123's IMF-fixdate, two-digit day, as the service parses it. */
+    private static final Pattern HTTP_DATE = Pattern.compile("[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT");
     private static final List<String> SIGNED_HEADERS = List.of("content-encoding", "content-language", "content-length", "content-md5",
             "content-type", "date", "if-modified-since", "if-match", "if-none-match", "if-unmodified-since", "range");
 
@@ -252,6 +254,10 @@ public final class AzureFilesEmulator extends CloudEmulator {
     /** @return a refusal when the request's date or Shared Key signature is not right, else null */
     private Answer authenticate(Request request, Map<String, String> headers) throws Exception {
         String date = headers.getOrDefault("x-ms-date", headers.get("date"));
+        if (date != null && !HTTP_DATE.matcher(date).matches()) {
+            return refuse("x-ms-date " + date + " is not an HTTP date", "The date header is not in the format"
+                    + " 'ddd, dd MMM yyyy HH:mm:ss GMT': '" + date + "'");
+        }
         try {
             Instant when = ZonedDateTime.parse(date == null ? "" : date, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
             if (Duration.between(when, Instant.now()).abs().compareTo(Duration.ofMinutes(15)) > 0) {
