@@ -21,7 +21,7 @@ import nni.manager.internal.store.TrialRecord;
  * What the cloud platforms' process-level tests share: the trial they run (unmodified NNI trial code),
  * a runtime home configured for fast refreshes, and the checks on what an experiment left behind.
  */
-final class CloudRuns {
+public final class CloudRuns {
 
     /** Intermediate results each successful trial reports, before its final one. */
     static final int STEPS = 6;
@@ -87,7 +87,7 @@ final class CloudRuns {
     }
 
     /** Writes {@code etc/<pid>.cfg} into a runtime home, so that the platform starts with it. */
-    static Path home(Path home, String pid, Map<String, String> settings) throws IOException {
+    public static Path home(Path home, String pid, Map<String, String> settings) throws IOException {
         Files.createDirectories(home.resolve("etc"));
         StringBuilder cfg = new StringBuilder();
         settings.forEach((key, value) -> cfg.append(key).append('=').append(value).append('\n'));
@@ -95,7 +95,7 @@ final class CloudRuns {
         return home;
     }
 
-    static String experimentId(String console) {
+    public static String experimentId(String console) {
         Matcher started = Pattern.compile("experiment (\\w{8}) started").matcher(console);
         assertTrue(console, started.find());
         return started.group(1);
@@ -128,7 +128,7 @@ final class CloudRuns {
      * No file below the folders, nor the console, contains {@code secret}; except each experiment's
      * {@code secrets.json}, where the runtime keeps the real values for {@code resume} (mode 0600).
      */
-    static void assertNowhere(String secret, String console, Path... folders) throws IOException {
+    public static void assertNowhere(String secret, String console, Path... folders) throws IOException {
         assertFalse("the console shows the secret", console.contains(secret));
         for (Path folder : folders) {
             try (Stream<Path> files = Files.walk(folder)) {

@@ -523,7 +523,7 @@ public class KubernetesPlatformsIT {
     }
 
     @Test(timeout = 120_000)
-    public void aWrongNamespaceAMissingCrdAndAzureStorageAreRefusedWithTheirMessages() throws Exception {
+    public void aWrongNamespaceAndAMissingCrdAreRefusedWithTheirMessages() throws Exception {
         String namespace = refusal("wrong-namespace", tfPerTrial("emulated/nni:nojava") + "namespace: nosuch\n");
         assertTrue(namespace, namespace.contains("namespace 'nosuch' does not exist in cluster 'mock' at " + cluster.url()));
 
@@ -544,10 +544,6 @@ public class KubernetesPlatformsIT {
         } finally {
             cluster.install(FRAMEWORKS);
         }
-
-        String azure = refusal("azure", tfPerTrial("emulated/nni:nojava").replace(storage(), "storage: {storageType: azureStorage,"
-                + " azureAccount: acct, azureShare: share, keyVaultName: vault, keyVaultKey: key}"));
-        assertTrue(azure, azure.contains("storageType azureStorage is not available yet"));
     }
 
     // ---- NNI's own example configs ---------------------------------------------------------------

@@ -26,6 +26,8 @@ public final class HttpCalls implements AutoCloseable {
     /** The longest part of an error body quoted in a message. */
     private static final int MAX_QUOTE = 300;
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final java.util.regex.Pattern STORAGE_ERROR = java.util.regex.Pattern.compile(
+            "^\\uFEFF?(?:<\\?xml[^>]*>)?\\s*<Error>\\s*<Code>([^<]*)</Code>\\s*<Message>([^<\\r\\n]*)", java.util.regex.Pattern.DOTALL);
 
     private final String service;
     private final Duration timeout;
@@ -116,13 +118,19 @@ public final class HttpCalls implements AutoCloseable {
     /**
      * @return ": <the server's message>" from a JSON error body ({@code message}, {@code error}; Azure's
      *         {@code {"error": {...}}}; OAuth's {@code error} and {@code error_description};
-     *         Alibaba Cloud's {@code Code} and {@code Message}), or the body's start
+     *         Alibaba Cloud's {@code Code} and {@code Message}; Azure Storage's XML {@code <Code>} and
+     *         {@code <Message>}), or the body's start
      */
     public static String serverSays(String body) {
         if (body == null || body.isBlank()) {
             return "";
         }
         String text = body.strip();
+        java.util.regex.Matcher storage = STORAGE_ERROR.matcher(text);
+        if (storage.find()) {
+            // Azure Storage: <Error><Code>AuthenticationFailed</Code><Message>Server failed ...</Message></Error>
+            text = storage.group(1).strip() + ": " + storage.group(2).strip();
+        }
         try {
             JsonNode node = JSON.readTree(text);
             if (node != null && node.path("error").isObject()) {

@@ -24,7 +24,7 @@ public interface JobKind {
 
     /**
      * @return where the keeper's files and directory are in the containers, or null when they are on
-     *         the experiment's NFS share (the launcher copies them there)
+     *         the experiment's share (the launcher puts them there)
      */
     default NniObjects.KeeperPlacement placement(String experimentId, String objectName, String tokenSecret) {
         return null;

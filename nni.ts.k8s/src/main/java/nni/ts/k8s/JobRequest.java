@@ -13,9 +13,11 @@ import nni.api.environment.EnvironmentSpec;
  * @param labels     NNI's labels for this environment's objects
  * @param placement  where the keeper's files and directory are in the containers
  * @param script     the keeper script every container runs
+ * @param volume     the experiment share's pod volume ({@code nni-vol}), for kinds whose keeper is on the share;
+ *                   null for kinds that place the keeper themselves
  */
 public record JobRequest(EnvironmentSpec spec, String objectName, String namespace, Map<String, String> labels,
-                         NniObjects.KeeperPlacement placement, String script) {
+                         NniObjects.KeeperPlacement placement, String script, Map<String, Object> volume) {
 
     /** @return whether this environment runs one trial (its id is the trial's) */
     public boolean perTrial() {

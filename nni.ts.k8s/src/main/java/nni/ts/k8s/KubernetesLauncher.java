@@ -63,13 +63,14 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
     private final KubernetesClient client;
     private final String namespace;
     private final JobKind kind;
-    private final NfsShare share;
+    private final ExperimentShare share;
     private final String experimentId;
     private final String keeperChoice;
     private final long cancelGraceMillis;
     private final ScheduledExecutorService executor;
     private final ExperimentWatch watch;
     private final Object lock = new Object();
+    private final Object filesLock = new Object();
     private final Map<String, KubernetesEnvironment> byName = new LinkedHashMap<>();
     private final Map<String, KubernetesEnvironment> byId = new LinkedHashMap<>();
     private final Refusal refusal;
@@ -80,13 +81,13 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
     /**
      * Starts watching the experiment's objects.
      *
-     * @param share             the experiment's NFS share, or null when the kind places the keeper itself
+     * @param share             the experiment's share, or null when the kind places the keeper itself
      * @param keeperChoice      the platform's keeper setting, shown as an attribute
      * @param cancelGraceMillis how long a cancelled trial's keeper has to report before its job is deleted anyway
      * @param executor          runs deletes; owned by the caller, shut down by {@link #close} and {@link #detach}
      * @param onRefusal         told once when the cluster refuses the credentials
      */
-    public KubernetesLauncher(Cluster cluster, String namespace, JobKind kind, NfsShare share, String experimentId,
+    public KubernetesLauncher(Cluster cluster, String namespace, JobKind kind, ExperimentShare share, String experimentId,
                               String keeperChoice, long cancelGraceMillis, ScheduledExecutorService executor, Runnable onRefusal)
             throws PlatformException {
         this.cluster = cluster;
@@ -123,11 +124,11 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         NniObjects.KeeperPlacement placement = kind.placement(experimentId, name, secret);
         if (placement == null) {
             copyFilesToShare(spec);
-            String home = NfsShare.containerFolder(experimentId);
+            String home = ExperimentShare.containerFolder(experimentId);
             placement = new NniObjects.KeeperPlacement(home, home + "/envs/" + id, secret);
         }
         JobRequest request = new JobRequest(spec, name, namespace, labels, placement,
-                KeeperScript.build(spec, kind.leadTest(name), kind.leadCommand()));
+                KeeperScript.build(spec, kind.leadTest(name), kind.leadCommand()), share == null ? null : share.volume());
         Map<String, Object> job = kind.job(request);
         KubernetesEnvironment environment = environment(id, name, labels, listener);
         refusal.check();
@@ -184,13 +185,13 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         return environment;
     }
 
-    /** Copies the keeper files and the code archive to the experiment's folder on the share, once per session. */
+    /** Puts the keeper files, the code archive and the trial SDK in the experiment's folder on the share, once per session. */
     private void copyFilesToShare(EnvironmentSpec spec) throws PlatformException {
-        synchronized (lock) {
+        synchronized (filesLock) { // not the state's lock: an upload to Azure Files takes a while, watch events go on
             if (filesCopied) {
                 return;
             }
-            Path folder = share.experimentFolder(experimentId);
+            Path folder = share.stagingFolder(experimentId);
             try {
                 for (KeeperRuntime runtime : spec.keepers()) {
                     StagedFiles.copy(spec.keeperFile(runtime), folder.resolve(runtime.fileName()));
@@ -198,9 +199,10 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
                 StagedFiles.copy(spec.codeArchive(), folder.resolve(KeeperScript.CODE_ARCHIVE));
                 StagedFiles.sdk(KubernetesLauncher.class, folder.resolve(KeeperScript.SDK_FOLDER));
             } catch (IOException e) {
-                throw new PlatformException("cannot copy the trial keeper and code to " + folder + " on the NFS share "
+                throw new PlatformException("cannot copy the trial keeper and code to " + folder + " for "
                         + share.describe() + ": " + e.getMessage(), e);
             }
+            share.publish(experimentId);
             filesCopied = true;
         }
     }
@@ -495,8 +497,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         attributes.put("object", name);
         attributes.put("namespace", namespace);
         attributes.put("keeper", keeperChoice);
-        String url = share != null ? "nfs://" + share.describe() + "/nni/" + experimentId + "/envs/" + id
-                : "k8s://" + namespace + "/" + kind.type().plural() + "/" + name;
+        String url = share != null ? share.url(experimentId, id) : "k8s://" + namespace + "/" + kind.type().plural() + "/" + name;
         return new KubernetesEnvironment(id, name, labels, listener, attributes, url, () -> deleteLater(labels, 0));
     }
 }

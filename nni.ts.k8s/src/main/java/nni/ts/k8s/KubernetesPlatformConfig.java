@@ -22,6 +22,29 @@ public @interface KubernetesPlatformConfig {
             + " empty: where /proc/mounts shows it, else mounted with sudo under the experiment's folder")
     String nfs_mount_path() default "";
 
+    @AttributeDefinition(description = "storageType azureStorage: the Microsoft Entra credential that reads the storage key"
+            + " from Key Vault: auto (a service principal from AZURE_TENANT_ID, AZURE_CLIENT_ID, AZURE_CLIENT_SECRET, else a"
+            + " managed identity, else the Azure CLI's login), environment, managed-identity or azure-cli")
+    String azure_credential() default "auto";
+
+    @AttributeDefinition(description = "storageType azureStorage: the Azure CLI's command, for credential azure-cli")
+    String az_command() default "az";
+
+    @AttributeDefinition(description = "storageType azureStorage: a Key Vault's address, {vault} standing for keyVaultName"
+            + " (another cloud: https://{vault}.vault.azure.cn)")
+    String keyvault_url() default "https://{vault}.vault.azure.net";
+
+    @AttributeDefinition(description = "storageType azureStorage: the token audience of Key Vault")
+    String keyvault_resource() default "https://vault.azure.net/";
+
+    @AttributeDefinition(description = "storageType azureStorage: a storage account's Azure Files endpoint, {account} standing"
+            + " for azureAccount (another cloud: https://{account}.file.core.chinacloudapi.cn)")
+    String azure_files_url() default "https://{account}.file.core.windows.net";
+
+    @AttributeDefinition(description = "storageType azureStorage: seconds one request to Key Vault, Microsoft Entra ID or"
+            + " Azure Files may take")
+    int azure_request_timeout_seconds() default 60;
+
     @AttributeDefinition(description = "The trial keeper the containers run: python (Python 3.7+, which NNI's images and"
             + " the PyTorch and TensorFlow ones have), java (Java 17+ in the image) or auto (Java 17+ when the image has it,"
             + " else Python)")

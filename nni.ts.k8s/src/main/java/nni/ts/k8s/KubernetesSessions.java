@@ -18,6 +18,7 @@ import nni.api.environment.KeeperSessions;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.ts.cloud.AzureCredential;
 import nni.ts.cloud.JobSession;
 
 /**
@@ -40,25 +41,30 @@ public final class KubernetesSessions {
      * @param idleTimeout     how long a reuse environment may stay idle
      * @param cancelGrace     how long a cancelled trial's keeper has before its job is deleted anyway
      * @param stopGrace       one job per trial: how long a job may run on after its trial ended
+     * @param azure           how an Azure file share's key is read and the share reached
      */
     public record Settings(String kubeconfig, String context, String nfsMountPath, KeeperChoice keeper, int maxEnvironments,
-                           Duration idleTimeout, Duration cancelGrace, Duration stopGrace) {
+                           Duration idleTimeout, Duration cancelGrace, Duration stopGrace, AzureFileShare.Settings azure) {
 
         /**
          * @return the settings of a component configuration
-         * @throws PlatformException naming a bad {@code keeper} value
+         * @throws PlatformException naming a bad {@code keeper} or {@code azure.credential} value
          */
         public static Settings of(KubernetesPlatformConfig config) throws PlatformException {
             KeeperChoice keeper;
+            AzureCredential.Source credential;
             try {
                 keeper = KeeperChoice.of(config.keeper());
+                credential = AzureCredential.Source.of(config.azure_credential());
             } catch (IllegalArgumentException e) {
                 throw new PlatformException("the platform's configuration: " + e.getMessage(), e);
             }
             return new Settings(config.kubeconfig(), config.context(), config.nfs_mount_path(), keeper,
                     config.max_environments(), Duration.ofSeconds(Math.max(1, config.reuse_idle_seconds())),
                     Duration.ofSeconds(Math.max(0, config.cancel_grace_seconds())),
-                    Duration.ofSeconds(Math.max(0, config.stop_grace_seconds())));
+                    Duration.ofSeconds(Math.max(0, config.stop_grace_seconds())),
+                    new AzureFileShare.Settings(credential, config.az_command(), config.keyvault_url(), config.keyvault_resource(),
+                            config.azure_files_url(), Duration.ofSeconds(Math.max(1, config.azure_request_timeout_seconds()))));
         }
     }
 
@@ -70,7 +76,7 @@ public final class KubernetesSessions {
      * @param keeperSessions the manager's keeper mechanism
      * @param settings       the component's settings
      * @param kind           the operator's jobs, built from the section
-     * @param useShare       whether the keeper and code go through the section's NFS {@code storage}
+     * @param useShare       whether the keeper and code go through the section's {@code storage} (NFS or Azure Files)
      * @param defaultReuse   {@code reuseMode} when the section has none
      */
     public static TrainingSession open(SessionContext context, KeeperSessions keeperSessions, Settings settings, JobKind kind,
@@ -78,18 +84,20 @@ public final class KubernetesSessions {
         Map<String, Object> section = context.section();
         String namespace = section.get("namespace") instanceof String ns && !ns.isBlank() ? ns : "default";
         boolean reuse = section.get("reuseMode") instanceof Boolean b ? b : defaultReuse;
-        NfsShare share = null;
+        ExperimentShare share = null;
         Cluster cluster = null;
         KubernetesLauncher launcher = null;
         ScheduledThreadPoolExecutor executor = null;
         KeeperOptions options;
         try {
-            Map<String, Object> storage = useShare ? K8sStorage.nfs(section) : null;
+            K8sStorage.Choice storage = useShare ? K8sStorage.of(section) : null;
             cluster = ClusterAccess.connect(settings.kubeconfig(), settings.context(), System.getenv());
             cluster.check(namespace, List.of(kind.type()));
-            if (useShare) {
-                share = NfsShare.open((String) storage.get("server"), (String) storage.get("path"), settings.nfsMountPath(),
-                        context.experimentDirectory().resolve("nfs-root"));
+            if (storage instanceof K8sStorage.Nfs nfs) {
+                share = NfsShare.open(nfs.server(), nfs.path(), settings.nfsMountPath(), context.experimentDirectory().resolve("nfs-root"));
+            } else if (storage instanceof K8sStorage.Azure azure) {
+                share = AzureFileShare.open(azure, settings.azure(), cluster, namespace, context.experimentId(),
+                        context.experimentDirectory().resolve("azure-share"));
             }
             AtomicInteger threads = new AtomicInteger();
             executor = new ScheduledThreadPoolExecutor(1, r -> {
@@ -106,8 +114,9 @@ public final class KubernetesSessions {
             options = KeeperOptions.builder(context.platform()).reuse(reuse)
                     .maxEnvironments(Math.max(1, settings.maxEnvironments())).idleTimeout(settings.idleTimeout())
                     .managerHost(managerHost(section, context)).keeper(settings.keeper()).build();
-            LOG.info("experiment {}: {} in namespace {} of {} as user {}, {}", context.experimentId(), kind.type(), namespace,
-                    cluster.identity(), cluster.identity().user(), reuse ? "reuse mode" : "one keeper per trial");
+            LOG.info("experiment {}: {} in namespace {} of {} as user {}, {}{}", context.experimentId(), kind.type(), namespace,
+                    cluster.identity(), cluster.identity().user(), reuse ? "reuse mode" : "one keeper per trial",
+                    share == null ? "" : ", " + share.describe());
         } catch (PlatformException | RuntimeException e) {
             // nothing is deleted: a resumed experiment's jobs may be running
             if (launcher != null) {

@@ -6,12 +6,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import nni.api.platform.PlatformException;
 
 /**
- * The experiment's NFS share as the manager sees it: the folder where {@code server:path} is
+ * The experiment's NFS share ({@code storage: {storageType: nfs, server, path}}) as the manager sees
+ * it: the folder where {@code server:path} is
  * mounted on the manager's machine. The pods mount the same share at {@code /tmp/mount}, so a file
  * the manager writes to {@code <folder>/nni/<experiment>/x} is {@code /tmp/mount/nni/<experiment>/x}
  * in every container.
@@ -22,10 +24,7 @@ import nni.api.platform.PlatformException;
  * {@code <experiment>/nfs-root} (needs password-less sudo), unmounted again when the experiment is
  * closed.
  */
-public final class NfsShare {
-
-    /** Where the share is in every container NNI creates. */
-    public static final String CONTAINER_PATH = "/tmp/mount";
+public final class NfsShare implements ExperimentShare {
 
     private final String server;
     private final String path;
@@ -105,41 +104,41 @@ public final class NfsShare {
         }
     }
 
-    /** @return the share's root folder on the manager's machine */
-    public Path root() {
-        return root;
-    }
-
-    /** @return {@code server:path} */
+    @Override
     public String describe() {
-        return server + ":" + path;
+        return "the NFS share " + server + ":" + path;
     }
 
-    public String server() {
-        return server;
+    /** @return NNI's NFS volume: {@code nni-vol} of {@code server} and {@code path} */
+    @Override
+    public Map<String, Object> volume() {
+        return Map.of("name", NniObjects.STORAGE_VOLUME, "nfs", Map.of("server", server, "path", path));
     }
 
-    public String path() {
-        return path;
-    }
-
-    /** @return the folder of one experiment on the share, on the manager's machine (created) */
-    public Path experimentFolder(String experimentId) throws PlatformException {
+    /** @return the experiment's folder on the share itself: what is written there is published */
+    @Override
+    public Path stagingFolder(String experimentId) throws PlatformException {
         Path folder = root.resolve("nni").resolve(experimentId);
         try {
             Files.createDirectories(folder);
         } catch (IOException e) {
-            throw new PlatformException("cannot create " + folder + " on the NFS share " + describe() + ": " + e.getMessage(), e);
+            throw new PlatformException("cannot create " + folder + " on " + describe() + ": " + e.getMessage(), e);
         }
         return folder;
     }
 
-    /** @return the same folder as the containers see it */
-    public static String containerFolder(String experimentId) {
-        return CONTAINER_PATH + "/nni/" + experimentId;
+    @Override
+    public void publish(String experimentId) {
+        // the staging folder is on the share
+    }
+
+    @Override
+    public String url(String experimentId, String environmentId) {
+        return "nfs://" + server + ":" + path + "/nni/" + experimentId + "/envs/" + environmentId;
     }
 
     /** Unmounts the share if this manager mounted it; failures are returned, not thrown. */
+    @Override
     public List<String> release() {
         List<String> problems = new ArrayList<>();
         if (mountedHere) {

@@ -77,19 +77,9 @@ public final class NniObjects {
         return resources;
     }
 
-    /** @return the share as a pod volume, {@code nni-vol} */
-    public static Map<String, Object> nfsVolume(NfsShare share) {
-        return nfsVolume(share.server(), share.path());
-    }
-
-    /** @return an NFS pod volume named {@code nni-vol} */
-    public static Map<String, Object> nfsVolume(String server, String path) {
-        return Map.of("name", STORAGE_VOLUME, "nfs", Map.of("server", server, "path", path));
-    }
-
-    /** @return the share's mount at {@code /tmp/mount} */
-    public static Map<String, Object> nfsMount() {
-        return Map.of("name", STORAGE_VOLUME, "mountPath", NfsShare.CONTAINER_PATH);
+    /** @return the mount of the experiment's share ({@link ExperimentShare#volume()}) at {@code /tmp/mount} */
+    public static Map<String, Object> storageMount() {
+        return Map.of("name", STORAGE_VOLUME, "mountPath", ExperimentShare.CONTAINER_PATH);
     }
 
     /**

@@ -38,9 +38,11 @@ public class NfsShareTest {
     public void theSettingNamesWhereItIsAndExperimentsGetTheirFolder() throws Exception {
         Path root = folder.newFolder("share").toPath();
         NfsShare share = NfsShare.open("10.0.0.5", "/exports/nni", root.toString(), folder.getRoot().toPath().resolve("unused"));
-        assertEquals(root.resolve("nni").resolve("ab12cd34"), share.experimentFolder("ab12cd34"));
+        assertEquals(root.resolve("nni").resolve("ab12cd34"), share.stagingFolder("ab12cd34"));
         assertTrue(Files.isDirectory(root.resolve("nni").resolve("ab12cd34")));
-        assertEquals("/tmp/mount/nni/ab12cd34", NfsShare.containerFolder("ab12cd34"));
+        assertEquals("/tmp/mount/nni/ab12cd34", ExperimentShare.containerFolder("ab12cd34"));
+        assertEquals(java.util.Map.of("name", "nni-vol", "nfs", java.util.Map.of("server", "10.0.0.5", "path", "/exports/nni")),
+                share.volume());
         assertEquals(java.util.List.of(), share.release()); // not mounted by the manager: nothing to undo
         try {
             NfsShare.open("10.0.0.5", "/exports/nni", root.resolve("missing").toString(), root);

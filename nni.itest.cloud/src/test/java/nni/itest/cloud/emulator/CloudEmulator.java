@@ -37,14 +37,25 @@ public abstract class CloudEmulator implements AutoCloseable {
         }
     }
 
-    /** One answer: status, content type and body. */
-    public record Answer(int status, String contentType, String body) {
+    /** One answer: status, content type, body and the headers beyond the content type. */
+    public record Answer(int status, String contentType, byte[] bytes, Map<String, String> headers) {
+        public Answer(int status, String contentType, String body) {
+            this(status, contentType, body.getBytes(StandardCharsets.UTF_8), Map.of());
+        }
+
         public static Answer json(int status, Object value) {
             try {
                 return new Answer(status, "application/json", JSON.writeValueAsString(value));
             } catch (IOException e) {
                 throw new IllegalArgumentException(e);
             }
+        }
+
+        /** @return this answer with one more header */
+        public Answer with(String header, String value) {
+            Map<String, String> more = new LinkedHashMap<>(headers);
+            more.put(header, value);
+            return new Answer(status, contentType, bytes, more);
         }
     }
 
@@ -88,6 +99,11 @@ public abstract class CloudEmulator implements AutoCloseable {
 
     /** Answers one request that passed the injected faults. */
     protected abstract Answer handle(Request request, Map<String, String> headers) throws Exception;
+
+    /** @return the answer to a request failed on purpose ({@link Faults}), in the service's error format */
+    protected Answer injected(int status) {
+        return Answer.json(status, map("code", "UnknownError", "message", "injected failure"));
+    }
 
     /** Ends the platform's jobs (their processes); called by {@link #close()} before the server stops. */
     protected abstract void endJobs();
@@ -149,14 +165,17 @@ public abstract class CloudEmulator implements AutoCloseable {
                     Thread.sleep(delay.toMillis()); // an answer that is slow on purpose
                 }
                 Integer failure = faults.failure();
-                answer = failure != null ? Answer.json(failure, map("code", "UnknownError", "message", "injected failure"))
-                        : handle(request, headers);
+                answer = failure != null ? injected(failure) : handle(request, headers);
             } catch (Exception e) {
                 answer = Answer.json(500, map("code", "UnknownError", "message", String.valueOf(e)));
             }
             response.setStatus(answer.status());
-            response.setContentType(answer.contentType());
-            response.getOutputStream().write(answer.body().getBytes(StandardCharsets.UTF_8));
+            if (answer.contentType() != null) {
+                response.setContentType(answer.contentType());
+            }
+            answer.headers().forEach(response::setHeader);
+            response.setContentLength(answer.bytes().length);
+            response.getOutputStream().write(answer.bytes());
         }
     }
 }

@@ -44,7 +44,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 
 /**
  * The scheduler and the kubelet of the emulated cluster, on one node ({@value #NODE}): a pod is
- * scheduled, its volumes are set up (NFS volumes are the test's share folder, PVCs a folder per
+ * scheduled, its volumes are set up (NFS volumes are the test's share folder, azureFile volumes the
+ * emulated Azure file share's folder once its Secret's account and key mount it, PVCs a folder per
  * claim, ConfigMaps and Secrets written out with their modes, emptyDirs empty), its image is
  * "pulled" (an image named in {@code unpullable} fails as a registry would: ErrImagePull, then
  * ImagePullBackOff), its init containers and then its container run as local processes, and its
@@ -76,6 +77,8 @@ final class Kubelet {
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     private final java.util.Queue<Running> unscheduled = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean schedulingPaused;
+    /** Where {@code azureFile} volumes come from, or null. */
+    volatile AzureFileMounts azureFiles;
 
     /** A pod the kubelet runs. */
     private static final class Running {
@@ -330,7 +333,8 @@ final class Kubelet {
                             + mount.getName()));
             Path base = volumeFolder(pod, volume, podFolder);
             Path local = mount.getSubPath() == null || mount.getSubPath().isEmpty() ? base : base.resolve(mount.getSubPath());
-            if (mount.getSubPath() != null && (volume.getPersistentVolumeClaim() != null || volume.getNfs() != null)) {
+            if (mount.getSubPath() != null && (volume.getPersistentVolumeClaim() != null || volume.getNfs() != null
+                    || volume.getAzureFile() != null)) {
                 Files.createDirectories(local);
             }
             mounts.put(mount.getMountPath(), local);
@@ -342,6 +346,9 @@ final class Kubelet {
         String namespace = pod.getMetadata().getNamespace();
         if (volume.getNfs() != null) {
             return share;
+        }
+        if (volume.getAzureFile() != null) {
+            return azureFile(namespace, volume);
         }
         if (volume.getPersistentVolumeClaim() != null) {
             String claim = volume.getPersistentVolumeClaim().getClaimName();
@@ -376,6 +383,33 @@ final class Kubelet {
             throw new IllegalStateException("pod " + pod.getMetadata().getName() + ": the emulator has no " + volume.getName() + " volume type");
         }
         return folder;
+    }
+
+    /** An {@code azureFile} volume: its Secret's account and key, mounted by {@link #azureFiles} (failing as mount fails). */
+    private Path azureFile(String namespace, Volume volume) throws MissingObject {
+        String secretName = volume.getAzureFile().getSecretName();
+        Secret secret = client.secrets().inNamespace(namespace).withName(secretName).get();
+        if (secret == null) {
+            throw new MissingObject("secret \"" + secretName + "\" not found");
+        }
+        Map<String, String> data = secret.getData() == null ? Map.of() : secret.getData();
+        if (!data.containsKey("azurestorageaccountname") || !data.containsKey("azurestorageaccountkey")) {
+            throw new MissingObject("secret \"" + secretName + "\" has no azurestorageaccountname and azurestorageaccountkey");
+        }
+        AzureFileMounts mounts = azureFiles;
+        if (mounts == null) {
+            throw new IllegalStateException("the emulated node has no Azure Files to mount volume " + volume.getName() + " from");
+        }
+        try {
+            return mounts.mount(decode(data.get("azurestorageaccountname")), decode(data.get("azurestorageaccountkey")),
+                    volume.getAzureFile().getShareName());
+        } catch (IOException e) {
+            throw new MissingObject("volume \"" + volume.getName() + "\": mount failed: " + e.getMessage());
+        }
+    }
+
+    private static String decode(String base64) {
+        return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
     }
 
     private static void write(Path folder, Map<String, byte[]> files, List<KeyToPath> items, Integer defaultMode) throws IOException {

@@ -117,6 +117,11 @@ public final class OperatorEmulator implements AutoCloseable {
         informers.add(informer);
     }
 
+    /** Lets the node mount {@code azureFile} volumes (without, a pod with one fails the emulator). */
+    public void azureFiles(AzureFileMounts mounts) {
+        kubelet.azureFiles = mounts;
+    }
+
     /** Pods created with {@code replicas} replicas by AdaptDL's allocator from now on (default 1). */
     public void adaptdlReplicas(int replicas) {
         this.adaptdlReplicas = replicas;

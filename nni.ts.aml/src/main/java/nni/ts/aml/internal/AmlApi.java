@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import nni.api.environment.EnvironmentSpec;
 import nni.api.platform.PlatformException;
+import nni.ts.cloud.AzureCredential;
 import nni.ts.cloud.CloudException;
 import nni.ts.cloud.HttpCalls;
 import nni.ts.cloud.JobLauncher;

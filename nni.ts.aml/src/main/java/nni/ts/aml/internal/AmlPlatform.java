@@ -2,7 +2,6 @@ package nni.ts.aml.internal;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 
 import org.osgi.service.component.annotations.Activate;
@@ -24,6 +23,7 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
+import nni.ts.cloud.AzureCredential;
 import nni.ts.cloud.CloudException;
 import nni.ts.cloud.HttpCalls;
 import nni.ts.cloud.JobLauncher;
@@ -107,11 +107,9 @@ public class AmlPlatform implements TrainingPlatform {
         AzureCredential.Source source;
         try {
             keeper = KeeperChoice.of(config.keeper());
-            source = AzureCredential.Source.valueOf(config.credential().strip().toUpperCase(Locale.ROOT).replace('-', '_'));
+            source = AzureCredential.Source.of(config.credential());
         } catch (IllegalArgumentException e) {
-            throw new PlatformException("aml: " + (e.getMessage().contains("No enum constant")
-                    ? "credential must be auto, environment, managed-identity or azure-cli, got \"" + config.credential() + "\""
-                    : e.getMessage()), e);
+            throw new PlatformException("aml: " + e.getMessage(), e);
         }
         String experiment = context.experimentId();
         Duration timeout = Duration.ofSeconds(config.request_timeout_seconds());

@@ -23,7 +23,7 @@ import nni.ts.k8s.KubernetesSessions;
  * NNI's {@code platform: frameworkcontroller}: trials run by trial keepers in the pods of
  * FrameworkController Frameworks ({@link FrameworkJobs}), one Framework per trial or, in
  * {@code reuseMode} (the default), one per environment; the keeper and the code reach the pods
- * through the experiment's NFS share.
+ * through the experiment's share (NFS or Azure Files).
  * Configured through PID {@code nni.ts.frameworkcontroller} ({@link KubernetesPlatformConfig}).
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.ts.frameworkcontroller", configurationPolicy = ConfigurationPolicy.OPTIONAL)

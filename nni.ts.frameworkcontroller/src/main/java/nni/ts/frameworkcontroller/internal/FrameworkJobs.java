@@ -18,7 +18,7 @@ import nni.ts.k8s.NniObjects;
  * {@code executionType: Start}, one task role per configured role with its {@code taskNumber} and
  * {@code frameworkAttemptCompletionPolicy}, each task a pod with one container named
  * {@code framework} (the role's image, resources with requests equal to limits, port
- * {@code 4000 + role index}, the NFS share at {@code /tmp/mount}), the experiment's
+ * {@code 4000 + role index}, the experiment's share, NFS or Azure Files, at {@code /tmp/mount}), the experiment's
  * {@code serviceAccountName}, and, when there are several roles, the {@code frameworkbarrier} init
  * container whose injector gives every task the others' addresses ({@code FB_<ROLE>_IPS},
  * {@code FB_<ROLE>_ADDRESSES}). Pods are {@code restartPolicy: Never}: a keeper that ended is not run
@@ -40,8 +40,6 @@ final class FrameworkJobs implements JobKind {
 
     private final List<Role> roles = new ArrayList<>();
     private final String serviceAccountName;
-    private final String server;
-    private final String path;
 
     @SuppressWarnings("unchecked")
     FrameworkJobs(Map<String, Object> section) {
@@ -55,9 +53,6 @@ final class FrameworkJobs implements JobKind {
                     String.valueOf(role.getOrDefault("dockerImage", "msranni/nni:latest"))));
         }
         serviceAccountName = section.get("serviceAccountName") instanceof String name && !name.isBlank() ? name : null;
-        Map<String, Object> storage = (Map<String, Object>) section.getOrDefault("storage", Map.of());
-        server = String.valueOf(storage.get("server"));
-        path = String.valueOf(storage.get("path"));
     }
 
     @Override
@@ -92,8 +87,8 @@ final class FrameworkJobs implements JobKind {
         List<Map<String, Object>> taskRoles = new ArrayList<>();
         for (int i = 0; i < roles.size(); i++) {
             Role role = roles.get(i);
-            List<Map<String, Object>> mounts = new ArrayList<>(List.of(NniObjects.nfsMount()));
-            List<Map<String, Object>> volumes = new ArrayList<>(List.of(NniObjects.nfsVolume(server, path)));
+            List<Map<String, Object>> mounts = new ArrayList<>(List.of(NniObjects.storageMount()));
+            List<Map<String, Object>> volumes = new ArrayList<>(List.of(request.volume()));
             if (barrier) {
                 mounts.add(Map.of("name", BARRIER_VOLUME, "mountPath", BARRIER_PATH));
                 volumes.add(Map.of("name", BARRIER_VOLUME, "emptyDir", Map.of()));

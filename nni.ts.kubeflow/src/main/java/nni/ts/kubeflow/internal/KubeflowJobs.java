@@ -18,7 +18,8 @@ import nni.ts.k8s.NniObjects;
  * ({@code kubeflow.org/<apiVersion>}): the roles as replica specs ({@code worker}, {@code ps},
  * {@code master} become {@code Worker}, {@code PS}, {@code Chief} for TensorFlow and {@code Master},
  * {@code Worker} for PyTorch), one container named {@code tensorflow} or {@code pytorch} per pod with
- * the role's image and resources (requests equal to limits) and the NFS share at {@code /tmp/mount},
+ * the role's image and resources (requests equal to limits) and the experiment's share (NFS or Azure
+ * Files) at {@code /tmp/mount},
  * and {@code restartPolicy: Never} on each replica spec, where the operator reads it (a keeper that
  * ended must not be run again: the tuner decides what to try next). The keeper runs in pod 0 of
  * the Chief/Master, else of the Workers. Status: the type of the last condition.
@@ -34,8 +35,6 @@ final class KubeflowJobs implements JobKind {
     private final boolean tensorflow;
     private final List<Role> roles;
     private final Role lead;
-    private final String server;
-    private final String path;
 
     @SuppressWarnings("unchecked")
     KubeflowJobs(Map<String, Object> section) {
@@ -52,9 +51,6 @@ final class KubeflowJobs implements JobKind {
         }
         lead = roles.stream().filter(r -> r.key().equals("master")).findFirst()
                 .orElse(roles.stream().filter(r -> r.key().equals("worker")).findFirst().orElse(roles.get(0)));
-        Map<String, Object> storage = (Map<String, Object>) section.getOrDefault("storage", Map.of());
-        server = String.valueOf(storage.get("server"));
-        path = String.valueOf(storage.get("path"));
     }
 
     private Role role(String key, Map<String, Object> role) {
@@ -98,12 +94,12 @@ final class KubeflowJobs implements JobKind {
             container.put("image", role.image());
             container.put("command", List.of("sh", "-c", request.script()));
             container.put("env", NniObjects.keeperEnvironment(request.placement(), role.command(), role.gpus()));
-            container.put("volumeMounts", List.of(NniObjects.nfsMount()));
+            container.put("volumeMounts", List.of(NniObjects.storageMount()));
             container.put("resources", NniObjects.resources(role.cpus(), role.memoryMegabytes(), role.gpus()));
             container.put("terminationMessagePolicy", "FallbackToLogsOnError");
             Map<String, Object> podSpec = new LinkedHashMap<>();
             podSpec.put("containers", List.of(container));
-            podSpec.put("volumes", List.of(NniObjects.nfsVolume(server, path)));
+            podSpec.put("volumes", List.of(request.volume()));
             Map<String, Object> template = new LinkedHashMap<>();
             template.put("metadata", Map.of("labels", request.labels()));
             template.put("spec", podSpec);

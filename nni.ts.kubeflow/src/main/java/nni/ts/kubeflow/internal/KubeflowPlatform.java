@@ -22,7 +22,7 @@ import nni.ts.k8s.KubernetesSessions;
 /**
  * NNI's {@code platform: kubeflow}: trials run by trial keepers in the pods of Kubeflow TFJobs or
  * PyTorchJobs ({@link KubeflowJobs}), one job per trial or, in {@code reuseMode} (the default), one
- * per environment; the keeper and the code reach the pods through the experiment's NFS share.
+ * per environment; the keeper and the code reach the pods through the experiment's share (NFS or Azure Files).
  * Configured through PID {@code nni.ts.kubeflow} ({@link KubernetesPlatformConfig}).
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.ts.kubeflow", configurationPolicy = ConfigurationPolicy.OPTIONAL)

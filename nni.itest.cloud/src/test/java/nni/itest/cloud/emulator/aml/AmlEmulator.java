@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -16,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import nni.itest.cloud.emulator.CloudEmulator;
+import nni.itest.cloud.emulator.EntraTokens;
 
 /**
  * Azure Machine Learning as the {@code aml} platform meets it, for one service principal, one
@@ -34,13 +34,10 @@ public final class AmlEmulator extends CloudEmulator {
     public static final String API_VERSION = "2024-04-01";
     private static final SwaggerCheck SCHEMA = new SwaggerCheck("/aml/mfe-2024-04-01-subset.json");
 
-    private final String tenant;
-    private final String clientId;
-    private final String clientSecret;
+    private final EntraTokens entra;
     private final String workspace;
     private final String compute;
     private final Path root;
-    private final Map<String, Instant> tokens = new HashMap<>();
     private final Map<String, AmlJob> jobs = new LinkedHashMap<>();
     private final Map<String, JsonNode> environments = new HashMap<>();
     private final Map<String, Path> codes = new HashMap<>();
@@ -51,9 +48,7 @@ public final class AmlEmulator extends CloudEmulator {
 
     public AmlEmulator(String tenant, String clientId, String clientSecret, String subscription, String resourceGroup,
                        String workspaceName, String computeName, Path root) throws Exception {
-        this.tenant = tenant;
-        this.clientId = clientId;
-        this.clientSecret = clientSecret;
+        this.entra = new EntraTokens(tenant, clientId, clientSecret, "https://management.azure.com/.default");
         this.workspace = "/subscriptions/" + subscription + "/resourceGroups/" + resourceGroup
                 + "/providers/Microsoft.MachineLearningServices/workspaces/" + workspaceName;
         this.compute = workspace + "/computes/" + computeName;
@@ -90,8 +85,8 @@ public final class AmlEmulator extends CloudEmulator {
     @Override
     protected Answer handle(Request request, Map<String, String> headers) throws Exception {
         String path = request.path();
-        if (path.equals("/" + tenant + "/oauth2/v2.0/token") && request.method().equals("POST")) {
-            return token(request.body());
+        if (entra.isTokenRequest(request)) {
+            return entra.issue(request.body());
         }
         if (path.startsWith("/blob/")) {
             return blob(request, headers);
@@ -100,12 +95,9 @@ public final class AmlEmulator extends CloudEmulator {
             return Answer.json(404, error("NotFound", "no such API: " + path));
         }
         String authorization = headers.getOrDefault("authorization", "");
-        synchronized (jobs) {
-            Instant expires = authorization.startsWith("Bearer ") ? tokens.get(authorization.substring(7)) : null;
-            if (expires == null || Instant.now().isAfter(expires)) {
-                return Answer.json(401, error("AuthenticationFailed", "Authentication failed. The 'Authorization' header is "
-                        + (authorization.isEmpty() ? "missing." : "provided in an invalid format or the token has expired.")));
-            }
+        if (!entra.accepts(authorization)) {
+            return Answer.json(401, error("AuthenticationFailed", "Authentication failed. The 'Authorization' header is "
+                    + (authorization.isEmpty() ? "missing." : "provided in an invalid format or the token has expired.")));
         }
         String version = query(request.query(), "api-version");
         if (!API_VERSION.equals(version)) {
@@ -156,38 +148,6 @@ public final class AmlEmulator extends CloudEmulator {
             }
         }
         return Answer.json(404, error("NotFound", "no such API: " + method + " " + rest));
-    }
-
-    private Answer token(String form) {
-        Map<String, String> fields = new HashMap<>();
-        for (String pair : form.split("&")) {
-            int equals = pair.indexOf('=');
-            if (equals > 0) {
-                fields.put(decode(pair.substring(0, equals)), decode(pair.substring(equals + 1)));
-            }
-        }
-        if (!"client_credentials".equals(fields.get("grant_type"))) {
-            return Answer.json(400, map("error", "unsupported_grant_type", "error_description", "AADSTS70003: The app requested an "
-                    + "unsupported grant type."));
-        }
-        if (!clientId.equals(fields.get("client_id"))) {
-            return Answer.json(400, map("error", "unauthorized_client", "error_description", "AADSTS700016: Application with "
-                    + "identifier '" + fields.get("client_id") + "' was not found in the directory."));
-        }
-        if (!clientSecret.equals(fields.get("client_secret"))) {
-            return Answer.json(401, map("error", "invalid_client", "error_description", "AADSTS7000215: Invalid client secret "
-                    + "provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, "
-                    + "for a secret added to app '" + clientId + "'.", "error_codes", List.of(7000215)));
-        }
-        if (!"https://management.azure.com/.default".equals(fields.get("scope"))) {
-            return Answer.json(400, map("error", "invalid_scope", "error_description", "AADSTS70011: The provided value for the "
-                    + "input parameter 'scope' is not valid."));
-        }
-        String token = "eyJ0eXAi." + UUID.randomUUID();
-        synchronized (jobs) {
-            tokens.put(token, Instant.now().plusSeconds(3600));
-        }
-        return Answer.json(200, map("token_type", "Bearer", "expires_in", 3599, "ext_expires_in", 3599, "access_token", token));
     }
 
     private Answer environment(String id, String body) throws IOException {

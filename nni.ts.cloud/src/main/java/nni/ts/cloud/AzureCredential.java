@@ -1,4 +1,4 @@
-package nni.ts.aml.internal;
+package nni.ts.cloud;
 
 import java.io.IOException;
 import java.net.URI;
@@ -17,26 +17,39 @@ import java.util.function.Function;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import nni.ts.cloud.CloudException;
-import nni.ts.cloud.HttpCalls;
-
 /**
- * An Azure Resource Manager access token, got the way Azure users have their credentials, in the
+ * A Microsoft Entra ID access token for an Azure service (Resource Manager, Key Vault), got the way Azure users have their credentials, in the
  * order of azure-identity's {@code DefaultAzureCredential}: a service principal from the environment
  * ({@code AZURE_TENANT_ID}, {@code AZURE_CLIENT_ID}, {@code AZURE_CLIENT_SECRET}; OAuth 2.0 client
  * credentials at {@code AZURE_AUTHORITY_HOST}, default {@code https://login.microsoftonline.com}),
  * a managed identity (App Service's {@code IDENTITY_ENDPOINT}/{@code IDENTITY_HEADER}, else the
  * instance metadata service), or the Azure CLI's login ({@code az account get-access-token}).
  * azure-identity itself is not used: see the README ("Azure ML") for why it does not run in this
- * runtime. No cryptography is done here: Microsoft Entra ID, the identity endpoint or the CLI issue
+ * runtime. Shared by the platforms that call Azure (aml; the Kubernetes platforms' Azure File storage,
+ * which reads its key from Key Vault). No cryptography is done here: Microsoft Entra ID, the identity endpoint or the CLI issue
  * the token; it is kept until five minutes before it expires. The secret never appears in a message.
  *
  * <p>Thread-safe: {@link #token()} is synchronized, so one token request is under way at a time.
  */
-final class AzureCredential {
+public final class AzureCredential {
 
     /** Which source {@link #of} picks. */
-    enum Source { AUTO, ENVIRONMENT, MANAGED_IDENTITY, AZURE_CLI }
+    public enum Source {
+        AUTO, ENVIRONMENT, MANAGED_IDENTITY, AZURE_CLI;
+
+        /**
+         * @param text a setting's value: {@code auto}, {@code environment}, {@code managed-identity} or {@code azure-cli}
+         * @throws IllegalArgumentException naming the values allowed
+         */
+        public static Source of(String text) {
+            for (Source source : values()) {
+                if (source.name().replace('_', '-').equalsIgnoreCase(text.strip())) {
+                    return source;
+                }
+            }
+            throw new IllegalArgumentException("credential must be auto, environment, managed-identity or azure-cli, got \"" + text + "\"");
+        }
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration EARLY = Duration.ofMinutes(5);
@@ -64,11 +77,11 @@ final class AzureCredential {
     /**
      * @param source      which credential; {@code AUTO} takes the first the environment offers
      * @param environment the runtime's environment variables
-     * @param resource    the audience, {@code https://management.azure.com/}
+     * @param resource    the audience, with its final slash: {@code https://management.azure.com/}, {@code https://vault.azure.net/}
      * @param azCommand   the Azure CLI's command
      * @param timeout     how long one token request may take
      */
-    static AzureCredential of(Source source, Function<String, String> environment, String resource, String azCommand,
+    public static AzureCredential of(Source source, Function<String, String> environment, String resource, String azCommand,
                               Duration timeout) throws CloudException {
         String tenant = environment.apply("AZURE_TENANT_ID");
         String client = environment.apply("AZURE_CLIENT_ID");
@@ -90,13 +103,13 @@ final class AzureCredential {
                 String authority = strip(present(environment.apply("AZURE_AUTHORITY_HOST"))
                         ? environment.apply("AZURE_AUTHORITY_HOST") : "https://login.microsoftonline.com");
                 String what = "service principal " + client + " of tenant " + tenant;
-                HttpCalls http = new HttpCalls("Microsoft Entra ID at " + authority, timeout, "nni-aml-login");
+                HttpCalls http = new HttpCalls("Microsoft Entra ID at " + authority, timeout, "nni-azure-login");
                 return new AzureCredential(what + " (from AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_CLIENT_SECRET)",
                         () -> clientCredentials(http, authority, tenant, client, secret, resource, what), http);
             }
             case MANAGED_IDENTITY -> {
                 HttpCalls http = new HttpCalls("the managed identity endpoint", auto(source) && !appService
-                        ? Duration.ofSeconds(2) : timeout, "nni-aml-login");
+                        ? Duration.ofSeconds(2) : timeout, "nni-azure-login");
                 if (appService) {
                     String endpoint = environment.apply("IDENTITY_ENDPOINT");
                     String header = environment.apply("IDENTITY_HEADER");
@@ -123,7 +136,7 @@ final class AzureCredential {
     }
 
     /** @return what the credential is, for messages: never the secret */
-    String description() {
+    public String description() {
         return description;
     }
 
@@ -131,14 +144,14 @@ final class AzureCredential {
      * @return a token valid for at least a few more minutes
      * @throws CloudException {@link CloudException.Kind#AUTH} when the credential is refused or there is none
      */
-    synchronized String token() throws CloudException {
+    public synchronized String token() throws CloudException {
         if (token == null || Instant.now().plus(EARLY).isAfter(token.expires())) {
             token = flow.fetch();
         }
         return token.value();
     }
 
-    void close() {
+    public void close() {
         try {
             resources.close();
         } catch (Exception e) {
