@@ -47,7 +47,8 @@ import org.osgi.framework.wiring.FrameworkWiring;
  * and the CRC and size of its jar as the runnable jar stores them (read from the jar's directory,
  * without unpacking anything). A runnable jar of another build installs, updates or uninstalls
  * only the bundles that differ. A cache without the record (made by another launcher, or broken)
- * is emptied first. Bundles installed by others (FileInstall's {@code deploy/}) are left to them.
+ * is emptied first. Bundles installed by others (FileInstall's {@code deploy/}) are left to them,
+ * except one whose file was deleted while the runtime was down: it is uninstalled.
  *
  * <p>As with bnd's launcher: the framework properties are {@code launcher.properties}' own (a
  * {@code -D} of the same name wins), a service {@code Callable<Integer>} registered with
@@ -212,6 +213,14 @@ final class RuntimeFramework {
             changed = true;
             refresh = true;
         }
+        for (Bundle bundle : context.getBundles()) {
+            if (deletedWhileDown(bundle.getLocation())) {
+                // FileInstall removes a bundle whose file goes while it runs, not one whose file went while the
+                // runtime was down: a platform deleted from deploy/ in between must not come back from the cache
+                bundle.uninstall();
+                refresh = true;
+            }
+        }
         if (refresh) {
             CountDownLatch refreshed = new CountDownLatch(1);
             context.getBundle(Constants.SYSTEM_BUNDLE_LOCATION).adapt(FrameworkWiring.class)
@@ -224,6 +233,18 @@ final class RuntimeFramework {
                 now.store(writer, "the runnable jar's bundles in this cache: location = CRC:size");
             }
             Files.move(written, record, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
+    }
+
+    /** @return whether the location names a file (FileInstall's {@code deploy/} bundles) that is gone */
+    private static boolean deletedWhileDown(String location) {
+        if (!location.startsWith("file:")) {
+            return false;
+        }
+        try {
+            return !Files.exists(Path.of(java.net.URI.create(location)));
+        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            return false;
         }
     }
 
