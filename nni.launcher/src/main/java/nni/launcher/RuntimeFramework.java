@@ -54,7 +54,7 @@ import org.osgi.framework.wiring.FrameworkWiring;
  * {@code -D} of the same name wins), a service {@code Callable<Integer>} registered with
  * {@code main.thread=true} is run on the main thread and its result is the exit code after the
  * framework stopped, a shutdown hook stops the framework (SIGTERM), and the framework stopping by
- * itself ends the process with 0.
+ * itself ends the process with {@value #STOPPED}.
  */
 final class RuntimeFramework {
 
@@ -64,6 +64,11 @@ final class RuntimeFramework {
     private static final String LOCATION = "nni-osgi:";
     private static final Pattern START_LEVEL = Pattern.compile("startlevel\\\\?=(\\d+)");
     private static final long STOP_MILLIS = 30_000;
+    /**
+     * The exit code when the framework stopped by itself (a bundle stopped it, as the login gate does
+     * when it cannot serve safely, or {@code stop 0}): bnd's launcher's code for it, kept.
+     */
+    static final int STOPPED = 117;
 
     private RuntimeFramework() {
     }
@@ -127,7 +132,7 @@ final class RuntimeFramework {
         watcher.start();
         Object next = mainThread.take();
         if (next instanceof FrameworkEvent) {
-            return 0;
+            return STOPPED;
         }
         ServiceReference<?> reference = (ServiceReference<?>) next;
         Object service = context.getService(reference);

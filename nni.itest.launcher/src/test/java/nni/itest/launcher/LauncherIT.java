@@ -72,14 +72,14 @@ public class LauncherIT {
         Path home = folder.newFolder("home").toPath();
         Path experiments = folder.newFolder("experiments").toPath();
         runtime = RuntimeProcess.start(home, experiments);
-        List<String> platforms = platformNames(runtime.get("platforms"));
+        List<String> platforms = allPlatforms();
         stopRuntime();
         Path record = home.resolve("felix-cache").resolve("nni-bundles.properties");
         FileTime recorded = Files.getLastModifiedTime(record);
         List<String> bundles = cachedBundles(home);
 
         runtime = RuntimeProcess.start(home, experiments);
-        assertEquals(platforms, platformNames(runtime.get("platforms")));
+        assertEquals(platforms, allPlatforms());
         stopRuntime();
         assertEquals("nothing installed again", recorded, Files.getLastModifiedTime(record));
         assertEquals(bundles, cachedBundles(home));
@@ -96,7 +96,7 @@ public class LauncherIT {
             stamps.store(out, null);
         }
         runtime = RuntimeProcess.start(home, experiments);
-        assertEquals(platforms, platformNames(runtime.get("platforms")));
+        assertEquals(platforms, allPlatforms());
         stopRuntime();
         stamps.clear();
         try (var in = Files.newInputStream(record)) {
@@ -107,6 +107,20 @@ public class LauncherIT {
         Path localBundle = home.resolve("felix-cache").resolve(bundles.stream().filter(b -> b.endsWith(local)).findFirst().orElseThrow()
                 .split(" ")[0]);
         assertTrue("a second revision of " + local, Files.isDirectory(localBundle.resolve("version0.1")));
+    }
+
+    /**
+     * @return the platforms once every platform bundle of the jar ({@code jar/nni.ts.*} in its
+     * launcher.properties) has its platform listed: the endpoint answers before the last is bound
+     */
+    private List<String> allPlatforms() throws Exception {
+        Properties launch = new Properties();
+        try (var jar = new java.util.zip.ZipFile(System.getProperty("nni.jar")); var in = jar.getInputStream(jar.getEntry("launcher.properties"))) {
+            launch.load(in);
+        }
+        long platformBundles = Stream.of(launch.getProperty("launch.bundles").split(",")).filter(b -> b.startsWith("jar/nni.ts.")).count();
+        await().atMost(Duration.ofSeconds(60)).until(() -> runtime.get("platforms").size() >= platformBundles);
+        return platformNames(runtime.get("platforms"));
     }
 
     private void stopRuntime() throws Exception {
