@@ -64,7 +64,7 @@ import nni.itest.keeper.CapturingLauncher;
  * Not run by {@code mvn verify}; run it with
  *
  * <pre>
- * mvn -B -o verify -pl nni.itest -am -Dit.test=IngestBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false [-Dbench.keepers=8 -Dbench.batches=200 -Dbench.batchSize=500]
+ * mvn -B -o verify -pl nni.itest -am -Dit.test=IngestBenchmark -Dconformance.skip=true -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false [-Dbench.keepers=8 -Dbench.batches=200 -Dbench.batchSize=500]
  * </pre>
  */
 @RunWith(PaxExam.class)

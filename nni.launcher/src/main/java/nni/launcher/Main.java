@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
 import java.lang.management.ManagementFactory;
-import java.lang.reflect.InvocationTargetException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -27,8 +26,8 @@ import java.util.stream.Stream;
 /**
  * Entry point of the runnable jar. Turns the command line into system properties, which the
  * framework's bundles read when no configuration in {@code etc/} says otherwise, takes the home
- * folder (one runtime per home), prepares logging, then hands over to bnd's embedded launcher,
- * which starts Felix with the bundles of {@code run.bndrun}.
+ * folder (one runtime per home), prepares logging, then starts Felix with the bundles of
+ * {@code run.bndrun} ({@link RuntimeFramework}), keeping the framework cache between starts.
  *
  * <p>Every setting is a system property so that {@code -D} on the java command line still wins.
  * What cannot work is refused before the framework starts, with one line and a non-zero exit:
@@ -43,7 +42,6 @@ public final class Main {
     static final int EXIT_USAGE = 2;
     static final int EXIT_TAKEN = 4;
 
-    private static final String EMBEDDED_LAUNCHER = "aQute.launcher.pre.EmbeddedLauncher";
     private static final String PORT = "org.osgi.service.http.port";
     private static final String HOST = "org.apache.felix.http.host";
 
@@ -99,11 +97,7 @@ public final class Main {
         if (options.command().isEmpty() && System.console() != null) {
             startOwnConsole(options.home());
         }
-        try {
-            Class.forName(EMBEDDED_LAUNCHER).getMethod("main", String[].class).invoke(null, (Object) new String[0]);
-        } catch (InvocationTargetException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
-        }
+        System.exit(RuntimeFramework.run(Path.of(System.getProperty("org.osgi.framework.storage"))));
     }
 
     /**
@@ -160,6 +154,9 @@ public final class Main {
         setDefault(HOME, home.toString());
         setDefault("felix.fileinstall.dir", home.resolve("deploy") + "," + home.resolve("etc"));
         setDefault("org.osgi.framework.storage", home.resolve("felix-cache").toString());
+        // the framework cache is kept between starts, Config Admin's copy of the configurations is not:
+        // etc/ is where they live, and a configuration whose file went while the runtime was down goes with it
+        setDefault("felix.cm.dir", temporary.resolve("configurations").toString());
         if (options.port() != null) {
             System.setProperty(PORT, options.port().toString());
         }

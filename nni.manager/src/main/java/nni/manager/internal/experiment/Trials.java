@@ -23,7 +23,6 @@ import nni.api.model.HyperParameters;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.TrialPlatformRecord;
 import nni.manager.internal.store.TrialRecord;
 
@@ -144,17 +143,17 @@ final class Trials {
             add(trial);
             maxSequence = Math.max(maxSequence, trial.sequenceId);
         }
-        for (MetricRecord metric : store.metrics(null, null)) {
+        store.forEachMetric(metric -> {
             Trial trial = byId.get(metric.trialJobId());
-            Double value = MetricIntake.storedNumber(metric.data());
-            if (trial != null && value != null) {
+            Double value = trial == null ? null : MetricIntake.storedNumber(metric.data());
+            if (value != null) {
                 if ("FINAL".equals(metric.type())) {
                     trial.finalValue = value;
                 } else if ("PERIODICAL".equals(metric.type())) {
                     trial.intermediate.add(value);
                 }
             }
-        }
+        });
         return maxSequence;
     }
 

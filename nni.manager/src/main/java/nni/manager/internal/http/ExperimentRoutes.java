@@ -103,9 +103,13 @@ final class ExperimentRoutes {
             Experiment experiment = require(request);
             return trialInfos(experiment).stream().filter(t -> status == null || status.equals(t.get("status"))).toList();
         });
-        router.get("/trial-jobs/{id}", (request, path) -> trialInfos(requireFor(request, path.get("id"))).stream()
-                .filter(t -> t.get("trialJobId").equals(path.get("id"))).findFirst()
-                .orElseThrow(() -> HttpError.notFound("no trial " + path.get("id"))));
+        router.get("/trial-jobs/{id}", (request, path) -> {
+            // this trial's rows only: the whole list costs milliseconds per thousand trials
+            Experiment experiment = requireFor(request, path.get("id"));
+            TrialRecord trial = experiment.store().trial(path.get("id")).orElseThrow(() -> HttpError.notFound("no trial " + path.get("id")));
+            return trialInfo(experiment, trial, experiment.store().metrics(trial.id(), "FINAL"),
+                    experiment.store().addedHyperParameters(trial.id()));
+        });
         router.add("DELETE", "/trial-jobs/{id}", (request, path) -> {
             Experiment experiment = requireFor(request, path.get("id"));
             try {
@@ -392,32 +396,8 @@ final class ExperimentRoutes {
         Map<String, List<String>> added = store.addedHyperParameters();
         List<Map<String, Object>> infos = new ArrayList<>();
         for (TrialRecord trial : store.trials()) {
-            Map<String, Object> info = new LinkedHashMap<>();
-            info.put("trialJobId", trial.id());
-            info.put("sequenceId", trial.sequenceId());
-            info.put("status", trial.status());
-            Optional<TrialJob> job = experiment.trial(trial.id()).map(TrialView::job);
-            String message = job.filter(j -> !j.status().isTerminal()).map(TrialJob::message).orElse(trial.message());
-            if (message != null && !message.isEmpty()) {
-                info.put("message", message);
-            }
-            // not NNI's: where the trial runs and what the platform says about it (NNI's clients ignore extra fields)
-            job.map(TrialJob::host).filter(host -> !host.isEmpty()).ifPresent(host -> info.put("host", host));
-            job.map(TrialJob::attributes).filter(attributes -> !attributes.isEmpty())
-                    .ifPresent(attributes -> info.put("attributes", attributes));
-            info.put("startTime", trial.startTime());
-            info.put("endTime", trial.endTime());
-            info.put("hyperParameters", hyperParameters(trial.parameters(), added.getOrDefault(trial.id(), List.of())));
-            String logPath = trial.logPath() == null ? "file://localhost" + experiment.directory().resolve("trials")
-                    .resolve(trial.id()) : trial.logPath();
-            info.put("logPath", logPath);
-            if ("SUCCEEDED".equals(trial.status()) && finals.containsKey(trial.id())) {
-                info.put("finalMetricData", finals.get(trial.id()));
-            }
-            if ("FAILED".equals(trial.status())) {
-                info.put("stderrPath", logPath + "/stderr");
-            }
-            infos.add(info);
+            infos.add(trialInfo(experiment, trial, finals.getOrDefault(trial.id(), List.of()),
+                    added.getOrDefault(trial.id(), List.of())));
         }
         return infos;
     }
@@ -443,6 +423,40 @@ final class ExperimentRoutes {
             }
         }
         return sets;
+    }
+
+    /**
+     * NNI's {@code TrialJobInfo} of one trial; {@code finals} are its FINAL metrics, {@code added} the
+     * parameter sets it got while it ran.
+     */
+    private static Map<String, Object> trialInfo(Experiment experiment, TrialRecord trial, List<MetricRecord> finals,
+            List<String> added) {
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("trialJobId", trial.id());
+        info.put("sequenceId", trial.sequenceId());
+        info.put("status", trial.status());
+        Optional<TrialJob> job = experiment.trial(trial.id()).map(TrialView::job);
+        String message = job.filter(j -> !j.status().isTerminal()).map(TrialJob::message).orElse(trial.message());
+        if (message != null && !message.isEmpty()) {
+            info.put("message", message);
+        }
+        // not NNI's: where the trial runs and what the platform says about it (NNI's clients ignore extra fields)
+        job.map(TrialJob::host).filter(host -> !host.isEmpty()).ifPresent(host -> info.put("host", host));
+        job.map(TrialJob::attributes).filter(attributes -> !attributes.isEmpty())
+                .ifPresent(attributes -> info.put("attributes", attributes));
+        info.put("startTime", trial.startTime());
+        info.put("endTime", trial.endTime());
+        info.put("hyperParameters", hyperParameters(trial.parameters(), added));
+        String logPath = trial.logPath() == null ? "file://localhost" + experiment.directory().resolve("trials")
+                .resolve(trial.id()) : trial.logPath();
+        info.put("logPath", logPath);
+        if ("SUCCEEDED".equals(trial.status()) && !finals.isEmpty()) {
+            info.put("finalMetricData", finals);
+        }
+        if ("FAILED".equals(trial.status())) {
+            info.put("stderrPath", logPath + "/stderr");
+        }
+        return info;
     }
 
     private static List<MetricRecord> metrics(Experiment experiment, String trialId, String type) {

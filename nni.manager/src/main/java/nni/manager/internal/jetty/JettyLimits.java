@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * connections from one client address (a connection over the limit is closed when its first
  * request arrives, unanswered), and pool threads started for a burst of requests end after a short
  * idle time (Jetty's default ends one idle thread a minute, so a burst of 300 slow connections left
- * a hundred idle threads for over an hour).
+ * a hundred idle threads for over an hour), and connections keep no per-connection header cache.
  *
  * <p>Felix hands the running server's requests to a {@link LoadBalancerCustomizerFactory} (a hook
  * meant for proxies, active with {@code org.apache.felix.proxy.load.balancer.connection.enable=true};
@@ -106,6 +106,13 @@ public class JettyLimits implements LoadBalancerCustomizerFactory {
         if (connectionData.getConnector().getServer().getThreadPool() instanceof QueuedThreadPool pool && pool != tuned) {
             tuned = pool;
             tune(pool);
+        }
+        HttpConfiguration http = connectionData.getHttpConfiguration();
+        if (http.getHeaderCacheSize() != 0) {
+            // Jetty gives each connection's parser a header cache of its own (tens of KB of tables): with a
+            // thousand keepers connected that was over 100 MB of heap for a saving of a few microseconds a request.
+            // Connections opened from now on parse without one.
+            http.setHeaderCacheSize(0);
         }
         Connection connection = connectionData.getConnection();
         if (addresses.containsKey(connection)) {

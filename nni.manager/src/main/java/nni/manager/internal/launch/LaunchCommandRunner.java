@@ -31,16 +31,16 @@ import nni.manager.internal.registry.PlatformRegistry;
  * launcher. Without the
  * property it does nothing and the runtime keeps running.
  * <p>
- * The command runs on the launcher's main thread: bnd's launcher calls a {@code Callable<Integer>}
- * service registered with {@code main.thread=true}, then stops the framework and exits with the
- * returned code. Stopping the framework from a thread of our own raced the launcher, which exits
+ * The command runs on the launcher's main thread: the launcher ({@code nni.launcher}, as bnd's did)
+ * calls a {@code Callable<Integer>} service registered with {@code main.thread=true}, then stops the
+ * framework and exits with the returned code. Stopping the framework from a thread of our own raced the launcher, which exits
  * with its own code ({@code STOPPED}, 117) once it sees the framework stop.
  */
 @Component(immediate = true, service = {})
 public class LaunchCommandRunner {
 
     static final String COMMAND = "nni.command";
-    /** The service property that makes bnd's launcher run a {@code Callable<Integer>} on its main thread. */
+    /** The service property that makes the launcher run a {@code Callable<Integer>} on its main thread. */
     private static final String MAIN_THREAD = "main.thread";
     private static final Logger LOG = LoggerFactory.getLogger(LaunchCommandRunner.class);
     private static final long WAIT_SECONDS = 60;
@@ -86,8 +86,7 @@ public class LaunchCommandRunner {
     }
 
     /**
-     * The launch command as the launcher's main-thread service. The launcher checks by reflection
-     * that {@code call()} returns {@link Integer}, so this is a class and not a lambda.
+     * The launch command as the launcher's main-thread service; {@code call()} returns the exit code.
      */
     public static final class MainThreadCommand implements Callable<Integer> {
         private final BundleContext context;

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.Properties;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -369,14 +370,27 @@ public final class ExperimentStore implements AutoCloseable {
      * @return the parameter sets added to running trials (NNI's {@code ADD_HYPERPARAMETER} events'
      *         packed parameters, multi-phase), by trial id, in the order they were given
      */
-    public synchronized Map<String, List<String>> addedHyperParameters() {
+    public Map<String, List<String>> addedHyperParameters() {
+        return addedHyperParameters(null);
+    }
+
+    /**
+     * @param trialId null for every trial's
+     * @return the trial's parameter sets added while it ran (multi-phase), per trial in insertion order
+     */
+    public synchronized Map<String, List<String>> addedHyperParameters(String trialId) {
         Map<String, List<String>> added = new LinkedHashMap<>();
-        try (Statement query = connection.createStatement();
-             ResultSet rows = query.executeQuery("select trialJobId, data from TrialJobEvent "
-                     + "where event = 'ADD_HYPERPARAMETER' order by rowid")) {
-            while (rows.next()) {
-                if (rows.getString(2) != null) {
-                    added.computeIfAbsent(rows.getString(1), id -> new ArrayList<>()).add(rows.getString(2));
+        String sql = "select trialJobId, data from TrialJobEvent where event = 'ADD_HYPERPARAMETER'"
+                + (trialId == null ? "" : " and trialJobId = ?") + " order by rowid";
+        try (PreparedStatement query = connection.prepareStatement(sql)) {
+            if (trialId != null) {
+                query.setString(1, trialId);
+            }
+            try (ResultSet rows = query.executeQuery()) {
+                while (rows.next()) {
+                    if (rows.getString(2) != null) {
+                        added.computeIfAbsent(rows.getString(1), id -> new ArrayList<>()).add(rows.getString(2));
+                    }
                 }
             }
             return added;
@@ -386,20 +400,48 @@ public final class ExperimentStore implements AutoCloseable {
     }
 
     /** @return every event in insertion order */
-    public synchronized List<TrialEvent> events() {
+    public List<TrialEvent> events() {
+        return events(null);
+    }
+
+    /**
+     * @param trialId null for every trial's
+     * @return the trial's events (its index finds them) in insertion order
+     */
+    public synchronized List<TrialEvent> events(String trialId) {
         List<TrialEvent> events = new ArrayList<>();
-        try (Statement query = connection.createStatement();
-             ResultSet rows = query.executeQuery("select timestamp, trialJobId, event, data, logPath, sequenceId, "
-                     + "message from TrialJobEvent order by rowid")) {
-            while (rows.next()) {
-                long sequence = rows.getLong(6);
-                Long sequenceId = rows.wasNull() ? null : sequence;
-                events.add(new TrialEvent(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4),
-                        rows.getString(5), sequenceId, rows.getString(7)));
+        try (PreparedStatement query = connection.prepareStatement("select timestamp, trialJobId, event, data, logPath, "
+                + "sequenceId, message from TrialJobEvent" + (trialId == null ? "" : " where trialJobId = ?1") + " order by rowid")) {
+            if (trialId != null) {
+                query.setString(1, trialId);
+            }
+            try (ResultSet rows = query.executeQuery()) {
+                while (rows.next()) {
+                    long sequence = rows.getLong(6);
+                    Long sequenceId = rows.wasNull() ? null : sequence;
+                    events.add(new TrialEvent(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4),
+                            rows.getString(5), sequenceId, rows.getString(7)));
+                }
             }
             return events;
         } catch (SQLException e) {
             throw new StoreException("cannot read trial events", e);
+        }
+    }
+
+    /**
+     * Hands every stored metric to {@code action} in the order they were stored, one row at a time:
+     * an experiment's million metrics are never held in a list at once.
+     */
+    public synchronized void forEachMetric(Consumer<MetricRecord> action) {
+        try (Statement query = connection.createStatement();
+             ResultSet rows = query.executeQuery("select timestamp, trialJobId, parameterId, type, sequence, data from MetricData order by rowid")) {
+            while (rows.next()) {
+                action.accept(new MetricRecord(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4),
+                        rows.getLong(5), rows.getString(6)));
+            }
+        } catch (SQLException e) {
+            throw new StoreException("cannot read metrics", e);
         }
     }
 
@@ -410,11 +452,25 @@ public final class ExperimentStore implements AutoCloseable {
      */
     public synchronized List<MetricRecord> metrics(String trialId, String type) {
         List<MetricRecord> metrics = new ArrayList<>();
+        // only the conditions given: SQLite uses no index for "(?1 is null or trialJobId = ?1)", and a
+        // million metrics were scanned for one trial's hundred
+        List<String> conditions = new ArrayList<>();
+        if (trialId != null) {
+            conditions.add("trialJobId = ?");
+        }
+        if (type != null) {
+            conditions.add("type = ?");
+        }
         try (PreparedStatement query = connection.prepareStatement("select timestamp, trialJobId, parameterId, type, "
-                + "sequence, data from MetricData where (?1 is null or trialJobId = ?1) and (?2 is null or type = ?2) "
-                + "order by rowid")) {
-            query.setString(1, trialId);
-            query.setString(2, type);
+                + "sequence, data from MetricData" + (conditions.isEmpty() ? "" : " where " + String.join(" and ", conditions))
+                + " order by rowid")) {
+            int parameter = 0;
+            if (trialId != null) {
+                query.setString(++parameter, trialId);
+            }
+            if (type != null) {
+                query.setString(++parameter, type);
+            }
             try (ResultSet rows = query.executeQuery()) {
                 while (rows.next()) {
                     metrics.add(new MetricRecord(rows.getLong(1), rows.getString(2), rows.getString(3),
@@ -432,8 +488,17 @@ public final class ExperimentStore implements AutoCloseable {
      * event, start = RUNNING time, end = terminal time, parameters = data of the first event that has one.
      */
     public List<TrialRecord> trials() {
+        return replay(events());
+    }
+
+    /** @return one trial as {@link #trials()} has it, from its own events only */
+    public Optional<TrialRecord> trial(String trialId) {
+        return replay(events(trialId)).stream().findFirst();
+    }
+
+    private static List<TrialRecord> replay(List<TrialEvent> events) {
         Map<String, TrialRecord> trials = new LinkedHashMap<>();
-        for (TrialEvent event : events()) {
+        for (TrialEvent event : events) {
             if (event.trialId() == null || event.trialId().isEmpty()) {
                 continue;
             }
