@@ -108,7 +108,7 @@ final class ExperimentRoutes {
             Experiment experiment = requireFor(request, path.get("id"));
             TrialRecord trial = experiment.store().trial(path.get("id")).orElseThrow(() -> HttpError.notFound("no trial " + path.get("id")));
             return trialInfo(experiment, trial, experiment.store().metrics(trial.id(), "FINAL"),
-                    experiment.store().addedHyperParameters(trial.id()));
+                    experiment.store().addedHyperParameters(trial.id()).getOrDefault(trial.id(), List.of()));
         });
         router.add("DELETE", "/trial-jobs/{id}", (request, path) -> {
             Experiment experiment = requireFor(request, path.get("id"));
