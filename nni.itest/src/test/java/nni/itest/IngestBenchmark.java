@@ -7,9 +7,11 @@ import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -20,14 +22,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Dictionary;
+import java.util.HashMap;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -58,19 +65,24 @@ import nni.itest.keeper.CapturingLauncher;
  * an experiment on the platform "ingestbench" (registered here: keeper sessions whose environments
  * are this test), so every metric takes the product's path: trial routes, token check, keeper
  * session, {@code Experiment.metricsReported}, the experiment's SQLite store (WAL,
- * {@code synchronous=NORMAL}), committed before the batch is answered. N keeper-like HTTP clients
- * each run one trial and send numbered metric batches concurrently. Prints metrics/s, the batch
- * request latencies and the load average, then checks that SQLite holds every metric exactly once.
- * Not run by {@code mvn verify}; run it with
+ * {@code synchronous=NORMAL}), committed before the batch is answered. N keeper-like clients each
+ * run one trial and send numbered metric batches concurrently, in rounds; each client is one
+ * kept-alive HTTP/1.1 connection written by hand ({@link RawClient}) with its requests built before
+ * the round, so that the clients' own cost, measured per thread, stays small next to the runtime's.
+ * Prints per round metrics/s, the batch request latencies, the load average and the CPU time per
+ * metric of the clients and of the runtime (by thread group), then checks that SQLite holds every
+ * metric exactly once. Not run by {@code mvn verify}; run it with
  *
  * <pre>
- * mvn -B -o verify -pl nni.itest -am -Dit.test=IngestBenchmark -Dconformance.skip=true -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false [-Dbench.keepers=8 -Dbench.batches=200 -Dbench.batchSize=500]
+ * mvn -B -o verify -pl nni.itest -am -Dit.test=IngestBenchmark -Dconformance.skip=true -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false [-Dbench.keepers=8 -Dbench.rounds=3 -Dbench.batches=1000 -Dbench.batchSize=50]
  * </pre>
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
 public class IngestBenchmark extends RuntimeTestSupport {
 
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final String CLIENT_THREAD = "ingest-client-";
     private static final Pattern ACKED = Pattern.compile("\"acked\":(\\d+)");
 
     @Configuration
@@ -80,17 +92,16 @@ public class IngestBenchmark extends RuntimeTestSupport {
                 frameworkProperty("nni.experiments.dir").value(root.resolve("experiments").toString()),
                 frameworkProperty("nni.it.root").value(root.toString()),
                 systemProperty("bench.keepers").value(System.getProperty("bench.keepers", "8")),
-                systemProperty("bench.batches").value(System.getProperty("bench.batches", "200")),
-                systemProperty("bench.batchSize").value(System.getProperty("bench.batchSize", "500"))};
+                systemProperty("bench.rounds").value(System.getProperty("bench.rounds", "3")),
+                systemProperty("bench.batches").value(System.getProperty("bench.batches", "1000")),
+                systemProperty("bench.batchSize").value(System.getProperty("bench.batchSize", "50"))};
     }
 
     @Test(timeout = 900_000)
     public void ingestion() throws Exception {
         int keepers = Integer.getInteger("bench.keepers");
-        int batches = Integer.getInteger("bench.batches");
-        int batchSize = Integer.getInteger("bench.batchSize");
         KeeperSessions sessions = service(KeeperSessions.class, null);
-        CapturingLauncher[] launcher = new CapturingLauncher[1];
+        CapturingLauncher launcher = new CapturingLauncher();
         Dictionary<String, Object> properties = new Hashtable<>(Map.of(TrainingPlatform.PLATFORM, "ingestbench"));
         ServiceRegistration<TrainingPlatform> platform = context.registerService(TrainingPlatform.class, new TrainingPlatform() {
             @Override
@@ -102,15 +113,13 @@ public class IngestBenchmark extends RuntimeTestSupport {
 
             @Override
             public TrainingSession open(SessionContext experiment) throws PlatformException {
-                return sessions.open(experiment, launcher[0], KeeperOptions.builder("ingestbench").reuse(true).maxEnvironments(keepers)
+                return sessions.open(experiment, launcher, KeeperOptions.builder("ingestbench").reuse(true).maxEnvironments(keepers)
                         .idleTimeout(Duration.ofMinutes(5)).build());
             }
         }, properties);
         try {
-            launcher[0] = new CapturingLauncher();
-            run("warm-up", launcher[0], keepers, Math.max(10, batches / 10), batchSize);
-            launcher[0] = new CapturingLauncher();
-            String figures = run("measured", launcher[0], keepers, batches, batchSize);
+            String figures = run(launcher, keepers, Integer.getInteger("bench.rounds"), Integer.getInteger("bench.batches"),
+                    Integer.getInteger("bench.batchSize"));
             Files.writeString(Path.of(System.getProperty("nni.bundles.dir"), "nni.itest", "target", "ingest-benchmark.txt"), figures,
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         } finally {
@@ -118,8 +127,16 @@ public class IngestBenchmark extends RuntimeTestSupport {
         }
     }
 
-    private String run(String name, CapturingLauncher launcher, int keepers, int batches, int batchSize) throws Exception {
-        Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code-" + name));
+    /**
+     * One experiment, one trial per keeper; the keepers send their batches in rounds, all of them
+     * starting each round together. The first round warms the JIT up (C2 took a third of the CPU of
+     * the first ten seconds); nothing else runs between the rounds (a second experiment's creation
+     * between warm-up and measurement made hot code deoptimize and compile again in the measured time).
+     *
+     * @return the figures, a line per round and the store's check
+     */
+    private String run(CapturingLauncher launcher, int keepers, int rounds, int batches, int batchSize) throws Exception {
+        Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code"));
         Path config = code.resolve("config.yml");
         Files.writeString(config, """
                 searchSpace:
@@ -140,50 +157,109 @@ public class IngestBenchmark extends RuntimeTestSupport {
         Path database = Path.of(createdMatch.group(2), "db", "nni.sqlite");
         await().atMost(Duration.ofSeconds(30)).until(() -> launcher.specs.size() == keepers);
 
-        long[][] latencies = new long[keepers][batches];
-        CyclicBarrier start = new CyclicBarrier(keepers + 1);
-        ExecutorService pool = Executors.newFixedThreadPool(keepers);
+        long[][][] latencies = new long[rounds][keepers][batches];
+        long[][] clientCpu = new long[rounds][keepers];
+        CyclicBarrier roundStart = new CyclicBarrier(keepers + 1);
+        CyclicBarrier roundEnd = new CyclicBarrier(keepers + 1);
+        AtomicInteger clientNumber = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(keepers, r -> new Thread(r, CLIENT_THREAD + clientNumber.incrementAndGet()));
         List<Future<?>> clients = new ArrayList<>();
         for (int k = 0; k < keepers; k++) {
-            EnvironmentSpec spec = launcher.specs.get(k);
+            Keeper keeper = new Keeper(endpoint(), experiment, launcher.specs.get(k), batches, batchSize);
             int index = k;
             clients.add(pool.submit(() -> {
-                keeper(experiment, spec, batches, batchSize, start, latencies[index]);
+                keeper.play(rounds, roundStart, roundEnd, round -> latencies[round][index], (round, cpu) -> clientCpu[round][index] = cpu);
                 return null;
             }));
         }
-        String loadBefore = loadAverage();
-        start.await(60, TimeUnit.SECONDS);
-        long began = System.nanoTime();
-        Duration cpuBefore = ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO);
-        for (Future<?> client : clients) {
-            client.get(14, TimeUnit.MINUTES);
+        StringBuilder figures = new StringBuilder();
+        try {
+            for (int round = 0; round < rounds; round++) {
+                String loadBefore = loadAverage();
+                roundStart.await(5, TimeUnit.MINUTES);
+                long began = System.nanoTime();
+                Map<Long, Long> threadsBefore = threadCpu();
+                long processBefore = processCpu();
+                long compileBefore = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+                roundEnd.await(14, TimeUnit.MINUTES);
+                long elapsed = System.nanoTime() - began;
+                long process = processCpu() - processBefore;
+                long compileMillis = ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - compileBefore;
+                Map<String, Long> runtimeThreads = runtimeThreadCpu(threadsBefore, experiment);
+                long metrics = (long) keepers * batches * batchSize;
+                long client = Arrays.stream(clientCpu[round]).sum();
+                long[] all = Arrays.stream(latencies[round]).flatMapToLong(Arrays::stream).sorted().toArray();
+                double seconds = elapsed / 1e9;
+                String line = String.format("ingest round %d of %d: %d keepers x %d batches x %d metrics = %d metrics in %.2f s:"
+                                + " %.0f metrics/s; batch request latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; load average before %s,"
+                                + " after %s; CPU: this JVM %.2f s, %.1f us per metric; of it the clients %.1f us per metric, the runtime"
+                                + " %.1f us per metric (by thread group, us per metric: %s; JIT compilation %d ms)%n",
+                        round + 1, rounds, keepers, batches, batchSize, metrics, seconds, metrics / seconds, all[all.length / 2] / 1e6,
+                        all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6, all[all.length - 1] / 1e6,
+                        loadBefore, loadAverage(), process / 1e9, process / 1e3 / metrics, client / 1e3 / metrics,
+                        (process - client) / 1e3 / metrics, perMetric(runtimeThreads, process - client, metrics), compileMillis);
+                System.out.print(line);
+                figures.append(line);
+            }
+        } finally {
+            pool.shutdownNow();
         }
-        long elapsed = System.nanoTime() - began;
-        Duration cpu = ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO).minus(cpuBefore);
-        String loadAfter = loadAverage();
-        pool.shutdown();
+        for (Future<?> client : clients) {
+            client.get(1, TimeUnit.MINUTES);
+        }
         await().atMost(Duration.ofSeconds(60)).until(() -> command("nni:top --once").toString().contains("DONE"));
         command("nni:halt " + experiment);
 
-        long expected = (long) keepers * batches * batchSize;
-        long[] stored = countStored(database, batches * batchSize);
+        long expected = (long) rounds * keepers * batches * batchSize;
+        long[] stored = countStored(database, (long) rounds * batches * batchSize);
         assertEquals("metrics in SQLite", expected, stored[0]);
         assertEquals("distinct (trial, type, sequence) in SQLite", expected, stored[1]);
         assertEquals("metrics in SQLite with a sequence that was sent", expected, stored[2]);
         assertEquals("trials with metrics", keepers, stored[3]);
+        String store = String.format("ingest store: the experiment's SQLite (WAL, synchronous=NORMAL, each batch committed before"
+                + " its answer) holds %d rows, %d distinct (trial, type, sequence), every one sent%n", stored[0], stored[1]);
+        System.out.print(store);
+        return figures.append(store).toString();
+    }
 
-        long[] all = Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
-        double seconds = elapsed / 1e9;
-        String figures = String.format("ingest %s: %d keepers x %d batches x %d metrics = %d metrics in %.2f s: %.0f metrics/s;"
-                        + " batch request latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; store: the experiment's SQLite"
-                        + " (WAL, synchronous=NORMAL, committed before the answer), %d rows, %d distinct; load average before %s, after %s;"
-                        + " this JVM (clients and runtime) used %.1f CPU s, %.1f us per metric%n",
-                name, keepers, batches, batchSize, expected, seconds, expected / seconds,
-                all[all.length / 2] / 1e6, all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6,
-                all[all.length - 1] / 1e6, stored[0], stored[1], loadBefore, loadAfter, cpu.toMillis() / 1e3, cpu.toNanos() / 1e3 / expected);
-        System.out.print(figures);
-        return figures;
+    private static long processCpu() {
+        return ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO).toNanos();
+    }
+
+    /** @return CPU time so far of every live thread, by thread id */
+    private static Map<Long, Long> threadCpu() {
+        Map<Long, Long> cpu = new HashMap<>();
+        for (long id : THREADS.getAllThreadIds()) {
+            cpu.put(id, THREADS.getThreadCpuTime(id));
+        }
+        return cpu;
+    }
+
+    /** @return CPU time since {@code before} of the threads other than the clients', by group of thread names */
+    private static Map<String, Long> runtimeThreadCpu(Map<Long, Long> before, String experiment) {
+        Map<String, Long> groups = new TreeMap<>();
+        for (ThreadInfo thread : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+            long now = thread == null ? -1 : THREADS.getThreadCpuTime(thread.getThreadId());
+            if (now < 0 || thread.getThreadName().startsWith(CLIENT_THREAD)) {
+                continue;
+            }
+            String group = thread.getThreadName().startsWith("qtp") ? "Jetty pool (HTTP, servlets, store commits)"
+                    : thread.getThreadName().replace("-" + experiment, "").replaceAll("[-_ ]?[0-9]+$", "");
+            groups.merge(group, now - before.getOrDefault(thread.getThreadId(), 0L), Long::sum);
+        }
+        return groups;
+    }
+
+    private static String perMetric(Map<String, Long> groups, long runtimeCpu, long metrics) {
+        StringBuilder text = new StringBuilder();
+        long named = 0;
+        for (Map.Entry<String, Long> group : groups.entrySet()) {
+            named += group.getValue();
+            if (group.getValue() * 1000 >= runtimeCpu) { // groups of at least 0.1 %
+                text.append(String.format("%s %.1f, ", group.getKey(), group.getValue() / 1e3 / metrics));
+            }
+        }
+        return text.append(String.format("JVM threads (JIT, GC) and the rest %.1f", (runtimeCpu - named) / 1e3 / metrics)).toString();
     }
 
     /** @return rows, distinct (trial, type, sequence), rows with a sequence that was sent, trials */
@@ -205,54 +281,88 @@ public class IngestBenchmark extends RuntimeTestSupport {
         return fields[0] + " " + fields[1] + " " + fields[2];
     }
 
-    /** Plays one keeper: handshake, ready, takes its trial, sends the batches, ends the trial. @return the trial id */
-    private String keeper(String experiment, EnvironmentSpec spec, int batches, int batchSize, CyclicBarrier start, long[] latencies)
-            throws Exception {
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
-        String base = "api/v1/nni-trial/" + experiment + "/" + spec.environmentId() + "/";
-        assertEquals(200, post(http, base + "handshake", "{\"keeperVersion\":\"1.0.0\",\"protocol\":1}", spec.token()).statusCode());
-        post(http, base + "reports", "{\"reports\":[{\"seq\":1,\"kind\":\"ready\"}]}", spec.token());
-        HttpResponse<String> command = http.send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=0&waitMillis=10000"))
-                .header("Authorization", "Bearer " + spec.token()).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-        Matcher trialMatch = Pattern.compile("\"trial\":\"(\\w+)\"").matcher(command.body());
-        assertTrue(command.body(), trialMatch.find());
-        String trial = trialMatch.group(1);
-        post(http, base + "reports", "{\"reports\":[{\"seq\":2,\"kind\":\"started\",\"trial\":\"" + trial + "\",\"time\":0}]}", spec.token());
-        long seq = 2;
-        // resolved once: endpoint() is a service-registry lookup, a cost of this client and not of the runtime
-        java.net.URI reports = endpoint().resolve(base + "reports");
-        start.await(60, TimeUnit.SECONDS);
-        for (int b = 0; b < batches; b++) {
+    /**
+     * Plays one keeper on one kept-alive connection written by hand: handshake, ready, takes its
+     * trial, then sends its batches round by round, each request when the previous one was
+     * answered, timing each. A round's requests are built before it starts.
+     */
+    private static final class Keeper {
+        private final URI endpoint;
+        private final String base;
+        private final String[] headers;
+        private final int batches;
+        private final int batchSize;
+
+        Keeper(URI endpoint, String experiment, EnvironmentSpec spec, int batches, int batchSize) {
+            this.endpoint = endpoint;
+            this.base = "/api/v1/nni-trial/" + experiment + "/" + spec.environmentId() + "/";
+            this.headers = new String[] {"Authorization: Bearer " + spec.token(), "Content-Type: application/json"};
+            this.batches = batches;
+            this.batchSize = batchSize;
+        }
+
+        /**
+         * @param latencies the array of a round to fill, a latency per batch in ns
+         * @param cpu       gets per round the CPU time this thread spent sending the batches and reading the answers, in ns
+         */
+        void play(int rounds, CyclicBarrier roundStart, CyclicBarrier roundEnd, IntFunction<long[]> latencies, BiConsumer<Integer, Long> cpu)
+                throws Exception {
+            try (RawClient http = RawClient.connect(endpoint, "127.0.0.1", Duration.ofSeconds(60))) {
+                assertEquals(200, http.exchange("POST", base + "handshake", "{\"keeperVersion\":\"1.0.0\",\"protocol\":1}", headers).status());
+                assertEquals(200, http.exchange("POST", base + "reports", "{\"reports\":[{\"seq\":1,\"kind\":\"ready\"}]}", headers).status());
+                RawClient.Answer command = http.head("GET", base + "commands?after=0&waitMillis=10000", headers).read();
+                Matcher trialMatch = Pattern.compile("\"trial\":\"(\\w+)\"").matcher(command.body());
+                assertTrue(command.body(), trialMatch.find());
+                String trial = trialMatch.group(1);
+                assertEquals(200, http.exchange("POST", base + "reports", "{\"reports\":[{\"seq\":2,\"kind\":\"started\",\"trial\":\""
+                        + trial + "\",\"time\":0}]}", headers).status());
+                long seq = 2;
+                for (int round = 0; round < rounds; round++) {
+                    byte[][] requests = new byte[batches][];
+                    for (int b = 0; b < batches; b++) {
+                        requests[b] = http.request("POST", base + "reports", batch(trial, seq, ((long) round * batches + b) * batchSize), headers);
+                        seq += batchSize;
+                    }
+                    String[] answers = new String[batches];
+                    int[] statuses = new int[batches];
+                    long[] roundLatencies = latencies.apply(round);
+                    roundStart.await(5, TimeUnit.MINUTES);
+                    long cpuBefore = THREADS.getCurrentThreadCpuTime();
+                    for (int b = 0; b < batches; b++) {
+                        long began = System.nanoTime();
+                        RawClient.Answer answer = http.exchange(requests[b]);
+                        roundLatencies[b] = System.nanoTime() - began;
+                        statuses[b] = answer.status();
+                        answers[b] = answer.body();
+                    }
+                    cpu.accept(round, THREADS.getCurrentThreadCpuTime() - cpuBefore);
+                    roundEnd.await(14, TimeUnit.MINUTES);
+                    long last = seq - (long) batches * batchSize;
+                    for (int b = 0; b < batches; b++) { // checked off the clock: each batch acknowledged up to its last report
+                        last += batchSize;
+                        Matcher acked = ACKED.matcher(answers[b]);
+                        assertTrue(answers[b], statuses[b] == 200 && acked.find() && Long.parseLong(acked.group(1)) == last);
+                    }
+                }
+                assertEquals(200, http.exchange("POST", base + "reports", "{\"reports\":[{\"seq\":" + (seq + 1)
+                        + ",\"kind\":\"ended\",\"trial\":\"" + trial + "\",\"code\":0,\"time\":0}]}", headers).status());
+            }
+        }
+
+        /** @return a reports body of {@link #batchSize} metric lines as NNI's SDK writes them, after report {@code seq} */
+        private byte[] batch(String trial, long seq, long firstMetric) {
             StringBuilder body = new StringBuilder(batchSize * 160).append("{\"reports\":[");
             for (int i = 0; i < batchSize; i++) {
-                long metricSequence = (long) b * batchSize + i;
+                long metricSequence = firstMetric + i;
                 if (i > 0) {
                     body.append(',');
                 }
-                body.append("{\"seq\":").append(++seq).append(",\"kind\":\"metric\",\"trial\":\"").append(trial)
+                body.append("{\"seq\":").append(seq + 1 + i).append(",\"kind\":\"metric\",\"trial\":\"").append(trial)
                         .append("\",\"line\":\"{\\\"parameter_id\\\": 0, \\\"trial_job_id\\\": \\\"").append(trial)
                         .append("\\\", \\\"type\\\": \\\"PERIODICAL\\\", \\\"sequence\\\": ").append(metricSequence)
                         .append(", \\\"value\\\": \\\"0.").append(metricSequence).append("\\\"}\"}");
             }
-            body.append("]}");
-            long began = System.nanoTime();
-            HttpResponse<String> answer = post(http, reports, body.toString(), spec.token());
-            latencies[b] = System.nanoTime() - began;
-            Matcher acked = ACKED.matcher(answer.body());
-            assertTrue(answer.body(), answer.statusCode() == 200 && acked.find() && Long.parseLong(acked.group(1)) == seq);
+            return body.append("]}").toString().getBytes(StandardCharsets.UTF_8);
         }
-        post(http, base + "reports", "{\"reports\":[{\"seq\":" + (seq + 1) + ",\"kind\":\"ended\",\"trial\":\"" + trial
-                + "\",\"code\":0,\"time\":0}]}", spec.token());
-        return trial;
-    }
-
-    private HttpResponse<String> post(HttpClient http, String path, String body, String token) throws Exception {
-        return post(http, endpoint().resolve(path), body, token);
-    }
-
-    private static HttpResponse<String> post(HttpClient http, java.net.URI uri, String body, String token) throws Exception {
-        return http.send(HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + token)
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body))
-                .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
     }
 }

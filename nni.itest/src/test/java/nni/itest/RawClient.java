@@ -1,5 +1,6 @@
 package nni.itest;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -34,10 +35,13 @@ public final class RawClient implements AutoCloseable {
 
     private final Socket socket;
     private final URI endpoint;
+    /** Buffered: an answer's head read a byte at a time from the socket cost a system call per byte. */
+    private final InputStream in;
 
-    private RawClient(Socket socket, URI endpoint) {
+    private RawClient(Socket socket, URI endpoint) throws IOException {
         this.socket = socket;
         this.endpoint = endpoint;
+        this.in = new BufferedInputStream(socket.getInputStream());
     }
 
     /** Connects from {@code source} (any address of 127.0.0.0/8) to the endpoint. */
@@ -46,17 +50,22 @@ public final class RawClient implements AutoCloseable {
         socket.bind(new InetSocketAddress(InetAddress.getByName(source), 0));
         socket.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()), 5_000);
         socket.setSoTimeout((int) readTimeout.toMillis());
+        socket.setTcpNoDelay(true);
         return new RawClient(socket, endpoint);
     }
 
     /** Writes a request head; {@code headers} are extra lines such as {@code "Content-Length: 10"}. */
     public RawClient head(String method, String path, String... headers) throws IOException {
+        return write(headLines(method, path, headers).append("\r\n").toString());
+    }
+
+    private StringBuilder headLines(String method, String path, String... headers) {
         StringBuilder head = new StringBuilder(method).append(' ').append(path.startsWith("/") ? path : "/" + path)
                 .append(" HTTP/1.1\r\nHost: ").append(endpoint.getHost()).append(':').append(endpoint.getPort()).append("\r\n");
         for (String header : headers) {
             head.append(header).append("\r\n");
         }
-        return write(head.append("\r\n").toString());
+        return head;
     }
 
     public RawClient write(String text) throws IOException {
@@ -68,6 +77,24 @@ public final class RawClient implements AutoCloseable {
         out.write(bytes);
         out.flush();
         return this;
+    }
+
+    /**
+     * @return a whole request with a body of known length, as bytes to send with
+     *         {@link #exchange(byte[])} (built ahead, so that a benchmark's clients do not build
+     *         requests while they are measured)
+     */
+    public byte[] request(String method, String path, byte[] body, String... headers) {
+        byte[] headBytes = headLines(method, path, headers).append("Content-Length: ").append(body.length).append("\r\n\r\n").toString()
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] request = java.util.Arrays.copyOf(headBytes, headBytes.length + body.length);
+        System.arraycopy(body, 0, request, headBytes.length, body.length);
+        return request;
+    }
+
+    /** Sends a request built by {@link #request} in one write and reads its answer. */
+    public Answer exchange(byte[] request) throws IOException {
+        return write(request).read();
     }
 
     /** A whole request with a body of known length. */
@@ -86,7 +113,6 @@ public final class RawClient implements AutoCloseable {
      * @throws EOFException when the server closed the connection without one
      */
     public Answer read() throws IOException {
-        InputStream in = socket.getInputStream();
         StringBuilder head = new StringBuilder();
         long length = 0;
         boolean chunked = false;
@@ -144,7 +170,7 @@ public final class RawClient implements AutoCloseable {
     /** @return true when the server has closed the connection (reads end of stream) within the read timeout */
     public boolean closedByServer() throws IOException {
         try {
-            return socket.getInputStream().read() < 0;
+            return in.read() < 0;
         } catch (SocketTimeoutException e) {
             return false;
         } catch (IOException reset) {
