@@ -33,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
@@ -74,7 +75,7 @@ import nni.itest.keeper.CapturingLauncher;
  * metric exactly once. Not run by {@code mvn verify}; run it with
  *
  * <pre>
- * mvn -B -o verify -pl nni.itest -am -Dit.test=IngestBenchmark -Dconformance.skip=true -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false [-Dbench.keepers=8 -Dbench.rounds=3 -Dbench.batches=1000 -Dbench.batchSize=50]
+ * mvn -B -o verify -pl nni.itest -am -Dit.test=IngestBenchmark -Dconformance.skip=true -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false [-Dbench.keepers=8 -Dbench.rounds=3 -Dbench.batches=1000 -Dbench.batchSize=50 -Dbench.rate=100000 (metrics/s, 0: unpaced)]
  * </pre>
  */
 @RunWith(PaxExam.class)
@@ -94,7 +95,8 @@ public class IngestBenchmark extends RuntimeTestSupport {
                 systemProperty("bench.keepers").value(System.getProperty("bench.keepers", "8")),
                 systemProperty("bench.rounds").value(System.getProperty("bench.rounds", "3")),
                 systemProperty("bench.batches").value(System.getProperty("bench.batches", "1000")),
-                systemProperty("bench.batchSize").value(System.getProperty("bench.batchSize", "50"))};
+                systemProperty("bench.batchSize").value(System.getProperty("bench.batchSize", "50")),
+                systemProperty("bench.rate").value(System.getProperty("bench.rate", "100000"))};
     }
 
     @Test(timeout = 900_000)
@@ -119,7 +121,7 @@ public class IngestBenchmark extends RuntimeTestSupport {
         }, properties);
         try {
             String figures = run(launcher, keepers, Integer.getInteger("bench.rounds"), Integer.getInteger("bench.batches"),
-                    Integer.getInteger("bench.batchSize"));
+                    Integer.getInteger("bench.batchSize"), Integer.getInteger("bench.rate"));
             Files.writeString(Path.of(System.getProperty("nni.bundles.dir"), "nni.itest", "target", "ingest-benchmark.txt"), figures,
                     StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         } finally {
@@ -133,9 +135,11 @@ public class IngestBenchmark extends RuntimeTestSupport {
      * the first ten seconds); nothing else runs between the rounds (a second experiment's creation
      * between warm-up and measurement made hot code deoptimize and compile again in the measured time).
      *
+     * @param rate metrics per second of all keepers together, each keeper sending its batches on a
+     *             schedule (0: each batch as soon as the previous one was answered)
      * @return the figures, a line per round and the store's check
      */
-    private String run(CapturingLauncher launcher, int keepers, int rounds, int batches, int batchSize) throws Exception {
+    private String run(CapturingLauncher launcher, int keepers, int rounds, int batches, int batchSize, int rate) throws Exception {
         Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code"));
         Path config = code.resolve("config.yml");
         Files.writeString(config, """
@@ -158,6 +162,9 @@ public class IngestBenchmark extends RuntimeTestSupport {
         await().atMost(Duration.ofSeconds(30)).until(() -> launcher.specs.size() == keepers);
 
         long[][][] latencies = new long[rounds][keepers][batches];
+        long[][][] fromSchedule = new long[rounds][keepers][batches];
+        // a keeper sends a batch every interval, the keepers evenly staggered
+        long interval = rate == 0 ? 0 : TimeUnit.SECONDS.toNanos(1) * keepers * batchSize / rate;
         long[][] clientCpu = new long[rounds][keepers];
         CyclicBarrier roundStart = new CyclicBarrier(keepers + 1);
         CyclicBarrier roundEnd = new CyclicBarrier(keepers + 1);
@@ -165,10 +172,11 @@ public class IngestBenchmark extends RuntimeTestSupport {
         ExecutorService pool = Executors.newFixedThreadPool(keepers, r -> new Thread(r, CLIENT_THREAD + clientNumber.incrementAndGet()));
         List<Future<?>> clients = new ArrayList<>();
         for (int k = 0; k < keepers; k++) {
-            Keeper keeper = new Keeper(endpoint(), experiment, launcher.specs.get(k), batches, batchSize);
+            Keeper keeper = new Keeper(endpoint(), experiment, launcher.specs.get(k), batches, batchSize, interval, interval * k / keepers);
             int index = k;
             clients.add(pool.submit(() -> {
-                keeper.play(rounds, roundStart, roundEnd, round -> latencies[round][index], (round, cpu) -> clientCpu[round][index] = cpu);
+                keeper.play(rounds, roundStart, roundEnd, round -> new long[][] {latencies[round][index], fromSchedule[round][index]},
+                        (round, cpu) -> clientCpu[round][index] = cpu);
                 return null;
             }));
         }
@@ -188,16 +196,18 @@ public class IngestBenchmark extends RuntimeTestSupport {
                 Map<String, Long> runtimeThreads = runtimeThreadCpu(threadsBefore, experiment);
                 long metrics = (long) keepers * batches * batchSize;
                 long client = Arrays.stream(clientCpu[round]).sum();
-                long[] all = Arrays.stream(latencies[round]).flatMapToLong(Arrays::stream).sorted().toArray();
                 double seconds = elapsed / 1e9;
                 String line = String.format("ingest round %d of %d: %d keepers x %d batches x %d metrics = %d metrics in %.2f s:"
-                                + " %.0f metrics/s; batch request latency p50 %.2f ms, p99 %.2f ms, max %.2f ms; load average before %s,"
-                                + " after %s; CPU: this JVM %.2f s, %.1f us per metric; of it the clients %.1f us per metric, the runtime"
-                                + " %.1f us per metric (by thread group, us per metric: %s; JIT compilation %d ms)%n",
-                        round + 1, rounds, keepers, batches, batchSize, metrics, seconds, metrics / seconds, all[all.length / 2] / 1e6,
-                        all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6, all[all.length - 1] / 1e6,
+                                + " %.0f metrics/s (%s); batch request latency %s%s; load average before %s, after %s; CPU: this JVM %.2f s,"
+                                + " %.1f us per metric; of it the clients %.1f us per metric, the runtime %.1f us per metric (by thread group,"
+                                + " us per metric: %s; JIT compilation %d ms)%n",
+                        round + 1, rounds, keepers, batches, batchSize, metrics, seconds, metrics / seconds,
+                        rate == 0 ? "each batch sent when the previous one was answered" : "paced at " + rate + " metrics/s",
+                        percentiles(latencies[round]), rate == 0 ? "" : ", counted from the scheduled send " + percentiles(fromSchedule[round]),
                         loadBefore, loadAverage(), process / 1e9, process / 1e3 / metrics, client / 1e3 / metrics,
                         (process - client) / 1e3 / metrics, perMetric(runtimeThreads, process - client, metrics), compileMillis);
+                // System.nanoTime is the monotonic clock perf records with: the window to profile (perf report --time)
+                System.out.printf("ingest round %d ran %.3f-%.3f s on the monotonic clock%n", round + 1, began / 1e9, (began + elapsed) / 1e9);
                 System.out.print(line);
                 figures.append(line);
             }
@@ -220,6 +230,12 @@ public class IngestBenchmark extends RuntimeTestSupport {
                 + " its answer) holds %d rows, %d distinct (trial, type, sequence), every one sent%n", stored[0], stored[1]);
         System.out.print(store);
         return figures.append(store).toString();
+    }
+
+    private static String percentiles(long[][] nanos) {
+        long[] all = Arrays.stream(nanos).flatMapToLong(Arrays::stream).sorted().toArray();
+        return String.format("p50 %.2f ms, p99 %.2f ms, max %.2f ms", all[all.length / 2] / 1e6,
+                all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6, all[all.length - 1] / 1e6);
     }
 
     private static long processCpu() {
@@ -283,86 +299,181 @@ public class IngestBenchmark extends RuntimeTestSupport {
 
     /**
      * Plays one keeper on one kept-alive connection written by hand: handshake, ready, takes its
-     * trial, then sends its batches round by round, each request when the previous one was
-     * answered, timing each. A round's requests are built before it starts.
+     * trial, then sends its batches round by round, each on its schedule (or as soon as the
+     * previous one was answered), timing each from its send and from its scheduled time (a late
+     * answer delays the next batch; counting from the schedule keeps that delay in the figures). Each request is written into one reused buffer just before it is
+     * sent: requests built ahead (80 MB a round) were copied by every young collection, whose
+     * pauses then dominated the latencies.
      */
     private static final class Keeper {
         private final URI endpoint;
-        private final String base;
+        private final String path;
         private final String[] headers;
         private final int batches;
         private final int batchSize;
+        private final long interval;
+        private final long offset;
 
-        Keeper(URI endpoint, String experiment, EnvironmentSpec spec, int batches, int batchSize) {
+        /** @param interval ns between this keeper's batches, 0 for none; {@code offset} ns after a round's start its first */
+        Keeper(URI endpoint, String experiment, EnvironmentSpec spec, int batches, int batchSize, long interval, long offset) {
             this.endpoint = endpoint;
-            this.base = "/api/v1/nni-trial/" + experiment + "/" + spec.environmentId() + "/";
+            this.path = "/api/v1/nni-trial/" + experiment + "/" + spec.environmentId() + "/";
             this.headers = new String[] {"Authorization: Bearer " + spec.token(), "Content-Type: application/json"};
             this.batches = batches;
             this.batchSize = batchSize;
+            this.interval = interval;
+            this.offset = offset;
         }
 
         /**
-         * @param latencies the array of a round to fill, a latency per batch in ns
-         * @param cpu       gets per round the CPU time this thread spent sending the batches and reading the answers, in ns
+         * @param latencies the arrays of a round to fill, a latency per batch in ns: from the send, from the scheduled send
+         * @param cpu       gets per round the CPU time this thread spent writing the requests and reading the answers, in ns
          */
-        void play(int rounds, CyclicBarrier roundStart, CyclicBarrier roundEnd, IntFunction<long[]> latencies, BiConsumer<Integer, Long> cpu)
+        void play(int rounds, CyclicBarrier roundStart, CyclicBarrier roundEnd, IntFunction<long[][]> latencies, BiConsumer<Integer, Long> cpu)
                 throws Exception {
             try (RawClient http = RawClient.connect(endpoint, "127.0.0.1", Duration.ofSeconds(60))) {
-                assertEquals(200, http.exchange("POST", base + "handshake", "{\"keeperVersion\":\"1.0.0\",\"protocol\":1}", headers).status());
-                assertEquals(200, http.exchange("POST", base + "reports", "{\"reports\":[{\"seq\":1,\"kind\":\"ready\"}]}", headers).status());
-                RawClient.Answer command = http.head("GET", base + "commands?after=0&waitMillis=10000", headers).read();
+                assertEquals(200, http.exchange("POST", path + "handshake", "{\"keeperVersion\":\"1.0.0\",\"protocol\":1}", headers).status());
+                assertEquals(200, http.exchange("POST", path + "reports", "{\"reports\":[{\"seq\":1,\"kind\":\"ready\"}]}", headers).status());
+                RawClient.Answer command = http.head("GET", path + "commands?after=0&waitMillis=10000", headers).read();
                 Matcher trialMatch = Pattern.compile("\"trial\":\"(\\w+)\"").matcher(command.body());
                 assertTrue(command.body(), trialMatch.find());
                 String trial = trialMatch.group(1);
-                assertEquals(200, http.exchange("POST", base + "reports", "{\"reports\":[{\"seq\":2,\"kind\":\"started\",\"trial\":\""
+                assertEquals(200, http.exchange("POST", path + "reports", "{\"reports\":[{\"seq\":2,\"kind\":\"started\",\"trial\":\""
                         + trial + "\",\"time\":0}]}", headers).status());
+                BatchWriter writer = new BatchWriter(endpoint, path + "reports", headers, trial, batchSize);
                 long seq = 2;
                 for (int round = 0; round < rounds; round++) {
-                    byte[][] requests = new byte[batches][];
-                    for (int b = 0; b < batches; b++) {
-                        requests[b] = http.request("POST", base + "reports", batch(trial, seq, ((long) round * batches + b) * batchSize), headers);
-                        seq += batchSize;
-                    }
                     String[] answers = new String[batches];
                     int[] statuses = new int[batches];
-                    long[] roundLatencies = latencies.apply(round);
+                    long[][] roundLatencies = latencies.apply(round);
+                    long firstSeq = seq;
                     roundStart.await(5, TimeUnit.MINUTES);
                     long cpuBefore = THREADS.getCurrentThreadCpuTime();
+                    long roundBegan = System.nanoTime();
                     for (int b = 0; b < batches; b++) {
+                        int length = writer.write(seq, ((long) round * batches + b) * batchSize);
+                        seq += batchSize;
+                        long due = roundBegan + offset + b * interval;
+                        for (long wait = due - System.nanoTime(); interval > 0 && wait > 0; wait = due - System.nanoTime()) {
+                            LockSupport.parkNanos(wait); // pacing: the batch's scheduled send
+                        }
                         long began = System.nanoTime();
-                        RawClient.Answer answer = http.exchange(requests[b]);
-                        roundLatencies[b] = System.nanoTime() - began;
+                        RawClient.Answer answer = http.write(writer.request(), length).read();
+                        long answered = System.nanoTime();
+                        roundLatencies[0][b] = answered - began;
+                        roundLatencies[1][b] = answered - (interval > 0 ? due : began);
                         statuses[b] = answer.status();
                         answers[b] = answer.body();
                     }
                     cpu.accept(round, THREADS.getCurrentThreadCpuTime() - cpuBefore);
                     roundEnd.await(14, TimeUnit.MINUTES);
-                    long last = seq - (long) batches * batchSize;
                     for (int b = 0; b < batches; b++) { // checked off the clock: each batch acknowledged up to its last report
-                        last += batchSize;
                         Matcher acked = ACKED.matcher(answers[b]);
-                        assertTrue(answers[b], statuses[b] == 200 && acked.find() && Long.parseLong(acked.group(1)) == last);
+                        assertTrue(answers[b], statuses[b] == 200 && acked.find()
+                                && Long.parseLong(acked.group(1)) == firstSeq + (long) (b + 1) * batchSize);
                     }
                 }
-                assertEquals(200, http.exchange("POST", base + "reports", "{\"reports\":[{\"seq\":" + (seq + 1)
+                assertEquals(200, http.exchange("POST", path + "reports", "{\"reports\":[{\"seq\":" + (seq + 1)
                         + ",\"kind\":\"ended\",\"trial\":\"" + trial + "\",\"code\":0,\"time\":0}]}", headers).status());
             }
         }
+    }
 
-        /** @return a reports body of {@link #batchSize} metric lines as NNI's SDK writes them, after report {@code seq} */
-        private byte[] batch(String trial, long seq, long firstMetric) {
-            StringBuilder body = new StringBuilder(batchSize * 160).append("{\"reports\":[");
-            for (int i = 0; i < batchSize; i++) {
-                long metricSequence = firstMetric + i;
-                if (i > 0) {
-                    body.append(',');
-                }
-                body.append("{\"seq\":").append(seq + 1 + i).append(",\"kind\":\"metric\",\"trial\":\"").append(trial)
-                        .append("\",\"line\":\"{\\\"parameter_id\\\": 0, \\\"trial_job_id\\\": \\\"").append(trial)
-                        .append("\\\", \\\"type\\\": \\\"PERIODICAL\\\", \\\"sequence\\\": ").append(metricSequence)
-                        .append(", \\\"value\\\": \\\"0.").append(metricSequence).append("\\\"}\"}");
+    /**
+     * Writes a reports request of metric lines as NNI's SDK prints them into buffers it reuses
+     * (no allocation per request): the body first, then the head with the body's length, then the body.
+     */
+    private static final class BatchWriter {
+        private static final byte[] BODY_START = ascii("{\"reports\":[");
+        private static final byte[] REPORT_START = ascii("{\"seq\":");
+        private static final byte[] VALUE_START = ascii(", \\\"value\\\": \\\"0.");
+        private static final byte[] REPORT_END = ascii("\\\"}\"}");
+        private static final byte[] COMMA = ascii(",");
+        private static final byte[] BODY_END = ascii("]}");
+        private static final byte[] HEAD_END = ascii("\r\n\r\n");
+
+        private final byte[] headStart;
+        private final byte[] lineStart;
+        private final int batchSize;
+        private final Bytes body = new Bytes();
+        private final Bytes request = new Bytes();
+
+        BatchWriter(URI endpoint, String path, String[] headers, String trial, int batchSize) {
+            StringBuilder head = new StringBuilder("POST ").append(path).append(" HTTP/1.1\r\nHost: ").append(endpoint.getHost())
+                    .append(':').append(endpoint.getPort()).append("\r\n");
+            for (String header : headers) {
+                head.append(header).append("\r\n");
             }
-            return body.append("]}").toString().getBytes(StandardCharsets.UTF_8);
+            this.headStart = ascii(head.append("Content-Length: ").toString());
+            this.lineStart = ascii(",\"kind\":\"metric\",\"trial\":\"" + trial + "\",\"line\":\"{\\\"parameter_id\\\": 0, \\\"trial_job_id\\\": \\\""
+                    + trial + "\\\", \\\"type\\\": \\\"PERIODICAL\\\", \\\"sequence\\\": ");
+            this.batchSize = batchSize;
+        }
+
+        /** @return the length of the request written for the reports after {@code seq}, metrics from {@code firstMetric} */
+        int write(long seq, long firstMetric) {
+            body.clear().append(BODY_START);
+            for (int i = 0; i < batchSize; i++) {
+                if (i > 0) {
+                    body.append(COMMA);
+                }
+                body.append(REPORT_START).append(seq + 1 + i).append(lineStart).append(firstMetric + i).append(VALUE_START)
+                        .append(firstMetric + i).append(REPORT_END);
+            }
+            body.append(BODY_END);
+            request.clear().append(headStart).append(body.length).append(HEAD_END).append(body.bytes, body.length);
+            return request.length;
+        }
+
+        byte[] request() {
+            return request.bytes;
+        }
+
+        private static byte[] ascii(String text) {
+            return text.getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
+    /** A growing byte buffer, reused. */
+    private static final class Bytes {
+        byte[] bytes = new byte[1 << 14];
+        int length;
+
+        Bytes clear() {
+            length = 0;
+            return this;
+        }
+
+        Bytes append(byte[] more) {
+            return append(more, more.length);
+        }
+
+        Bytes append(byte[] more, int count) {
+            room(count);
+            System.arraycopy(more, 0, bytes, length, count);
+            length += count;
+            return this;
+        }
+
+        /** Appends a number's decimal digits. */
+        Bytes append(long number) {
+            int digits = 1;
+            for (long rest = number / 10; rest > 0; rest /= 10) {
+                digits++;
+            }
+            room(digits);
+            long rest = number;
+            for (int i = length + digits - 1; i >= length; i--, rest /= 10) {
+                bytes[i] = (byte) ('0' + rest % 10);
+            }
+            length += digits;
+            return this;
+        }
+
+        private void room(int count) {
+            if (length + count > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + count));
+            }
         }
     }
 }

@@ -56,16 +56,12 @@ public final class RawClient implements AutoCloseable {
 
     /** Writes a request head; {@code headers} are extra lines such as {@code "Content-Length: 10"}. */
     public RawClient head(String method, String path, String... headers) throws IOException {
-        return write(headLines(method, path, headers).append("\r\n").toString());
-    }
-
-    private StringBuilder headLines(String method, String path, String... headers) {
         StringBuilder head = new StringBuilder(method).append(' ').append(path.startsWith("/") ? path : "/" + path)
                 .append(" HTTP/1.1\r\nHost: ").append(endpoint.getHost()).append(':').append(endpoint.getPort()).append("\r\n");
         for (String header : headers) {
             head.append(header).append("\r\n");
         }
-        return head;
+        return write(head.append("\r\n").toString());
     }
 
     public RawClient write(String text) throws IOException {
@@ -73,28 +69,15 @@ public final class RawClient implements AutoCloseable {
     }
 
     public RawClient write(byte[] bytes) throws IOException {
+        return write(bytes, bytes.length);
+    }
+
+    /** Writes the first {@code length} bytes of {@code bytes} in one write. */
+    public RawClient write(byte[] bytes, int length) throws IOException {
         OutputStream out = socket.getOutputStream();
-        out.write(bytes);
+        out.write(bytes, 0, length);
         out.flush();
         return this;
-    }
-
-    /**
-     * @return a whole request with a body of known length, as bytes to send with
-     *         {@link #exchange(byte[])} (built ahead, so that a benchmark's clients do not build
-     *         requests while they are measured)
-     */
-    public byte[] request(String method, String path, byte[] body, String... headers) {
-        byte[] headBytes = headLines(method, path, headers).append("Content-Length: ").append(body.length).append("\r\n\r\n").toString()
-                .getBytes(StandardCharsets.UTF_8);
-        byte[] request = java.util.Arrays.copyOf(headBytes, headBytes.length + body.length);
-        System.arraycopy(body, 0, request, headBytes.length, body.length);
-        return request;
-    }
-
-    /** Sends a request built by {@link #request} in one write and reads its answer. */
-    public Answer exchange(byte[] request) throws IOException {
-        return write(request).read();
     }
 
     /** A whole request with a body of known length. */
