@@ -3,6 +3,7 @@ package nni.manager.internal.experiment;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +26,7 @@ final class MetricIntake {
 
     private static final Logger LOG = LoggerFactory.getLogger(MetricIntake.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> TYPES = Set.of("PERIODICAL", "FINAL", "REQUEST_PARAMETER", "CUSTOM");
 
     /**
      * A metric line: as stored (null for a request for parameters, which NNI does not store), its
@@ -118,7 +120,7 @@ final class MetricIntake {
             return "not a JSON object";
         }
         JsonNode type = metric.get("type");
-        if (type == null || !List.of("PERIODICAL", "FINAL", "REQUEST_PARAMETER", "CUSTOM").contains(type.asText())) {
+        if (type == null || !TYPES.contains(type.asText())) {
             return "type is missing or not PERIODICAL, FINAL or REQUEST_PARAMETER";
         }
         JsonNode reportedId = metric.get("trial_job_id");

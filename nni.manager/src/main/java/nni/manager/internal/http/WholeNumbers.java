@@ -32,11 +32,15 @@ public final class WholeNumbers {
         if (value == null) {
             return null;
         }
-        if (value instanceof Integer || value instanceof Long || value instanceof BigInteger) {
-            BigInteger number = value instanceof BigInteger big ? big : BigInteger.valueOf(((Number) value).longValue());
-            if (number.compareTo(BigInteger.valueOf(min)) >= 0 && number.compareTo(BigInteger.valueOf(max)) <= 0) {
-                return number.longValue();
+        // Integer and Long compared as they are: every keeper report has two or three of them
+        if (value instanceof Integer || value instanceof Long) {
+            long number = ((Number) value).longValue();
+            if (number >= min && number <= max) {
+                return number;
             }
+        } else if (value instanceof BigInteger number
+                && number.compareTo(BigInteger.valueOf(min)) >= 0 && number.compareTo(BigInteger.valueOf(max)) <= 0) {
+            return number.longValue();
         }
         throw problem(field, min, max, value);
     }

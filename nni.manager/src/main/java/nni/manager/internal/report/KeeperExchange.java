@@ -73,10 +73,13 @@ final class KeeperExchange {
             if (!(reports.get(i) instanceof Map<?, ?> map) || !(map.get("kind") instanceof String)) {
                 throw HttpError.badRequest("reports[" + i + "]: every report needs a 'seq' and a 'kind'");
             }
-            String at = "reports[" + i + "].";
-            sequences[i] = WholeNumbers.require(at + "seq", map.get("seq"), 1, Long.MAX_VALUE);
-            WholeNumbers.optional(at + "time", map.get("time"), 0, Long.MAX_VALUE);
-            WholeNumbers.optional(at + "code", map.get("code"), Integer.MIN_VALUE, Integer.MAX_VALUE);
+            try {
+                sequences[i] = WholeNumbers.require("seq", map.get("seq"), 1, Long.MAX_VALUE);
+                WholeNumbers.optional("time", map.get("time"), 0, Long.MAX_VALUE);
+                WholeNumbers.optional("code", map.get("code"), Integer.MIN_VALUE, Integer.MAX_VALUE);
+            } catch (HttpError e) { // the report's place is named only when there is a problem: this runs for every report
+                throw HttpError.badRequest("reports[" + i + "]." + e.getMessage());
+            }
         }
         synchronized (link.reportLock()) {
             List<Map<String, Object>> fresh = new ArrayList<>(reports.size());

@@ -47,10 +47,11 @@ public class MetricFieldsTest {
 
     @Test
     public void plainNumbersAndStringsAsJacksonReadsAndWritesThem() throws IOException {
-        for (String number : List.of("0", "-1", "0.25", "1e3", "-2.5E-3", "12345678901234567890", "1e400")) {
+        for (String number : List.of("0", "-1", "-0", "0.25", "1e3", "-2.5E-3", "1E+2", "0.0e-0", "10", "12345678901234567890", "1e400")) {
             assertEquals(number, JSON.readTree(number).asDouble(), MetricFields.plainNumber(number), 0);
         }
-        for (String notPlain : List.of("NaN", "Infinity", "01", ".5", "1.", "+1", " 1", "1d", "0x10", "\"1\"", "{\"default\": 1}", "")) {
+        for (String notPlain : List.of("NaN", "Infinity", "01", "-01", ".5", "1.", "+1", " 1", "1 ", "1d", "0x10", "\"1\"",
+                "{\"default\": 1}", "", "-", "1e", "1e+", "1.5e", "--1", "1.2.3", "\u0663", "1\u0663")) {
             assertNull(notPlain, MetricFields.plainNumber(notPlain));
         }
         for (String text : List.of("0.5", "", "{\"default\": 1}", "a\\b", "tab\there", "é ü / ✓")) {

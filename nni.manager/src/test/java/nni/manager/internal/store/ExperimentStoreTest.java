@@ -7,6 +7,7 @@ import static org.junit.Assert.assertTrue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -151,6 +152,67 @@ public class ExperimentStoreTest {
             List<MetricRecord> stored = store.metrics(null, null);
             assertEquals(expected, stored.size());
             assertEquals(expected, stored.stream().map(m -> m.trialJobId() + "/" + m.sequence()).distinct().count());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * Group commit fails together: batches queued while the store is busy go into one transaction;
+     * when that transaction fails (a trigger refuses one row), every caller in it gets the failure,
+     * none of their metrics is stored, and the same batches are all new when sent again.
+     */
+    @Test(timeout = 60_000)
+    public void aFailingGroupCommitFailsEveryBatchInItAndStoresNothing() throws Exception {
+        Path directory = folder.getRoot().toPath();
+        int callers = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try (ExperimentStore store = ExperimentStore.open(directory);
+             java.sql.Connection saboteur = new org.sqlite.JDBC().connect(org.sqlite.JDBC.PREFIX
+                     + directory.resolve("db").resolve("nni.sqlite"), new java.util.Properties());
+             java.sql.Statement sql = saboteur.createStatement()) {
+            sql.execute("create trigger refuse before insert on MetricData when new.data = '\"poison\"'"
+                    + " begin select raise(abort, 'refused by the test'); end");
+            List<List<MetricRecord>> batches = new ArrayList<>();
+            for (int c = 0; c < callers; c++) {
+                List<MetricRecord> batch = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    String data = c == callers - 1 && i == 49 ? "\"poison\"" : "\"" + i + "\"";
+                    batch.add(new MetricRecord(0, "T" + c, "0", "PERIODICAL", i, data));
+                }
+                batches.add(batch);
+            }
+            List<Future<boolean[]>> results = new ArrayList<>();
+            Set<Thread> callerThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            synchronized (store) { // the store is busy: every batch queues for the same next commit
+                for (List<MetricRecord> batch : batches) {
+                    results.add(pool.submit(() -> {
+                        callerThreads.add(Thread.currentThread());
+                        return store.addMetrics(batch);
+                    }));
+                }
+                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> callerThreads.size() == callers
+                        && callerThreads.stream().allMatch(thread -> thread.getState() == Thread.State.BLOCKED));
+            }
+            for (Future<boolean[]> result : results) {
+                try {
+                    result.get(30, TimeUnit.SECONDS);
+                    throw new AssertionError("a batch committed together with the refused one was acknowledged");
+                } catch (java.util.concurrent.ExecutionException e) {
+                    assertTrue(e.getCause().toString(), e.getCause() instanceof StoreException
+                            && e.getCause().getMessage().contains("refused by the test"));
+                }
+            }
+            assertEquals("rows after the failed group", 0, store.metrics(null, null).size());
+
+            sql.execute("drop trigger refuse");
+            for (List<MetricRecord> batch : batches) {
+                boolean[] fresh = store.addMetrics(batch);
+                for (boolean isNew : fresh) {
+                    assertTrue("a metric of the failed group is new when sent again", isNew);
+                }
+            }
+            assertEquals(callers * 50, store.metrics(null, null).size());
         } finally {
             pool.shutdownNow();
         }
