@@ -135,6 +135,7 @@ public class HostileClientsIT extends RuntimeTestSupport {
         List<Long> latencies = new ArrayList<>();
         int peak = baseline;
         int busiest = 0;
+        int held = 0;
         int failures = 0;
         List<String> failed = new ArrayList<>();
         try {
@@ -168,6 +169,7 @@ public class HostileClientsIT extends RuntimeTestSupport {
                     }
                     peak = Math.max(peak, jettyThreads());
                     busiest = Math.max(busiest, busyJettyThreads());
+                    held = Math.max(held, heldJettyThreads());
                     Thread.sleep(100);
                 }
                 for (RawClient attacker : attackers) {
@@ -184,15 +186,16 @@ public class HostileClientsIT extends RuntimeTestSupport {
         List<Long> sorted = new ArrayList<>(latencies);
         Collections.sort(sorted);
         System.out.printf(Locale.ROOT, "slow-body attack: %d connections for %.1f s; check-status answered %d times, "
-                        + "median %d ms, max %d ms; Jetty threads %d before, at most %d during, at most %d of them busy; "
+                        + "median %d ms, max %d ms; Jetty threads %d before, at most %d during, at most %d of them busy, %d waiting for a body; "
                         + "load average %s%n",
                 connections, rounds * pauseMillis / 1000.0, latencies.size(), sorted.isEmpty() ? -1 : sorted.get(sorted.size() / 2),
-                sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1), baseline, peak, busiest,
+                sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1), baseline, peak, busiest, held,
                 Files.readString(Path.of("/proc/loadavg")).strip());
         assertEquals("check-status failed during the attack: " + failed, 0, failures);
         assertTrue(latencies.size() > 20);
-        // a thread that waits for a slow client is a busy thread; pool threads started for the burst idle, then end
-        assertTrue("pool threads were held by the attack: " + busiest, busiest <= 10);
+        // no thread waits for a slow client's bytes (a blocking read); threads busy for a moment with the bytes
+        // that came are counted above only as a figure: on a loaded machine a snapshot finds many of them
+        assertEquals("pool threads were held by the attack, waiting in a blocking read of a body", 0, held);
         int before = baseline;
         await("Jetty's threads back to " + before).atMost(Duration.ofSeconds(90)).until(() -> jettyThreads() <= before + 2);
         System.out.printf(Locale.ROOT, "Jetty threads after the attack: %d%n", jettyThreads());
@@ -201,6 +204,13 @@ public class HostileClientsIT extends RuntimeTestSupport {
     /** Jetty's pool threads ({@code qtp...}) in this JVM. */
     private static int jettyThreads() {
         return (int) Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("qtp")).count();
+    }
+
+    /** Jetty's pool threads waiting in a blocking read of a request body: what a slow client would hold. */
+    private static int heldJettyThreads() {
+        return (int) Thread.getAllStackTraces().entrySet().stream().filter(e -> e.getKey().getName().startsWith("qtp"))
+                .filter(e -> java.util.Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().endsWith("BlockingContentProducer")))
+                .count();
     }
 
     /** Jetty's pool threads doing something: not idle in the pool, not selecting, not accepting. */
