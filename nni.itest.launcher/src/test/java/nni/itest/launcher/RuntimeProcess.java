@@ -145,9 +145,9 @@ public final class RuntimeProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** {@code kill -9} of the runtime's JVM and its launcher ({@link JarProcess#kill9}); its trials are left alone. */
     public void kill9() throws InterruptedException {
-        process.destroyForcibly();
-        process.waitFor(20, TimeUnit.SECONDS);
+        JarProcess.kill9(process);
     }
 
     public static Map<String, Object> map(Object... pairs) {
