@@ -87,6 +87,11 @@ public final class Main {
                     System.out, System.err));
             return;
         }
+        if (JvmRelaunch.wanted(System.getenv())) {
+            System.exit(JvmRelaunch.run(options.home(), System.getenv(), args));
+            return;
+        }
+        JvmRelaunch.followLauncher();
         try {
             prepare(options);
         } catch (Refused e) {

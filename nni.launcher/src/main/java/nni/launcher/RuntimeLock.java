@@ -59,19 +59,24 @@ final class RuntimeLock {
             try {
                 lock = channel.tryLock();
             } catch (java.nio.channels.OverlappingFileLockException e) {
-                throw new HeldException(Long.toString(ProcessHandle.current().pid())); // this very process has it
+                throw new HeldException(Long.toString(launcherPid())); // this very process has it
             }
             if (lock == null) {
                 throw new HeldException(holder(channel));
             }
             channel.truncate(0);
-            channel.write(ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
+            channel.write(ByteBuffer.wrap((launcherPid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
             channel.force(false);
             return new RuntimeLock(channel, lock);
         } catch (IOException | HeldException | RuntimeException e) {
             channel.close();
             throw e;
         }
+    }
+
+    /** @return the pid of the process the user started: the launcher's when the runtime runs in its child JVM ({@link JvmRelaunch}) */
+    private static long launcherPid() {
+        return Long.getLong(JvmRelaunch.LAUNCHER_PID, ProcessHandle.current().pid());
     }
 
     private static String holder(FileChannel channel) throws IOException {

@@ -4,10 +4,13 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+
+import org.awaitility.Awaitility;
 
 /**
  * {@code java -jar nni-osgi.jar ARGS} as a user types it: in a given folder, with a given
@@ -36,8 +39,15 @@ final class JarProcess implements AutoCloseable {
      */
     static JarProcess start(Path workingDirectory, Map<String, String> environment, Path outputs, String... args)
             throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", System.getProperty("nni.jar")));
+        return start(workingDirectory, environment, outputs, List.of(), args);
+    }
+
+    /** As {@link #start(Path, Map, Path, String...)}, with options for the java command before {@code -jar}. */
+    static JarProcess start(Path workingDirectory, Map<String, String> environment, Path outputs, List<String> javaOptions,
+                            String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(javaOptions);
+        command.addAll(List.of("-jar", System.getProperty("nni.jar")));
         command.addAll(List.of(args));
         Files.createDirectories(outputs);
         Path out = Files.createTempFile(outputs, "out", ".txt");
@@ -73,6 +83,23 @@ final class JarProcess implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         end(process);
+    }
+
+    /**
+     * {@code kill -9} of the runtime: the JVM that runs it (the launcher's child JVM when the launcher
+     * made one, see {@code JvmRelaunch}) and the launcher; both have ended on return, so that a
+     * runtime started next on the same home finds it free. The runtime's trials are left alone.
+     */
+    static void kill9(Process launcher) throws InterruptedException {
+        List<ProcessHandle> runtimes = launcher.children().filter(JarProcess::isJava).toList();
+        runtimes.forEach(ProcessHandle::destroyForcibly);
+        launcher.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> runtimes.stream().noneMatch(ProcessHandle::isAlive));
+    }
+
+    /** @return whether the process is a JVM (the launcher's child JVM among a runtime's children) */
+    static boolean isJava(ProcessHandle process) {
+        return process.info().command().map(command -> Path.of(command).getFileName().toString().equals("java")).orElse(false);
     }
 
     /** Ends a runtime process as an operator would: SIGTERM, then SIGKILL if it lingers. */

@@ -36,7 +36,7 @@ public class RuntimeLockIT {
             assertEquals("nni-osgi: the home " + home + " is in use by another runtime (pid " + first.process.pid()
                     + "); stop that one, or give this one another --home\n", second.err());
 
-            first.process.destroyForcibly().waitFor();
+            JarProcess.kill9(first.process);
         }
         // kill -9 left the lock file and a framework cache behind; the operating system released the lock
         assertTrue(Files.exists(home.resolve("runtime.lock")));

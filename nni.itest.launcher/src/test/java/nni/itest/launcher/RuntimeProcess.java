@@ -152,7 +152,7 @@ public final class RuntimeProcess implements AutoCloseable {
     private String threads() throws InterruptedException {
         try {
             Process dump = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                    Long.toString(process.pid()), "Thread.print").redirectErrorStream(true).start();
+                    Long.toString(runtimePid()), "Thread.print").redirectErrorStream(true).start();
             java.util.concurrent.CompletableFuture<byte[]> text = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                 try {
                     return dump.getInputStream().readAllBytes();
@@ -170,9 +170,14 @@ public final class RuntimeProcess implements AutoCloseable {
         }
     }
 
+    /** @return the pid of the JVM that runs the runtime: the launcher's child JVM when it made one */
+    private long runtimePid() {
+        return process.children().filter(JarProcess::isJava).findFirst().map(ProcessHandle::pid).orElse(process.pid());
+    }
+
+    /** {@code kill -9} of the runtime's JVM and its launcher ({@link JarProcess#kill9}); its trials are left alone. */
     public void kill9() throws InterruptedException {
-        process.destroyForcibly();
-        process.waitFor(20, TimeUnit.SECONDS);
+        JarProcess.kill9(process);
     }
 
     public static Map<String, Object> map(Object... pairs) {
