@@ -11,9 +11,10 @@ import java.util.List;
 /**
  * Why a trial failed, as a user wants it in {@code nni:trial}, the REST API and the run summary:
  * the exit code and the last lines the trial wrote to its {@code stderr} (a Python traceback ends
- * with the line that says what went wrong).
+ * with the line that says what went wrong). Public for the local platform, which embeds this class so that
+ * a local trial and a keeper's trial fail with the same words.
  */
-final class StderrTail {
+public final class StderrTail {
 
     /** Lines and characters of stderr a message carries at most. */
     static final int LINES = 5;
@@ -24,7 +25,7 @@ final class StderrTail {
     }
 
     /** @return {@code exit code N}, followed by {@code : <last lines of stderr>} when the file has any */
-    static String failure(int exitCode, Path stderr) {
+    public static String failure(int exitCode, Path stderr) {
         String tail = tail(stderr);
         return "exit code " + exitCode + (tail.isEmpty() ? "" : ": " + tail);
     }

@@ -208,7 +208,8 @@ public class OpenpaiIT {
             // the experiment's end stopped the environments
             assertTrue(job.name(), stopped(job.name()));
             // no environment outlives the experiment: stopped, or ended by its keeper told to leave before the STOP arrived
-            await().atMost(Duration.ofSeconds(30)).until(() -> Set.of("STOPPED", "SUCCEEDED").contains(job.state()));
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertTrue(job.name() + " is " + job.state(),
+                    Set.of("STOPPED", "SUCCEEDED").contains(job.state())));
         }
         assertFalse(calls("GET", "jobs?username=alice").isEmpty());
         assertTrue("reuse mode asks for the list, not for each job", calls("GET", "/jobs/alice~").isEmpty());
@@ -260,7 +261,8 @@ public class OpenpaiIT {
             return runtime.get("trial-jobs?status=FAILED").size() == 1;
         });
         String vanishing = third.get();
-        pai.vanish("nni_exp_" + id + "_trial_" + vanishing);
+        // vanish the job once OpenPAI has it: were it not there yet, nothing would vanish and the trial would run on
+        await().atMost(Duration.ofSeconds(30)).until(() -> pai.vanish("nni_exp_" + id + "_trial_" + vanishing));
         // DONE with no trial that succeeded: run says so with its exit code 5
         assertEquals(runtime.console(), 5, runtime.awaitExit(Duration.ofSeconds(120)));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
@@ -356,7 +358,8 @@ public class OpenpaiIT {
         for (PaiJob job : jobs) {
             assertTrue(job.name(), calls("GET", "/jobs/alice~" + job.name()).size() >= 1); // looked up by name on resume
             // no environment outlives the experiment: stopped, or ended by its keeper told to leave before the STOP arrived
-            await().atMost(Duration.ofSeconds(30)).until(() -> Set.of("STOPPED", "SUCCEEDED").contains(job.state()));
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertTrue(job.name() + " is " + job.state(),
+                    Set.of("STOPPED", "SUCCEEDED").contains(job.state())));
         }
         assertTrue(pai.refused().toString(), pai.refused().isEmpty());
     }

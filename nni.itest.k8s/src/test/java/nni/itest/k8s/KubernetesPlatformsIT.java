@@ -142,7 +142,10 @@ public class KubernetesPlatformsIT {
         Path experiments = folder.resolve("experiments");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.isDirectory(experiments) && children(experiments).size() == 1);
         Path directory = children(experiments).get(0);
-        return new Experiment(directory.getFileName().toString(), directory);
+        Experiment experiment = new Experiment(directory.getFileName().toString(), directory);
+        // its folder comes first; the REST API knows it (check-status answers, not 404) once it is open
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> api("check-status", experiment).has("status"));
+        return experiment;
     }
 
     private static List<Path> children(Path folder) throws IOException {

@@ -156,6 +156,9 @@ public class ConsoleIT {
 
         terminal.type("nni:halt " + rest(endpoint, "experiment").get("id").asText() + PtySession.ENTER);
         terminal.await(" stopped");
+        // Ctrl-D only once the prompt is up: between two prompts the terminal is in cooked mode, where the
+        // line discipline takes Ctrl-D as end-of-file itself and the console never sees it
+        terminal.await("nni> ");
         terminal.type(PtySession.CTRL_D);
         assertEquals(0, terminal.awaitExit(Duration.ofSeconds(120))); // the runtime stops: slow under load
     }

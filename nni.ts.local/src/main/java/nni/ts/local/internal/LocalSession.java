@@ -35,6 +35,7 @@ import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.trialkeeper.StderrTail;
 
 /**
  * One experiment's trials on this machine, as NNI's legacy local platform runs them (nni-core

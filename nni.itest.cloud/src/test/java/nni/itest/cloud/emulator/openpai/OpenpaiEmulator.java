@@ -100,8 +100,12 @@ public final class OpenpaiEmulator extends CloudEmulator {
         }
     }
 
-    /** The job disappears: OpenPAI forgets it and its tasks are killed, as if its framework was deleted. */
-    public void vanish(String name) {
+    /**
+     * The job disappears: OpenPAI forgets it and its tasks are killed, as if its framework was deleted.
+     *
+     * @return false when no job has that name (yet): nothing vanished
+     */
+    public boolean vanish(String name) {
         PaiJob job;
         synchronized (jobs) {
             job = jobs.remove(name);
@@ -109,6 +113,7 @@ public final class OpenpaiEmulator extends CloudEmulator {
         if (job != null) {
             job.vanish();
         }
+        return job != null;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package nni.ts.local.internal;
+package nni.trialkeeper;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
