@@ -87,7 +87,7 @@ public class ExperimentCommands {
         String[] created = new String[1];
         Experiment experiment;
         try {
-            experiment = experiments.create(loader.loadRunnable(Path.of(file).toAbsolutePath()), (id, directory) -> created[0] = id);
+            experiment = experiments.create(loader.load(Path.of(file).toAbsolutePath()), (id, directory) -> created[0] = id);
         } catch (PlatformException e) {
             if (created[0] == null) {
                 throw e;

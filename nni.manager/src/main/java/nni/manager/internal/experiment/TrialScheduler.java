@@ -70,6 +70,11 @@ final class TrialScheduler {
         int index() {
             return context.index();
         }
+
+        /** @return how users see the member: {@code trainingService[1] (remote)} */
+        String name() {
+            return "trainingService[" + index() + "] (" + context.platform() + ")";
+        }
     }
 
     private final String experimentId;
@@ -100,23 +105,35 @@ final class TrialScheduler {
 
     // ------------------------------------------------------------------ sessions
 
-    /** Opens every member's session; if one refuses, the ones opened are closed and the refusal is thrown. */
-    void open(SessionOpener sessionOpener) throws PlatformException {
+    /**
+     * Opens every member's session. With one member, its refusal is thrown. With several (hybrid),
+     * a member that refuses is left away with the reason (it takes no trials, and opens again when
+     * a platform of its name is registered) and the others run; only when every member refuses is
+     * the refusal thrown, naming each member and why.
+     *
+     * @return one line per member that could not be opened (empty when all were)
+     */
+    List<String> open(SessionOpener sessionOpener) throws PlatformException {
         this.opener = sessionOpener;
-        List<Member> opened = new ArrayList<>();
-        try {
-            for (Member member : members) {
-                member.session = sessionOpener.open(member.context);
-                opened.add(member);
-            }
-        } catch (PlatformException | RuntimeException e) {
-            for (Member member : opened) {
-                TrainingSession session = member.session;
-                member.session = null;
-                session.close();
-            }
-            throw e;
+        if (members.size() == 1) {
+            members.get(0).session = sessionOpener.open(members.get(0).context);
+            return List.of();
         }
+        List<String> refusals = new ArrayList<>();
+        for (Member member : members) {
+            try {
+                member.session = sessionOpener.open(member.context);
+            } catch (PlatformException | RuntimeException e) {
+                String reason = member.name() + " could not be opened: " + e.getMessage();
+                LOG.warn("experiment {}: {}; the other members run", experimentId, reason);
+                member.away = reason;
+                refusals.add(reason);
+            }
+        }
+        if (refusals.size() == members.size()) {
+            throw new PlatformException("no member of the hybrid experiment could be opened: " + String.join("; ", refusals));
+        }
+        return List.copyOf(refusals);
     }
 
     /** Closes every member's session: the user stops the experiment (their live trials are cancelled by it). */
@@ -186,9 +203,15 @@ final class TrialScheduler {
         return member.session == null ? Optional.ofNullable(member.away) : Optional.empty();
     }
 
-    /** @return why the experiment submits nothing now on some member: its platform is away; or empty */
+    /** @return why the experiment submits nothing now on some members (each away one's reason, joined); or empty */
     Optional<String> awayReason() {
-        return members.stream().map(member -> member.away).filter(reason -> reason != null).findFirst();
+        List<String> reasons = members.stream().map(member -> member.away).filter(reason -> reason != null).toList();
+        return reasons.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", reasons));
+    }
+
+    /** @return the platform name of a member ({@code trainingService[i].platform}) */
+    String platformOf(int member) {
+        return members.get(member).context.platform();
     }
 
     /** @return whether a member of that platform name waits for its platform to come back */
