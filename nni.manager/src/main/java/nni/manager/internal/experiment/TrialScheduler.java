@@ -27,10 +27,12 @@ import nni.manager.internal.retry.Backoff;
  * Places an experiment's trials on its members and hands them to the members' platforms. An
  * experiment has one member per training service ({@code trainingService}, or each element of a
  * list of them), each with its own {@link MemberContext} and session; the scheduler never assumes
- * there is only one. A new trial goes to the member that reports the most free trial slots
- * ({@link TrainingSession#capacity()}); members that cannot tell count as having room, and among
- * equals the one running fewest trials of the experiment wins, then the first. A member whose
- * platform is away takes nothing until it is back.
+ * there is only one. A new trial goes to a member with room ({@link TrainingSession#capacity()}:
+ * its own limits, such as a remote machine's GPUs and {@code maxTrialNumberPerGpu}; members that
+ * cannot tell count as having room): the one running fewest trials of the experiment, among equals
+ * the one with the most free slots, then the first. So a member that knows its room is not starved
+ * by one that cannot tell, and the experiment's {@code trialConcurrency} (the caller's ceiling) is
+ * spread over the members. A member whose platform is away takes nothing until it is back.
  *
  * <p>Everything here runs on the experiment's thread; the platforms' answers go back to the
  * experiment through {@link Outcomes}.
@@ -271,7 +273,7 @@ final class TrialScheduler {
                     continue;
                 }
                 int live = trials.liveOn(member.index());
-                if (best == null || room > free[best.index()] || (room == free[best.index()] && live < bestLive)) {
+                if (best == null || live < bestLive || (live == bestLive && room > free[best.index()])) {
                     best = member;
                     bestLive = live;
                 }

@@ -65,6 +65,7 @@ public class RunLaunchCommand implements LaunchCommand {
             return 2;
         }
         out.println("experiment " + experiment.id() + " started in " + experiment.directory());
+        experiment.waitingForPlatform().ifPresent(why -> err.println("not running on: " + why));
         webUi.of(experiment.id()).ifPresent(address -> out.println("web UI: " + address));
         return follow(experiments, experiment, out, err);
     }

@@ -131,7 +131,7 @@ final class TrialTable {
         row.put("startTime", job.startTime() == null ? null : job.startTime().toEpochMilli());
         row.put("endTime", job.endTime() == null ? null : job.endTime().toEpochMilli());
         row.put("durationMillis", durationMillis(job, now));
-        row.put("platform", experiment.config().platform());
+        row.put("platform", trial.platform());
         row.put("machine", machine(job));
         row.put("attributes", job.attributes());
         row.put("message", message(experiment, job));

@@ -114,6 +114,19 @@ public class MemberPlacementTest {
     }
 
     @Test
+    public void aMemberThatKnowsItsRoomIsNotStarvedByOneThatCannotTellAndGetsNoMoreThanItsRoom() throws Exception {
+        setup.concurrency = 4;
+        setup.maxTrials = 8;
+        experiment = Experiment.create("hybrid06", setup.hybridConfig("cluster", "machine"));
+        experiment.start(new ListTuner(8), null, member -> machine(member, member.platform().equals("cluster") ? -1 : 1));
+        HeldSession cluster = machines.get("cluster");
+        HeldSession machine = machines.get("machine");
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.submitted.size() + machine.submitted.size() == 4);
+        assertEquals("the machine's one slot is used", 1, machine.submitted.size());
+        assertEquals(3, cluster.submitted.size());
+    }
+
+    @Test
     public void aMemberThatCannotOpenLeavesTheOthersRunningAndOpensWhenItsPlatformArrives() throws Exception {
         setup.concurrency = 2;
         setup.maxTrials = 4;
