@@ -974,6 +974,12 @@ public final class Experiment {
         }, () -> "the return of platform '" + platform + "'");
     }
 
+    /** @return why a trial's member submits nothing now (its platform is away or could not be opened); or empty */
+    public Optional<String> waitingForPlatform(String trialId) {
+        Trial trial = trials.get(trialId);
+        return trial == null || readOnly ? Optional.empty() : scheduler.awayReason(trial);
+    }
+
     /** @return the platform name of a member (its {@code trainingService} entry's; 0 is the only one of a plain experiment) */
     private String platformOf(int member) {
         return String.valueOf(config.trainingServices().get(member).get("platform"));

@@ -179,6 +179,8 @@ public class MemberPlacementTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> first.submitted.size() == 2);
         assertEquals("the lost member takes nothing", 1, second.submitted.size());
         assertEquals(TrialStatus.RUNNING, experiment.trial(onSecond).orElseThrow().job().status());
+        assertEquals("platform 'second' was removed", experiment.waitingForPlatform(onSecond).orElseThrow());
+        assertFalse("a trial of the other member waits for nothing", experiment.waitingForPlatform(first.submitted.get(1)).isPresent());
 
         // the runtime stops and resumes: each live trial is taken back by its own member's session
         experiment.detach();
