@@ -141,8 +141,11 @@ public class DlcIT {
         assertFalse(command, command.contains("--manager"));
         Path channel = nas.resolve("nni-experiments").resolve(id).resolve("channels").resolve(env0);
         assertTrue(Files.readString(channel.resolve("acked")).strip().matches("\\d+"));
-        try (var left = Files.list(channel.resolve("reports"))) {
-            assertEquals("every report file acknowledged and deleted", List.of(), left.toList());
+        // nothing unapplied stays behind; a keeper stopped while it wrote applied reports again may leave that copy
+        long acked = Long.parseLong(Files.readString(channel.resolve("acked")).strip());
+        for (Path file : reportFiles(channel.resolve("reports"))) {
+            long last = Long.parseLong(file.getFileName().toString().substring(21, 41));
+            assertTrue(file + " holds reports the manager never applied (acked " + acked + "): " + Files.readString(file), last <= acked);
         }
         // the code, the keeper's files and the trials are on the NAS, as the manager's machine sees it
         Path root = nas.resolve("nni-experiments").resolve(id);

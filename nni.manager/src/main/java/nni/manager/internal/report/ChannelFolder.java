@@ -278,6 +278,7 @@ final class ChannelFolder {
             return;
         }
         closed = true;
+        deleteAcknowledgedReports();
         if (refused && Files.isDirectory(folder)) {
             try {
                 write(folder.resolve("gone.json"), JSON.writeValueAsBytes(Map.of("status", 410, "error",
@@ -285,6 +286,31 @@ final class ChannelFolder {
             } catch (IOException e) {
                 LOG.debug("cannot tell keeper {} in {} that it is gone: {}", link.keeperId(), folder, e.getMessage());
             }
+        }
+    }
+
+    /**
+     * Deletes the report files whose reports are all applied. A keeper that found no acknowledgement
+     * for a while writes its unacknowledged reports again; when the manager acknowledged them in the
+     * meantime and the session ends at once (its last trial's end was the last report), no later
+     * look would delete that copy.
+     */
+    private void deleteAcknowledgedReports() {
+        long applied;
+        synchronized (link.reportLock()) {
+            applied = link.applied();
+        }
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(reports)) {
+            for (Path entry : entries) {
+                Matcher m = REPORT_FILE.matcher(entry.getFileName().toString());
+                if (m.matches() && Long.parseLong(m.group(2)) <= applied) {
+                    Files.deleteIfExists(entry);
+                }
+            }
+        } catch (NoSuchFileException gone) {
+            // the folder went with its experiment
+        } catch (IOException e) {
+            LOG.debug("cannot clear the acknowledged reports of keeper {} in {}: {}", link.keeperId(), reports, e.getMessage());
         }
     }
 

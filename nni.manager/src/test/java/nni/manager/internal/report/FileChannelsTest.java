@@ -174,6 +174,27 @@ public class FileChannelsTest {
         assertEquals("only what the acked file did not hold", List.of(6L), applied);
     }
 
+    /**
+     * A keeper that saw no acknowledgement for a while writes its reports again; when the manager had
+     * applied them meanwhile and the session ends at once, closing the folder deletes that copy and
+     * keeps what was never applied.
+     */
+    @Test(timeout = 60_000)
+    public void closingAFolderDeletesTheCopiesOfAppliedReportsAndKeepsTheRest() throws Exception {
+        KeeperLink link = links.restore("exp", "K4", "secret", 3, peer);
+        Path folder = root.resolve("K4");
+        ChannelFolder channel = new ChannelFolder(link, new KeeperExchange(links), folder, true); // no watcher: no look
+        report(folder, 2, 3);
+        report(folder, 3, 3);
+        report(folder, 4, 4);
+        channel.close(true);
+        try (var left = Files.list(folder.resolve("reports"))) {
+            assertEquals(List.of(name(4, 4)), left.map(f -> f.getFileName().toString()).sorted().toList());
+        }
+        assertTrue(read(folder.resolve("gone.json")).contains("K4"));
+        assertEquals("nothing applied on close", List.of(), applied);
+    }
+
     private static void report(Path folder, long first, long last) throws Exception {
         StringBuilder body = new StringBuilder("{\"reports\":[");
         for (long seq = first; seq <= last; seq++) {
