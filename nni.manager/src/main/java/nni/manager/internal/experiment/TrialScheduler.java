@@ -112,21 +112,20 @@ final class TrialScheduler {
      * a member that refuses is left away with the reason (it takes no trials, and opens again when
      * a platform of its name is registered) and the others run; only when every member refuses is
      * the refusal thrown, naming each member and why.
-     *
-     * @return one line per member that could not be opened (empty when all were)
      */
-    List<String> open(SessionOpener sessionOpener) throws PlatformException {
+    void open(SessionOpener sessionOpener) throws PlatformException {
         this.opener = sessionOpener;
         if (members.size() == 1) {
             members.get(0).session = sessionOpener.open(members.get(0).context);
-            return List.of();
+            return;
         }
         List<String> refusals = new ArrayList<>();
         for (Member member : members) {
             try {
                 member.session = sessionOpener.open(member.context);
             } catch (PlatformException | RuntimeException e) {
-                String reason = member.name() + " could not be opened: " + e.getMessage();
+                String reason = member.name() + " could not be opened: "
+                        + (e.getMessage() == null ? "its platform failed (see the log)" : e.getMessage());
                 LOG.warn("experiment {}: {}; the other members run", experimentId, reason);
                 member.away = reason;
                 refusals.add(reason);
@@ -135,7 +134,6 @@ final class TrialScheduler {
         if (refusals.size() == members.size()) {
             throw new PlatformException("no member of the hybrid experiment could be opened: " + String.join("; ", refusals));
         }
-        return List.copyOf(refusals);
     }
 
     /** Closes every member's session: the user stops the experiment (their live trials are cancelled by it). */
