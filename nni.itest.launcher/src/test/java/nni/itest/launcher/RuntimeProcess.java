@@ -140,9 +140,34 @@ public final class RuntimeProcess implements AutoCloseable {
 
     public int awaitExit(Duration patience) throws InterruptedException, IOException {
         if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new AssertionError("the runtime did not exit within " + patience + "; output:\n" + console());
+            String[] log = log().split("\n");
+            throw new AssertionError("the runtime did not exit within " + patience + "; output:\n" + console()
+                    + "\nthe end of its log:\n" + String.join("\n", java.util.Arrays.copyOfRange(log, Math.max(0, log.length - 150), log.length))
+                    + "\nits threads:\n" + threads());
         }
         return process.exitValue();
+    }
+
+    /** @return the runtime's thread dump (jcmd), to show where a runtime that does not end waits */
+    private String threads() throws InterruptedException {
+        try {
+            Process dump = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(process.pid()), "Thread.print").redirectErrorStream(true).start();
+            java.util.concurrent.CompletableFuture<byte[]> text = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return dump.getInputStream().readAllBytes();
+                } catch (IOException e) {
+                    return new byte[0];
+                }
+            });
+            if (!dump.waitFor(30, TimeUnit.SECONDS)) {
+                dump.destroyForcibly();
+                return "(jcmd did not answer within 30 s)";
+            }
+            return new String(text.join(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(no thread dump: " + e.getMessage() + ")";
+        }
     }
 
     public void kill9() throws InterruptedException {

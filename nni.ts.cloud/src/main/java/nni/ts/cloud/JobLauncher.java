@@ -260,7 +260,8 @@ public final class JobLauncher implements ClusterJobs {
             } else {
                 unavailable(live, e.getMessage());
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError | AssertionError e) {
+            // logged, and the next refresh runs: an exception out of a periodic task would end every later one
             LOG.error("refreshing the {} jobs failed", title, e);
         }
     }

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import nni.api.config.KeyPaths;
+
 /**
  * An experiment definition after loading, canonicalization and validation: what NNI's
  * {@code ExperimentConfig.json()} produces, with durations already converted. v1 files arrive here
@@ -89,7 +91,7 @@ public record ExperimentConfig(
     public Map<String, String> secretValues() {
         Map<String, String> values = new LinkedHashMap<>();
         for (String path : secrets) {
-            if (SecretPaths.get(canonical, path) instanceof String value) {
+            if (KeyPaths.get(canonical, path) instanceof String value) {
                 values.put(path, value);
             }
         }
@@ -117,11 +119,11 @@ public record ExperimentConfig(
                     inService.put(path.substring(prefix.length()), value);
                 }
             });
-            services.add(SecretPaths.replaced(trainingServices.get(i), inService));
+            services.add(KeyPaths.replaced(trainingServices.get(i), inService));
         }
         Copy copy = new Copy(this);
         copy.trainingServices = List.copyOf(services);
-        copy.canonical = canonical == null ? null : SecretPaths.replaced(canonical, byPath);
+        copy.canonical = canonical == null ? null : KeyPaths.replaced(canonical, byPath);
         return copy.build();
     }
 

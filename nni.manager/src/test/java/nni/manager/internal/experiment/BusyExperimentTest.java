@@ -4,23 +4,15 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.io.InputStream;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-import nni.api.model.TrialApplication;
-import nni.api.model.TrialJob;
-import nni.api.platform.TrainingSession;
 
 /**
  * An experiment allowed a very high concurrency keeps its thread busy submitting: a stop must
@@ -31,84 +23,41 @@ public class BusyExperimentTest {
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
 
-    /** Accepts every trial and runs it "forever"; cancelling ends it. */
-    private static final class AcceptingSession implements TrainingSession {
-        final Map<String, TrialJob> jobs = new ConcurrentHashMap<>();
-        volatile Experiment experiment;
+    /** Every trial runs "forever" in it; cancelling ends it. */
+    private final AtomicReference<HeldSession> session = new AtomicReference<>();
 
-        @Override
-        public TrialJob submit(TrialApplication application) {
-            TrialJob running = TrialJob.waiting(application, "", "").running(Instant.now());
-            jobs.put(application.trialId(), running);
-            return running;
-        }
-
-        @Override
-        public void cancel(String trialId, boolean earlyStopped) {
-            TrialJob job = jobs.get(trialId);
-            if (job != null && !job.status().isTerminal()) {
-                TrialJob ended = job.ended(nni.api.model.TrialStatus.USER_CANCELED, Instant.now(), "cancelled");
-                jobs.put(trialId, ended);
-                experiment.trialChanged(0, ended);
-            }
-        }
-
-        @Override
-        public Optional<TrialJob> trial(String trialId) {
-            return Optional.ofNullable(jobs.get(trialId));
-        }
-
-        @Override
-        public List<TrialJob> trials() {
-            return List.copyOf(jobs.values());
-        }
-
-        @Override
-        public Optional<InputStream> openTrialFile(String trialId, String name) {
-            return Optional.empty();
-        }
-
-        @Override
-        public void close() {
-        }
-
-        @Override
-        public void detach() {
-        }
-    }
-
-    private Experiment busyExperiment(AcceptingSession session) throws Exception {
+    private Experiment busyExperiment() throws Exception {
         Experiments setup = new Experiments(folder.newFolder("code").toPath(), folder.newFolder("experiments").toPath());
         setup.concurrency = 1_000_000;
         setup.maxTrials = 1_000_000;
         Experiment experiment = Experiment.create("busy0001", setup.config());
-        session.experiment = experiment;
-        experiment.start(new ListTuner(2_000_000), null, e -> session);
+        experiment.start(new ListTuner(2_000_000), null, member -> {
+            session.set(new HeldSession(member));
+            return session.get();
+        });
         // it is submitting (every submission is a row in the store): thousands of trials to go
-        await().atMost(Duration.ofSeconds(30)).until(() -> session.jobs.size() > 200);
+        await().atMost(Duration.ofSeconds(30)).until(() -> session.get().submitted.size() > 200);
         return experiment;
     }
 
     @Test(timeout = 60_000)
     public void anExperimentBusySubmittingStopsAtOnce() throws Exception {
-        AcceptingSession session = new AcceptingSession();
-        Experiment experiment = busyExperiment(session);
+        Experiment experiment = busyExperiment();
         long start = System.nanoTime();
         CompletableFuture<Void> stop = CompletableFuture.runAsync(() -> experiment.stop(Duration.ofSeconds(20)));
         stop.get(45, TimeUnit.SECONDS);
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertEquals(ExperimentStatus.STOPPED, experiment.status());
         assertEquals(ExperimentStatus.STOPPED, experiment.settled().getNow(null));
-        int submitted = session.jobs.size();
+        int submitted = session.get().submitted.size();
         assertTrue("every trial submitted was cancelled",
-                session.jobs.values().stream().allMatch(job -> job.status().isTerminal()));
+                session.get().trials().stream().allMatch(job -> job.status().isTerminal()));
         System.out.printf("stopped a busy experiment (%d trials submitted) in %d ms%n", submitted, millis);
     }
 
     @Test(timeout = 60_000)
     public void updatesAreRangeCheckedNotClamped() throws Exception {
-        AcceptingSession session = new AcceptingSession();
-        Experiment experiment = busyExperiment(session);
+        Experiment experiment = busyExperiment();
         try {
             Object[][] refused = {
                 {Experiment.Update.TRIAL_CONCURRENCY, 4294967297L, "trialConcurrency"},
