@@ -85,8 +85,8 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
         // issue 17: a header, a parameters column, the best first with --head, the worst with --tail
         List<String> table = command("nni:trials").toString().lines().toList();
         assertTrue(table.toString(), table.get(0).matches("experiment " + id + " \\(\\w+\\), 3 of 3 trials"));
-        assertTrue(table.get(1), table.get(1).matches("TRIAL +SEQ +STATUS +RESULT +DURATION +PARAMETERS +MESSAGE"));
-        assertTrue(table.get(2), table.get(2).matches(first + " +0 +SUCCEEDED +0 +\\d\\d:\\d\\d +x=1 +-"));
+        assertTrue(table.get(1), table.get(1).matches("TRIAL +SEQ +STATUS +PLATFORM +RESULT +DURATION +PARAMETERS +MESSAGE"));
+        assertTrue(table.get(2), table.get(2).matches(first + " +0 +SUCCEEDED +local +0 +\\d\\d:\\d\\d +x=1 +-"));
         // the running trial has reported its final result (2) before it sleeps: the best
         List<String> bySequence = trialIds("");
         assertEquals(List.of(bySequence.get(2)), trialIds("--head 1"));
@@ -210,30 +210,50 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
         }
     }
 
-    /** Issue 10: a hybrid list used to run every trial on its first platform; create refuses it, naming the place. */
+    /**
+     * Issue 15: a hybrid list runs one session per member, both taking trials (two local members:
+     * the placement spreads trials over members with room); validate says OK; each trial shows its
+     * member's platform in nni:trial and REST.
+     */
     @Test(timeout = 60_000)
-    public void createRefusesHybridExperiments() throws Exception {
+    public void createRunsHybridExperimentsOnEveryMember() throws Exception {
         Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("hybrid"));
         Path config = code.resolve("config.yml");
         Files.writeString(config, """
                 searchSpace:
-                  x: {_type: choice, _value: [1, 2]}
+                  x: {_type: choice, _value: [1, 2, 3, 4]}
                 trialCommand: "true"
                 trialCodeDirectory: .
-                trialConcurrency: 1
+                trialConcurrency: 2
                 tuner:
                   name: GridSearch
                 trainingService:
                   - platform: local
                   - platform: local
                 """);
+        String validated = String.valueOf(command("nni:validate " + config));
+        assertTrue(validated, validated.contains("OK: " + config));
+        String created = (String) command("nni:create " + config);
+        String id = created.split(" ")[1];
         try {
-            Object created = command("nni:create " + config);
-            throw new AssertionError("a hybrid experiment was created: " + created);
-        } catch (Exception e) {
-            assertEquals(config + ":8:1: trainingService: hybrid experiments (trainingService with 2 members: local, local)"
-                    + " are not supported yet", e.getMessage());
+            hybridRunsToDone(created, id);
+        } finally {
+            command("nni:halt " + id); // closed: the other tests' "only running experiment" stays theirs
         }
-        assertTrue(String.valueOf(command("nni:validate " + config)).contains("hybrid experiments (trainingService with 2 members"));
+    }
+
+    private void hybridRunsToDone(String created, String id) throws Exception {
+        assertTrue(created, created.matches("experiment \\w{8} \\w+ in [^\\n]*"));
+        await().atMost(WAIT).until(() -> JSON.readTree(get("api/v1/nni/check-status?experiment_id=" + id).body())
+                .get("status").asText().equals("DONE"));
+        JsonNode jobs = JSON.readTree(get("api/v1/nni/trial-jobs?experiment_id=" + id).body());
+        assertEquals(4, jobs.size());
+        for (JsonNode job : jobs) {
+            assertEquals(job.toString(), "SUCCEEDED", job.get("status").asText());
+            assertEquals(job.toString(), "local", job.get("platform").asText());
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> trial = (Map<String, Object>) command("nni:trial " + jobs.get(0).get("trialJobId").asText());
+        assertEquals("local", trial.get("platform"));
     }
 }

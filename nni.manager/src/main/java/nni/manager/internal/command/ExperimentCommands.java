@@ -87,7 +87,7 @@ public class ExperimentCommands {
         String[] created = new String[1];
         Experiment experiment;
         try {
-            experiment = experiments.create(loader.loadRunnable(Path.of(file).toAbsolutePath()), (id, directory) -> created[0] = id);
+            experiment = experiments.create(loader.load(Path.of(file).toAbsolutePath()), (id, directory) -> created[0] = id);
         } catch (PlatformException e) {
             if (created[0] == null) {
                 throw e;
@@ -95,13 +95,16 @@ public class ExperimentCommands {
             throw new PlatformException("experiment " + created[0] + " could not start: " + e.getMessage()
                     + " (it stays listed by nni:experiments; nni:delete " + created[0] + " removes it)", e);
         }
-        return "experiment " + experiment.id() + " " + experiment.status() + " in " + experiment.directory();
+        // a hybrid experiment runs on the members that opened; the others are named with why
+        return "experiment " + experiment.id() + " " + experiment.status() + " in " + experiment.directory()
+                + experiment.waitingForPlatform().map(why -> "\nnot running on: " + why).orElse("");
     }
 
     @Descriptor("resumes a stopped or crashed experiment: re-attaches running trials, continues the sequence")
     public String resume(@Descriptor("experiment id") String id) throws PlatformException, IOException {
         Experiment experiment = experiments.resume(id);
-        return "experiment " + id + " " + experiment.status() + ", " + experiment.trials().size() + " trials so far";
+        return "experiment " + id + " " + experiment.status() + ", " + experiment.trials().size() + " trials so far"
+                + experiment.waitingForPlatform().map(why -> "\nnot running on: " + why).orElse("");
     }
 
     @Descriptor("opens an experiment read-only")
@@ -165,7 +168,7 @@ public class ExperimentCommands {
     }
 
     @Descriptor("lists the trials of the running experiment (or of --experiment), as nnictl trial ls: id, sequence, status, "
-            + "final result, duration, parameters, why it ended")
+            + "platform, final result, duration, parameters, why it ended")
     public String trials(
             @Parameter(names = "--status", absentValue = "") @Descriptor("only trials with this status") String status,
             @Parameter(names = "--experiment", absentValue = "") @Descriptor("experiment id (default: the running one)") String id,
@@ -206,10 +209,11 @@ public class ExperimentCommands {
         if (head == 0 && tail == 0) {
             shown = shown.stream().sorted(order).toList();
         }
-        TextTable table = new TextTable(List.of("TRIAL", "SEQ", "STATUS", "RESULT", "DURATION", "PARAMETERS", "MESSAGE"));
+        TextTable table = new TextTable(List.of("TRIAL", "SEQ", "STATUS", "PLATFORM", "RESULT", "DURATION", "PARAMETERS",
+                "MESSAGE"));
         for (TrialSummary trial : shown) {
             Duration took = duration(trial.job());
-            table.add(Arrays.asList(trial.job().id(), trial.sequenceId(), trial.job().status(),
+            table.add(Arrays.asList(trial.job().id(), trial.sequenceId(), trial.job().status(), trial.platform(),
                     trial.finalValue() == null ? null : Progress.format(trial.finalValue()),
                     took == null ? null : Progress.clock(took), parameters(trial.parameters()),
                     trial.job().message().isEmpty() ? null : trial.job().message()));
@@ -231,6 +235,7 @@ public class ExperimentCommands {
         if (!message.isEmpty()) {
             shown.put(message.startsWith("waiting") ? "waiting" : "message", message.replaceFirst("^waiting: ", ""));
         }
+        shown.put("platform", trial.platform());
         if (!trial.job().host().isEmpty()) {
             shown.put("host", trial.job().host());
         }

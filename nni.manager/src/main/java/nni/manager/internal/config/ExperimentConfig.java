@@ -78,22 +78,6 @@ public record ExperimentConfig(
     }
 
     /**
-     * @return why this experiment cannot run here, when it is a hybrid one (a {@code trainingService}
-     *         list with more than one member), else empty. Hybrid experiments are refused until
-     *         they are built, rather than quietly run on their first platform.
-     */
-    public Optional<String> hybridProblem() {
-        return hybridProblem(trainingServices.stream().map(s -> String.valueOf(s.get("platform"))).toList());
-    }
-
-    /** @return the refusal for a {@code trainingService} list with these platforms, or empty for one */
-    public static Optional<String> hybridProblem(List<String> platforms) {
-        return platforms.size() <= 1 ? Optional.empty()
-                : Optional.of("hybrid experiments (trainingService with " + platforms.size() + " members: "
-                        + String.join(", ", platforms) + ") are not supported yet");
-    }
-
-    /**
      * @return this config with every secret replaced by {@link #MASK}: what the store keeps, the REST
      *         API serves and logs show. The platform sessions get the real config.
      */

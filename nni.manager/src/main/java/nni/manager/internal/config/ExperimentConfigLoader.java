@@ -84,36 +84,21 @@ public class ExperimentConfigLoader {
     }
 
     /**
-     * Loads, canonicalizes and validates an experiment file, hybrid ones included (whether this
-     * runtime can run it is {@link #loadRunnable}'s question). Every training-service platform it
-     * names must be installed.
+     * Loads, canonicalizes and validates an experiment file, hybrid ones (a {@code trainingService}
+     * list) included. Every training-service platform it names must be installed.
      *
      * @throws ConfigException listing every problem
      */
     public ExperimentConfig load(Path file) throws ConfigException {
-        return config(check(file), false);
+        return config(check(file));
     }
 
-    /**
-     * Loads an experiment file to run it: as {@link #load}, and refuses what this runtime cannot
-     * run yet (a hybrid {@code trainingService} list), with the place in the file.
-     *
-     * @throws ConfigException listing every problem
-     */
-    public ExperimentConfig loadRunnable(Path file) throws ConfigException {
-        return config(check(file), true);
-    }
-
-    private ExperimentConfig config(Outcome outcome, boolean toRun) throws ConfigException {
+    private ExperimentConfig config(Outcome outcome) throws ConfigException {
         List<ConfigError> errors = new ArrayList<>(outcome.errors);
         for (String section : outcome.unchecked) {
             errors.add(outcome.source.error(section.substring(0, section.indexOf(' ')) + ".platform",
                     "platform \"" + outcome.platformOf.get(section) + "\" is not installed; installed: "
                             + String.join(", ", installedPlatforms.get())));
-        }
-        if (toRun && outcome.hybrid != null) {
-            errors.add(outcome.hybrid);
-            errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
         }
         if (!errors.isEmpty()) {
             throw new ConfigException(errors);
@@ -122,17 +107,13 @@ public class ExperimentConfigLoader {
     }
 
     /**
-     * Checks an experiment file without creating anything, as {@link #loadRunnable} would load it.
+     * Checks an experiment file without creating anything, as {@link #load} would load it.
      * Sections of platforms that are not installed are listed as not checked rather than as errors.
      */
     public ValidationReport validate(Path file) {
         try {
             Outcome outcome = check(file);
             List<ConfigError> errors = new ArrayList<>(outcome.errors);
-            if (outcome.hybrid != null) {
-                errors.add(outcome.hybrid);
-                errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
-            }
             return new ValidationReport(file, errors, outcome.unchecked, outcome.notes);
         } catch (ConfigException e) {
             return new ValidationReport(file, e.errors(), List.of());
@@ -149,8 +130,6 @@ public class ExperimentConfigLoader {
         final Map<String, String> platformOf = new HashMap<>();
         /** The file asks for NNI annotations: that is its one problem, whatever else it lacks for them. */
         boolean annotation;
-        /** The refusal of a hybrid trainingService list, or null: loaded, but not run here yet. */
-        ConfigError hybrid;
         ExperimentConfig config;
     }
 
@@ -189,7 +168,6 @@ public class ExperimentConfigLoader {
         if (outcome.annotation) {
             outcome.errors.clear();
             outcome.unchecked.clear();
-            outcome.hybrid = null;
             outcome.errors.add(source.error("useAnnotation", ANNOTATION));
         }
         outcome.errors.sort(java.util.Comparator.comparingInt(ConfigError::line).thenComparingInt(ConfigError::column));
@@ -289,10 +267,6 @@ public class ExperimentConfigLoader {
                 }
             }
             reader.set("trainingService", canonicalServices);
-            List<String> platformNames = list.stream().map(each -> each instanceof Map<?, ?> section
-                    ? String.valueOf(valueOf((Map<String, Object>) section, "platform")) : "?").toList();
-            outcome.hybrid = ExperimentConfig.hybridProblem(platformNames).map(problem -> outcome.source.error("trainingService", problem))
-                    .orElse(null);
         } else {
             reader.problem("trainingService", "expected a training service mapping (or a list of them for hybrid mode), got "
                     + Units.describe(services));

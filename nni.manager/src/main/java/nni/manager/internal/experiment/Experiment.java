@@ -82,7 +82,7 @@ public final class Experiment {
     private final ExperimentStore store;
     private final boolean readOnly;
     private final ScheduledExecutorService executor;
-    private final Trials trials = new Trials();
+    private final Trials trials = new Trials(this::platformOf);
     private final ExperimentClock clock;
     private final TrialScheduler scheduler;
     private final MetricIntake intake;
@@ -182,7 +182,7 @@ public final class Experiment {
     }
 
     private void loadHistory() {
-        nextSequenceId = trials.load(store, id, directory) + 1;
+        nextSequenceId = trials.load(store, id, directory, config.trainingServices().size()) + 1;
         submitted = trials.size();
     }
 
@@ -229,6 +229,12 @@ public final class Experiment {
             }
             for (Trial trial : trials.ordered()) {
                 if (trial.job.status().isTerminal()) {
+                    continue;
+                }
+                Optional<String> away = scheduler.awayReason(trial);
+                if (away.isPresent()) {
+                    // its member could not be opened: the trial waits for it, as for a platform that went away
+                    trial.job = trial.job.withMessage(away.get());
                     continue;
                 }
                 scheduler.takeBack(trial, "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
@@ -429,6 +435,9 @@ public final class Experiment {
         Trial trial = new Trial(trialId, sequenceId, unpacked.parameterId(), unpacked.parameters(), packedJson);
         trial.member = member;
         trial.job = TrialJob.waiting(scheduler.application(trial), directory.resolve("trials").resolve(trialId).toString(), "");
+        if (member != 0) {
+            store.saveTrialMember(trialId, member); // before the trial exists: a row without a trial is harmless
+        }
         // stored first: a trial the database did not take does not exist (the failure fails the experiment)
         store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
                 trial.job.url(), sequenceId, null));
@@ -965,7 +974,21 @@ public final class Experiment {
         }, () -> "the return of platform '" + platform + "'");
     }
 
-    /** @return why the experiment submits nothing now on a member: its platform is away; or empty */
+    /** @return why a trial's member submits nothing now (its platform is away or could not be opened); or empty */
+    public Optional<String> waitingForPlatform(String trialId) {
+        Trial trial = trials.get(trialId);
+        return trial == null || readOnly ? Optional.empty() : scheduler.awayReason(trial);
+    }
+
+    /** @return the platform name of a member (its {@code trainingService} entry's; 0 is the only one of a plain experiment) */
+    private String platformOf(int member) {
+        return String.valueOf(config.trainingServices().get(member).get("platform"));
+    }
+
+    /**
+     * @return why the experiment submits nothing now on some of its members: each away member's
+     *         reason (its platform went away, or could not be opened), joined; or empty
+     */
     public Optional<String> waitingForPlatform() {
         return scheduler.awayReason();
     }

@@ -160,12 +160,11 @@ public class ExperimentManager {
      */
     public Experiment create(ExperimentConfig given, BiConsumer<String, Path> announce) throws PlatformException, IOException {
         ExperimentConfig config = underRoot(given);
-        Optional<String> hybrid = config.hybridProblem();
-        if (hybrid.isPresent()) {
-            throw new PlatformException(hybrid.get());
-        }
         AlgorithmRegistry.Choice choice = choose(config);
-        platforms.require(config.platform());
+        if (config.trainingServices().size() == 1) {
+            platforms.require(config.platform());
+        } // a hybrid experiment runs on the members that open; opening says which cannot
+
         Path workingDirectory = config.experimentWorkingDirectory();
         String id = Ids.experimentId(candidate -> experiments.containsKey(candidate)
                 || Files.exists(workingDirectory.resolve(candidate)));
@@ -202,10 +201,6 @@ public class ExperimentManager {
         Experiment experiment = Experiment.reopen(id, directory);
         watch(experiment);
         try {
-            Optional<String> hybrid = experiment.config().hybridProblem();
-            if (hybrid.isPresent()) {
-                throw new PlatformException(hybrid.get());
-            }
             Algorithm algorithm = algorithm(choose(experiment.config()), id, directory, experiment.config());
             experiments.put(id, experiment);
             experiment.resume(algorithm, this::open);

@@ -27,10 +27,12 @@ import nni.manager.internal.retry.Backoff;
  * Places an experiment's trials on its members and hands them to the members' platforms. An
  * experiment has one member per training service ({@code trainingService}, or each element of a
  * list of them), each with its own {@link MemberContext} and session; the scheduler never assumes
- * there is only one. A new trial goes to the member that reports the most free trial slots
- * ({@link TrainingSession#capacity()}); members that cannot tell count as having room, and among
- * equals the one running fewest trials of the experiment wins, then the first. A member whose
- * platform is away takes nothing until it is back.
+ * there is only one. A new trial goes to a member with room ({@link TrainingSession#capacity()}:
+ * its own limits, such as a remote machine's GPUs and {@code maxTrialNumberPerGpu}; members that
+ * cannot tell count as having room): the one running fewest trials of the experiment, among equals
+ * the one with the most free slots, then the first. So a member that knows its room is not starved
+ * by one that cannot tell, and the experiment's {@code trialConcurrency} (the caller's ceiling) is
+ * spread over the members. A member whose platform is away takes nothing until it is back.
  *
  * <p>Everything here runs on the experiment's thread; the platforms' answers go back to the
  * experiment through {@link Outcomes}.
@@ -70,6 +72,11 @@ final class TrialScheduler {
         int index() {
             return context.index();
         }
+
+        /** @return how users see the member: {@code trainingService[1] (remote)} */
+        String name() {
+            return "trainingService[" + index() + "] (" + context.platform() + ")";
+        }
     }
 
     private final String experimentId;
@@ -100,22 +107,32 @@ final class TrialScheduler {
 
     // ------------------------------------------------------------------ sessions
 
-    /** Opens every member's session; if one refuses, the ones opened are closed and the refusal is thrown. */
+    /**
+     * Opens every member's session. With one member, its refusal is thrown. With several (hybrid),
+     * a member that refuses is left away with the reason (it takes no trials, and opens again when
+     * a platform of its name is registered) and the others run; only when every member refuses is
+     * the refusal thrown, naming each member and why.
+     */
     void open(SessionOpener sessionOpener) throws PlatformException {
         this.opener = sessionOpener;
-        List<Member> opened = new ArrayList<>();
-        try {
-            for (Member member : members) {
+        if (members.size() == 1) {
+            members.get(0).session = sessionOpener.open(members.get(0).context);
+            return;
+        }
+        List<String> refusals = new ArrayList<>();
+        for (Member member : members) {
+            try {
                 member.session = sessionOpener.open(member.context);
-                opened.add(member);
+            } catch (PlatformException | RuntimeException e) {
+                String reason = member.name() + " could not be opened: "
+                        + (e.getMessage() == null ? "its platform failed (see the log)" : e.getMessage());
+                LOG.warn("experiment {}: {}; the other members run", experimentId, reason);
+                member.away = reason;
+                refusals.add(reason);
             }
-        } catch (PlatformException | RuntimeException e) {
-            for (Member member : opened) {
-                TrainingSession session = member.session;
-                member.session = null;
-                session.close();
-            }
-            throw e;
+        }
+        if (refusals.size() == members.size()) {
+            throw new PlatformException("no member of the hybrid experiment could be opened: " + String.join("; ", refusals));
         }
     }
 
@@ -186,9 +203,15 @@ final class TrialScheduler {
         return member.session == null ? Optional.ofNullable(member.away) : Optional.empty();
     }
 
-    /** @return why the experiment submits nothing now on some member: its platform is away; or empty */
+    /** @return why the experiment submits nothing now on some members (each away one's reason, joined); or empty */
     Optional<String> awayReason() {
-        return members.stream().map(member -> member.away).filter(reason -> reason != null).findFirst();
+        List<String> reasons = members.stream().map(member -> member.away).filter(reason -> reason != null).toList();
+        return reasons.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", reasons));
+    }
+
+    /** @return the platform name of a member ({@code trainingService[i].platform}) */
+    String platformOf(int member) {
+        return members.get(member).context.platform();
     }
 
     /** @return whether a member of that platform name waits for its platform to come back */
@@ -248,7 +271,7 @@ final class TrialScheduler {
                     continue;
                 }
                 int live = trials.liveOn(member.index());
-                if (best == null || room > free[best.index()] || (room == free[best.index()] && live < bestLive)) {
+                if (best == null || live < bestLive || (live == bestLive && room > free[best.index()])) {
                     best = member;
                     bestLive = live;
                 }

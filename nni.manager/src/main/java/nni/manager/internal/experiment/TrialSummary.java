@@ -12,7 +12,8 @@ import nni.api.model.TrialJob;
  * @param finalValue        the FINAL metric as a number, or null
  * @param latestValue       the latest PERIODICAL metric as a number, or null
  * @param intermediateCount how many PERIODICAL metrics it reported
+ * @param platform          the platform name of the member it was placed on
  */
 public record TrialSummary(TrialJob job, long sequenceId, Map<String, Object> parameters, Double finalValue,
-                           Double latestValue, int intermediateCount) {
+                           Double latestValue, int intermediateCount, String platform) {
 }

@@ -11,6 +11,8 @@ import nni.api.model.TrialJob;
  * @param packed       the packed parameter JSON written to {@code parameter.cfg}
  * @param finalValue   the FINAL metric as a number, or null
  * @param intermediate the PERIODICAL metrics as numbers, in arrival order
+ * @param platform     the platform name of the member it was placed on (its {@code trainingService} entry's)
  */
-public record TrialView(TrialJob job, long sequenceId, String packed, Double finalValue, List<Double> intermediate) {
+public record TrialView(TrialJob job, long sequenceId, String packed, Double finalValue, List<Double> intermediate,
+                        String platform) {
 }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +39,12 @@ final class Trials {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, Trial> byId = new ConcurrentHashMap<>();
+    /** The platform name of each member, by its position in {@code trainingService}. */
+    private final IntFunction<String> platformOf;
+
+    Trials(IntFunction<String> platformOf) {
+        this.platformOf = platformOf;
+    }
 
     void add(Trial trial) {
         byId.put(trial.id, trial);
@@ -86,7 +93,7 @@ final class Trials {
 
     /** @return the trials in sequence order, as the experiment sees them now */
     List<TrialView> views() {
-        return ordered().stream().map(Trials::view).toList();
+        return ordered().stream().map(this::view).toList();
     }
 
     Optional<TrialView> view(String trialId) {
@@ -94,8 +101,8 @@ final class Trials {
         return trial == null ? Optional.empty() : Optional.of(view(trial));
     }
 
-    private static TrialView view(Trial t) {
-        return new TrialView(t.job, t.sequenceId, t.packed, t.finalValue, List.copyOf(t.intermediate));
+    private TrialView view(Trial t) {
+        return new TrialView(t.job, t.sequenceId, t.packed, t.finalValue, List.copyOf(t.intermediate), platformOf.apply(t.member));
     }
 
     /** @return the trials in sequence order, their intermediate results counted and not copied */
@@ -110,7 +117,7 @@ final class Trials {
                 latest = count == 0 ? null : t.intermediate.get(count - 1);
             }
             summaries.add(new TrialSummary(t.job, t.sequenceId, Collections.unmodifiableMap(t.parameters), t.finalValue,
-                    latest, count));
+                    latest, count, platformOf.apply(t.member)));
         }
         return summaries;
     }
@@ -130,16 +137,21 @@ final class Trials {
     // ------------------------------------------------------------------ history
 
     /**
-     * Loads the trials and their results of a reopened experiment. Trials are put on member 0: the
-     * store does not say which member ran a trial (a hybrid experiment cannot be created yet).
+     * Loads the trials and their results of a reopened experiment, each on the member it was
+     * placed on ({@link ExperimentStore#trialMembers}; member 0 when the store does not say, or names
+     * a member the definition no longer has).
      *
+     * @param members how many members the experiment has
      * @return the highest sequence id stored, or -1
      */
-    long load(ExperimentStore store, String experimentId, Path directory) {
+    long load(ExperimentStore store, String experimentId, Path directory, int members) {
         long maxSequence = -1;
         Map<String, TrialPlatformRecord> platformFacts = store.trialPlatforms();
+        Map<String, Integer> placed = store.trialMembers();
         for (TrialRecord record : store.trials()) {
             Trial trial = trialOf(record, platformFacts.get(record.id()), experimentId, directory);
+            int member = placed.getOrDefault(record.id(), 0);
+            trial.member = member < members ? member : 0;
             add(trial);
             maxSequence = Math.max(maxSequence, trial.sequenceId);
         }

@@ -435,12 +435,15 @@ final class ExperimentRoutes {
         info.put("trialJobId", trial.id());
         info.put("sequenceId", trial.sequenceId());
         info.put("status", trial.status());
-        Optional<TrialJob> job = experiment.trial(trial.id()).map(TrialView::job);
+        Optional<TrialView> view = experiment.trial(trial.id());
+        Optional<TrialJob> job = view.map(TrialView::job);
         String message = job.filter(j -> !j.status().isTerminal()).map(TrialJob::message).orElse(trial.message());
         if (message != null && !message.isEmpty()) {
             info.put("message", message);
         }
-        // not NNI's: where the trial runs and what the platform says about it (NNI's clients ignore extra fields)
+        // not NNI's: where the trial runs and what the platform says about it (NNI's clients ignore extra fields);
+        // platform: the training service (of a hybrid list, the member) it was placed on
+        view.ifPresent(placed -> info.put("platform", placed.platform()));
         job.map(TrialJob::host).filter(host -> !host.isEmpty()).ifPresent(host -> info.put("host", host));
         job.map(TrialJob::attributes).filter(attributes -> !attributes.isEmpty())
                 .ifPresent(attributes -> info.put("attributes", attributes));

@@ -56,7 +56,7 @@ public class RunLaunchCommand implements LaunchCommand {
         Experiment experiment;
         try {
             // the id first, before anything of the experiment exists: a run killed while creating it can be resumed
-            experiment = experiments.create(loader.loadRunnable(Path.of(arguments.get(0)).toAbsolutePath()), (id, directory) -> {
+            experiment = experiments.create(loader.load(Path.of(arguments.get(0)).toAbsolutePath()), (id, directory) -> {
                 out.println("experiment " + id + " is being created in " + directory);
                 out.flush();
             });
@@ -65,6 +65,7 @@ public class RunLaunchCommand implements LaunchCommand {
             return 2;
         }
         out.println("experiment " + experiment.id() + " started in " + experiment.directory());
+        experiment.waitingForPlatform().ifPresent(why -> err.println("not running on: " + why));
         webUi.of(experiment.id()).ifPresent(address -> out.println("web UI: " + address));
         return follow(experiments, experiment, out, err);
     }

@@ -52,6 +52,8 @@ public final class ExperimentStore implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String CREATE_TRIAL_PLATFORM = "create table if not exists TrialPlatform "
             + "(trialJobId text primary key, handle text, host text, attributes text)";
+    private static final String CREATE_TRIAL_MEMBER = "create table if not exists TrialMember "
+            + "(trialJobId text primary key, member integer)";
 
     private final Connection connection;
     private final boolean readOnly;
@@ -96,6 +98,7 @@ public final class ExperimentStore implements AutoCloseable {
                 statement.executeUpdate("create index if not exists ExperimentProfile_id on ExperimentProfile(id)");
                 statement.executeUpdate("create table if not exists NniOsgiExperiment (definition text)");
                 statement.executeUpdate(CREATE_TRIAL_PLATFORM);
+                statement.executeUpdate(CREATE_TRIAL_MEMBER);
             }
             return new ExperimentStore(connection, new Checkpointer(connect(file, config), experimentDirectory));
         } catch (SQLException e) {
@@ -334,6 +337,46 @@ public final class ExperimentStore implements AutoCloseable {
         }
     }
 
+    /** @return whether the database has the table (one written by an older version may not) */
+    private static boolean tableExists(Statement query, String name) throws SQLException {
+        try (ResultSet table = query.executeQuery("select 1 from sqlite_master where type = 'table' and name = '" + name + "'")) {
+            return table.next();
+        }
+    }
+
+    /** Stores on which member of a hybrid experiment a trial was placed (its position in {@code trainingService}). */
+    public synchronized void saveTrialMember(String trialId, int member) {
+        try (PreparedStatement insert = connection.prepareStatement("insert or replace into TrialMember values (?,?)")) {
+            insert.setString(1, trialId);
+            insert.setInt(2, member);
+            insert.executeUpdate();
+            checkpointer.committed();
+        } catch (SQLException e) {
+            throw new StoreException("cannot store the member of trial " + trialId, e);
+        }
+    }
+
+    /**
+     * @return the member of each trial stored by {@link #saveTrialMember}, by trial id; trials not
+     *         listed (and every trial of a database written before the table existed) ran on member 0
+     */
+    public synchronized Map<String, Integer> trialMembers() {
+        Map<String, Integer> members = new LinkedHashMap<>();
+        try (Statement query = connection.createStatement()) {
+            if (!tableExists(query, "TrialMember")) {
+                return members;
+            }
+            try (ResultSet rows = query.executeQuery("select trialJobId, member from TrialMember")) {
+                while (rows.next()) {
+                    members.put(rows.getString(1), rows.getInt(2));
+                }
+            }
+            return members;
+        } catch (SQLException e) {
+            throw new StoreException("cannot read the trials' members", e);
+        }
+    }
+
     /**
      * @return what platforms told about each trial, by trial id; empty for a database written
      *         before the table existed
@@ -341,10 +384,8 @@ public final class ExperimentStore implements AutoCloseable {
     public synchronized Map<String, TrialPlatformRecord> trialPlatforms() {
         Map<String, TrialPlatformRecord> records = new LinkedHashMap<>();
         try (Statement query = connection.createStatement()) {
-            try (ResultSet table = query.executeQuery("select 1 from sqlite_master where type = 'table' and name = 'TrialPlatform'")) {
-                if (!table.next()) {
-                    return records;
-                }
+            if (!tableExists(query, "TrialPlatform")) {
+                return records;
             }
             try (ResultSet rows = query.executeQuery("select trialJobId, handle, host, attributes from TrialPlatform")) {
                 while (rows.next()) {

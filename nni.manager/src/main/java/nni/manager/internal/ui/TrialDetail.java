@@ -42,7 +42,7 @@ final class TrialDetail {
         detail.put("startTime", job.startTime() == null ? null : job.startTime().toEpochMilli());
         detail.put("endTime", job.endTime() == null ? null : job.endTime().toEpochMilli());
         detail.put("durationMillis", TrialTable.durationMillis(job, System.currentTimeMillis()));
-        detail.put("platform", experiment.config().platform());
+        detail.put("platform", trial.platform());
         detail.put("machine", TrialTable.machine(job));
         detail.put("attributes", job.attributes());
         detail.put("workingDirectory", job.workingDirectory());

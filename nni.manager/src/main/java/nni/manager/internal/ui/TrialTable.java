@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -131,7 +132,7 @@ final class TrialTable {
         row.put("startTime", job.startTime() == null ? null : job.startTime().toEpochMilli());
         row.put("endTime", job.endTime() == null ? null : job.endTime().toEpochMilli());
         row.put("durationMillis", durationMillis(job, now));
-        row.put("platform", experiment.config().platform());
+        row.put("platform", trial.platform());
         row.put("machine", machine(job));
         row.put("attributes", job.attributes());
         row.put("message", message(experiment, job));
@@ -143,10 +144,11 @@ final class TrialTable {
         return job.host().isEmpty() ? null : job.host();
     }
 
-    /** @return why a trial waits or how it ended, or null; a trial waiting for its lost platform says so */
+    /** @return why a trial waits or how it ended, or null; a trial waiting for its member's lost platform says so */
     static String message(Experiment experiment, TrialJob job) {
-        if (job.status() == TrialStatus.WAITING && experiment.waitingForPlatform().isPresent()) {
-            return experiment.waitingForPlatform().get();
+        Optional<String> away = job.status() == TrialStatus.WAITING ? experiment.waitingForPlatform(job.id()) : Optional.empty();
+        if (away.isPresent()) {
+            return away.get();
         }
         return job.message().isEmpty() ? null : job.message();
     }

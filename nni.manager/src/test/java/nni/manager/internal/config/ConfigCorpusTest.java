@@ -53,13 +53,6 @@ public class ConfigCorpusTest {
         List<String> refused = new ArrayList<>();
         for (Path file : files) {
             ValidationReport report = loader.validate(file);
-            if (file.getFileName().toString().contains("-hybrid")) {
-                // valid NNI files this runtime does not run yet: exactly that one error, at trainingService
-                assertEquals(report.toString(), 1, report.errors().size());
-                assertEquals("trainingService", report.errors().get(0).path());
-                assertTrue(report.toString(), report.errors().get(0).message().startsWith("hybrid experiments (trainingService with "));
-                report = new ValidationReport(file, List.of(), report.unchecked());
-            }
             if (!report.ok()) {
                 refused.add(report.toString());
                 continue;
@@ -77,6 +70,10 @@ public class ConfigCorpusTest {
             if (unchecked.isEmpty()) {
                 ExperimentConfig config = loader.load(file);
                 assertFalse(config.trainingServices().isEmpty());
+                if (file.getFileName().toString().contains("-hybrid")) {
+                    // NNI's hybrid examples (v2 lists, v1 hybridConfig): one member per platform, each checked by its platform
+                    assertTrue(file.getFileName() + ": " + config.trainingServices(), config.trainingServices().size() > 1);
+                }
             }
         }
         assertTrue("refused:\n" + String.join("\n", refused), refused.isEmpty());

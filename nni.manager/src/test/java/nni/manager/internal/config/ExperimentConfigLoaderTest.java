@@ -472,21 +472,21 @@ public class ExperimentConfigLoaderTest {
         assertEquals("trainingService[0].platform", e.errors().get(0).path());
     }
 
-    /** Issue 10: a hybrid list used to run every trial on its first platform; it is refused until hybrid is built. */
+    /** Issue 15: a hybrid list validates and loads as one member per element, each checked by its own platform. */
     @Test
-    public void hybridExperimentsAreRefusedToRunAndByValidateButStillLoad() throws Exception {
+    public void hybridExperimentsValidateAndLoadOneMemberPerService() throws Exception {
         Path file = write("exp/hybrid.yml", COMMON + "searchSpace: {}\ntrainingService:\n  - platform: local\n"
                 + "  - platform: remote\n    machineList: [{host: 127.0.0.2, user: u, password: p}]\n");
-        String expected = file.toAbsolutePath() + ":5:1: trainingService: hybrid experiments (trainingService with 2 members: "
-                + "local, remote) are not supported yet";
-        ValidationReport report = loader.validate(file);
-        assertEquals(List.of(expected), report.lines());
-        ConfigException refused = assertThrows(ConfigException.class, () -> loader.loadRunnable(file));
-        assertEquals(expected, refused.getMessage());
-        assertEquals(2, loader.load(file).trainingServices().size());
+        assertTrue(loader.validate(file).lines().toString(), loader.validate(file).ok());
+        ExperimentConfig loaded = loader.load(file);
+        assertEquals(List.of("local", "remote"), loaded.trainingServices().stream().map(s -> s.get("platform")).toList());
+        Path bad = write("exp/hybrid-bad.yml", COMMON + "searchSpace: {}\ntrainingService:\n  - platform: local\n"
+                + "  - platform: remote\n    machineList: [{host: 127.0.0.2, user: u, password: p, port: 22a}]\n");
+        ConfigError error = assertThrows(ConfigException.class, () -> loader.load(bad)).errors().get(0);
+        assertEquals("trainingService[1].machineList[0].port", error.path());
         Path single = write("exp/single.yml", COMMON + "searchSpace: {}\ntrainingService: [{platform: local}]\n");
         assertTrue(loader.validate(single).ok());
-        assertEquals("local", loader.loadRunnable(single).platform());
+        assertEquals("local", loader.load(single).platform());
     }
 
     @Test

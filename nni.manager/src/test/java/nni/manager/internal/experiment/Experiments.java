@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import nni.api.tuner.Assessor;
@@ -53,6 +54,21 @@ public final class Experiments {
                 trialCommand, codeDirectory, concurrency, gpus, maxExperimentDuration, maxTrials, maxTrialDuration, null,
                 false, "info", workingDirectory, new AlgorithmConfig("ListTuner", null, null, Map.of()), null,
                 java.util.List.of(service), canonical, java.util.List.of());
+    }
+
+    /** @return {@link #config()} as a hybrid experiment: one member per platform name, each with {@link #section}'s settings */
+    public ExperimentConfig hybridConfig(String... platforms) {
+        ExperimentConfig single = config();
+        List<Map<String, Object>> services = new java.util.ArrayList<>();
+        for (String platform : platforms) {
+            Map<String, Object> service = new LinkedHashMap<>(single.trainingServices().get(0));
+            service.put("platform", platform);
+            services.add(service);
+        }
+        return new ExperimentConfig(single.experimentName(), single.searchSpace(), single.trialCommand(),
+                single.trialCodeDirectory(), single.trialConcurrency(), single.trialGpuNumber(), single.maxExperimentDuration(),
+                single.maxTrialNumber(), single.maxTrialDuration(), single.nniManagerIp(), single.debug(), single.logLevel(),
+                single.experimentWorkingDirectory(), single.tuner(), single.assessor(), services, single.canonical(), single.secrets());
     }
 
     public LocalPlatform platform() {

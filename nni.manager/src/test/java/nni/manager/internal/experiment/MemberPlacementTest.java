@@ -2,35 +2,46 @@ package nni.manager.internal.experiment;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.After;
+import org.junit.Before;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 import nni.api.model.TrialStatus;
 import nni.api.platform.Capacity;
-import nni.manager.internal.config.ExperimentConfig;
+import nni.api.platform.PlatformException;
 
 /**
- * The experiment does not assume one member: each training service gets its own context and
- * session, and trials go to the member with the most reported room (hybrid experiments are still
- * refused at create; this builds one directly).
+ * Hybrid experiments: each training service of the list is a member with its own context and
+ * session; trials go to the member with the most reported room, within the experiment-wide
+ * concurrency; a member that cannot open or whose platform leaves does not stop the others; a
+ * trial's member is shown and survives a resume.
  */
 public class MemberPlacementTest {
 
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
 
+    private Experiments setup;
     private Experiment experiment;
+    private final Map<String, HeldSession> machines = new ConcurrentHashMap<>();
+
+    @Before
+    public void setUp() throws Exception {
+        setup = new Experiments(folder.newFolder("code").toPath(), folder.newFolder("work").toPath());
+    }
 
     @After
     public void tearDown() {
@@ -39,30 +50,19 @@ public class MemberPlacementTest {
         }
     }
 
+    private HeldSession machine(MemberContext member, int freeSlots) {
+        HeldSession machine = new HeldSession(member);
+        machine.capacity = freeSlots < 0 ? Capacity.unknown() : Capacity.freeTrialSlots(freeSlots);
+        machines.put(member.platform(), machine);
+        return machine;
+    }
+
     @Test
     public void trialsGoToTheMemberWithTheMostRoomAndEachMemberHasItsOwnContext() throws Exception {
-        Experiments setup = new Experiments(folder.newFolder("code").toPath(), folder.newFolder("work").toPath());
         setup.concurrency = 4;
         setup.maxTrials = 6;
-        ExperimentConfig single = setup.config();
-        List<Map<String, Object>> services = new ArrayList<>();
-        for (String platform : List.of("small", "large")) {
-            Map<String, Object> service = new LinkedHashMap<>(single.trainingServices().get(0));
-            service.put("platform", platform);
-            services.add(service);
-        }
-        ExperimentConfig hybrid = new ExperimentConfig(single.experimentName(), single.searchSpace(), single.trialCommand(),
-                single.trialCodeDirectory(), single.trialConcurrency(), single.trialGpuNumber(), single.maxExperimentDuration(),
-                single.maxTrialNumber(), single.maxTrialDuration(), single.nniManagerIp(), single.debug(), single.logLevel(),
-                single.experimentWorkingDirectory(), single.tuner(), single.assessor(), services, single.canonical(), single.secrets());
-        Map<String, HeldSession> machines = new ConcurrentHashMap<>();
-        experiment = Experiment.create("hybrid01", hybrid);
-        experiment.start(new ListTuner(6), null, member -> {
-            HeldSession machine = new HeldSession(member);
-            machine.capacity = Capacity.freeTrialSlots(member.platform().equals("small") ? 1 : 3);
-            machines.put(member.platform(), machine);
-            return machine;
-        });
+        experiment = Experiment.create("hybrid01", setup.hybridConfig("small", "large"));
+        experiment.start(new ListTuner(6), null, member -> machine(member, member.platform().equals("small") ? 1 : 3));
         HeldSession small = machines.get("small");
         HeldSession large = machines.get("large");
 
@@ -71,6 +71,9 @@ public class MemberPlacementTest {
         assertEquals(1, small.submitted.size());
         assertEquals("member 0 (small)", 0, ((MemberContext) small.context()).index());
         assertEquals("each member's context gives its own section", "large", large.context().section().get("platform"));
+        assertEquals("each trial shows its member's platform", "small", experiment.trial(small.submitted.get(0)).orElseThrow().platform());
+        assertEquals("large", experiment.summaries().stream().filter(t -> t.job().id().equals(large.submitted.get(0)))
+                .findFirst().orElseThrow().platform());
 
         // room on the small member only: the next trial goes there
         large.capacity = Capacity.freeTrialSlots(0);
@@ -86,5 +89,110 @@ public class MemberPlacementTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> experiment.trial(large.submitted.get(1)).orElseThrow().job().status()
                 == TrialStatus.SUCCEEDED);
         assertEquals(TrialStatus.RUNNING, experiment.trial(largeTrial).orElseThrow().job().status());
+    }
+
+    @Test
+    public void theConcurrencyIsExperimentWideAndMembersThatCannotTellShareIt() throws Exception {
+        setup.concurrency = 3;
+        setup.maxTrials = 10;
+        experiment = Experiment.create("hybrid02", setup.hybridConfig("a", "b"));
+        experiment.start(new ListTuner(10), null, member -> machine(member, -1));
+        HeldSession a = machines.get("a");
+        HeldSession b = machines.get("b");
+        await().atMost(Duration.ofSeconds(10)).until(() -> a.submitted.size() + b.submitted.size() == 3);
+        assertEquals("fewest running first: 2 and 1", 1, Math.abs(a.submitted.size() - b.submitted.size()));
+        // a member's own limit: b says it is full, so the freed slot goes to a even though b ran fewer
+        HeldSession fewer = a.submitted.size() < b.submitted.size() ? a : b;
+        HeldSession more = fewer == a ? b : a;
+        fewer.capacity = Capacity.freeTrialSlots(0);
+        int before = more.submitted.size();
+        more.finish(more.submitted.get(0), List.of(), 1.0, TrialStatus.SUCCEEDED);
+        await().atMost(Duration.ofSeconds(10)).until(() -> more.submitted.size() == before + 1);
+        assertEquals(1, fewer.submitted.size());
+        assertEquals("never more than trialConcurrency at once", 3, experiment.trials().stream().filter(t -> !t.job().status()
+                .isTerminal()).count());
+    }
+
+    @Test
+    public void aMemberThatKnowsItsRoomIsNotStarvedByOneThatCannotTellAndGetsNoMoreThanItsRoom() throws Exception {
+        setup.concurrency = 4;
+        setup.maxTrials = 8;
+        experiment = Experiment.create("hybrid06", setup.hybridConfig("cluster", "machine"));
+        experiment.start(new ListTuner(8), null, member -> machine(member, member.platform().equals("cluster") ? -1 : 1));
+        HeldSession cluster = machines.get("cluster");
+        HeldSession machine = machines.get("machine");
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.submitted.size() + machine.submitted.size() == 4);
+        assertEquals("the machine's one slot is used", 1, machine.submitted.size());
+        assertEquals(3, cluster.submitted.size());
+    }
+
+    @Test
+    public void aMemberThatCannotOpenLeavesTheOthersRunningAndOpensWhenItsPlatformArrives() throws Exception {
+        setup.concurrency = 2;
+        setup.maxTrials = 4;
+        AtomicBoolean brokenOpens = new AtomicBoolean();
+        experiment = Experiment.create("hybrid03", setup.hybridConfig("good", "broken"));
+        experiment.start(new ListTuner(4), null, member -> {
+            if (member.platform().equals("broken") && !brokenOpens.get()) {
+                throw new PlatformException("host 192.0.2.1 does not answer");
+            }
+            return machine(member, 1);
+        });
+        HeldSession good = machines.get("good");
+        await().atMost(Duration.ofSeconds(10)).until(() -> good.submitted.size() == 1);
+        assertEquals(ExperimentStatus.RUNNING, experiment.status());
+        assertEquals("trainingService[1] (broken) could not be opened: host 192.0.2.1 does not answer",
+                experiment.waitingForPlatform().orElseThrow());
+
+        brokenOpens.set(true);
+        experiment.platformArrived("broken");
+        await().atMost(Duration.ofSeconds(10)).until(() -> machines.containsKey("broken") && machines.get("broken").submitted.size() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> experiment.waitingForPlatform().isEmpty());
+        assertEquals("broken", experiment.trial(machines.get("broken").submitted.get(0)).orElseThrow().platform());
+    }
+
+    @Test
+    public void whenNoMemberOpensTheExperimentFailsNamingEachMemberAndWhy() throws Exception {
+        experiment = Experiment.create("hybrid04", setup.hybridConfig("local", "remote"));
+        PlatformException refused = assertThrows(PlatformException.class, () -> experiment.start(new ListTuner(1), null, member -> {
+            throw new PlatformException(member.platform().equals("local") ? "no python3" : "authentication failed");
+        }));
+        assertEquals("no member of the hybrid experiment could be opened: trainingService[0] (local) could not be opened: "
+                + "no python3; trainingService[1] (remote) could not be opened: authentication failed", refused.getMessage());
+    }
+
+    @Test
+    public void aLostMemberLeavesItsTrialsWaitingWhileTheOthersGoOnAndAResumePutsTrialsBackOnTheirMember() throws Exception {
+        setup.concurrency = 2;
+        setup.maxTrials = 5;
+        experiment = Experiment.create("hybrid05", setup.hybridConfig("first", "second"));
+        experiment.start(new ListTuner(5), null, member -> machine(member, 1));
+        HeldSession first = machines.get("first");
+        HeldSession second = machines.get("second");
+        await().atMost(Duration.ofSeconds(10)).until(() -> first.submitted.size() == 1 && second.submitted.size() == 1);
+        String onSecond = second.submitted.get(0);
+
+        experiment.platformLost(1, "platform 'second' was removed");
+        await().atMost(Duration.ofSeconds(10)).until(() -> experiment.trial(onSecond).orElseThrow().job().message()
+                .equals("platform 'second' was removed"));
+        first.finish(first.submitted.get(0), List.of(), 0.5, TrialStatus.SUCCEEDED);
+        await().atMost(Duration.ofSeconds(10)).until(() -> first.submitted.size() == 2);
+        assertEquals("the lost member takes nothing", 1, second.submitted.size());
+        assertEquals(TrialStatus.RUNNING, experiment.trial(onSecond).orElseThrow().job().status());
+        assertEquals("platform 'second' was removed", experiment.waitingForPlatform(onSecond).orElseThrow());
+        assertFalse("a trial of the other member waits for nothing", experiment.waitingForPlatform(first.submitted.get(1)).isPresent());
+
+        // the runtime stops and resumes: each live trial is taken back by its own member's session
+        experiment.detach();
+        machines.clear();
+        experiment = Experiment.reopen("hybrid05", setup.workingDirectory.resolve("hybrid05"));
+        assertEquals("second", experiment.trial(onSecond).orElseThrow().platform());
+        assertEquals("first", experiment.trial(first.submitted.get(1)).orElseThrow().platform());
+        experiment.resume(new ListTuner(5), null, member -> machine(member, 0));
+        // HeldSession cannot re-attach: the running trials are FAILED, each reported by the experiment (not its member)
+        await().atMost(Duration.ofSeconds(10)).until(() -> experiment.trial(onSecond).orElseThrow().job().status().isTerminal());
+        assertEquals("second", experiment.trial(onSecond).orElseThrow().platform());
+        assertFalse(experiment.waitingForPlatform().isPresent());
+        assertTrue(experiment.store().trialMembers().containsKey(onSecond));
     }
 }
