@@ -143,10 +143,12 @@ final class JvmRelaunch {
             }, "nni-launcher-watch");
             accept.setDaemon(true);
             accept.start();
+            Path written = writing;
             Thread stop = new Thread(() -> {
                 child.destroy();
                 try {
-                    child.waitFor();
+                    // here too: a stop by signal may end this JVM before the main thread keeps the archive
+                    keep(written, archive, child.waitFor());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -205,7 +207,7 @@ final class JvmRelaunch {
      * home or a busy port or home load few classes), and removes the archives of other jars and
      * what killed starts left.
      */
-    private static void keep(Path written, Path archive, int code) {
+    private static synchronized void keep(Path written, Path archive, int code) {
         if (written == null || !Files.isRegularFile(written)) {
             return;
         }
