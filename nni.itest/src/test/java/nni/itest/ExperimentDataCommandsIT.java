@@ -11,7 +11,6 @@ import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,12 +28,7 @@ import org.osgi.framework.ServiceRegistration;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import nni.api.config.ConfigReader;
-import nni.api.config.SectionCheck;
-import nni.api.platform.PlatformException;
-import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
-import nni.api.platform.TrainingSession;
 
 /** nni:export, nni:import and nni:delete, with real experiments: what nnictl experiment export|import|delete do. */
 @RunWith(PaxExam.class)
@@ -143,19 +137,7 @@ public class ExperimentDataCommandsIT extends RuntimeTestSupport {
 
         // issue 17: a create that fails after its folder exists is listed, and nni:delete removes it
         // (a platform whose session cannot open, as a cluster that refuses the credentials)
-        ServiceRegistration<TrainingPlatform> refusing = context.registerService(TrainingPlatform.class, new TrainingPlatform() {
-            @Override
-            public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
-                ConfigReader reader = ConfigReader.of(section, baseDirectory);
-                reader.trainingServiceFields(false);
-                return reader.check();
-            }
-
-            @Override
-            public TrainingSession open(SessionContext experiment) throws PlatformException {
-                throw new PlatformException("the cluster refused the credentials");
-            }
-        }, new Hashtable<>(Map.of(TrainingPlatform.PLATFORM, "refusing")));
+        ServiceRegistration<TrainingPlatform> refusing = TestPlatforms.refusing(context);
         String d;
         try {
             Path refusingConfig = Files.writeString(code.resolve("refusing.yml"), Files.readString(config(code, "d", "Random", 1))

@@ -21,9 +21,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Dictionary;
 import java.util.HashMap;
-import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -50,15 +48,10 @@ import org.osgi.framework.ServiceRegistration;
 import org.sqlite.JDBC;
 import org.sqlite.SQLiteConfig;
 
-import nni.api.config.ConfigReader;
-import nni.api.config.SectionCheck;
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
-import nni.api.platform.PlatformException;
-import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
-import nni.api.platform.TrainingSession;
 import nni.itest.keeper.CapturingLauncher;
 
 /**
@@ -104,21 +97,9 @@ public class IngestBenchmark extends RuntimeTestSupport {
         int keepers = Integer.getInteger("bench.keepers");
         KeeperSessions sessions = service(KeeperSessions.class, null);
         CapturingLauncher launcher = new CapturingLauncher();
-        Dictionary<String, Object> properties = new Hashtable<>(Map.of(TrainingPlatform.PLATFORM, "ingestbench"));
-        ServiceRegistration<TrainingPlatform> platform = context.registerService(TrainingPlatform.class, new TrainingPlatform() {
-            @Override
-            public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
-                ConfigReader reader = ConfigReader.of(section, baseDirectory);
-                reader.trainingServiceFields(false);
-                return reader.check();
-            }
-
-            @Override
-            public TrainingSession open(SessionContext experiment) throws PlatformException {
-                return sessions.open(experiment, launcher, KeeperOptions.builder("ingestbench").reuse(true).maxEnvironments(keepers)
-                        .idleTimeout(Duration.ofMinutes(5)).build());
-            }
-        }, properties);
+        ServiceRegistration<TrainingPlatform> platform = TestPlatforms.register(context, "ingestbench", experiment -> sessions.open(
+                experiment, launcher, KeeperOptions.builder("ingestbench").reuse(true).maxEnvironments(keepers)
+                        .idleTimeout(Duration.ofMinutes(5)).build()));
         try {
             String figures = run(launcher, keepers, Integer.getInteger("bench.rounds"), Integer.getInteger("bench.batches"),
                     Integer.getInteger("bench.batchSize"), Integer.getInteger("bench.rate"));

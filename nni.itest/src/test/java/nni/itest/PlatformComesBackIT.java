@@ -10,7 +10,6 @@ import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 
@@ -27,12 +26,7 @@ import org.osgi.framework.ServiceRegistration;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import nni.api.config.ConfigReader;
-import nni.api.config.SectionCheck;
-import nni.api.platform.PlatformException;
-import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
-import nni.api.platform.TrainingSession;
 
 /**
  * A platform can be updated while experiments run (issue 10): when its bundle stops, the
@@ -203,19 +197,7 @@ public class PlatformComesBackIT extends RuntimeTestSupport {
      */
     @Test(timeout = 180_000)
     public void aHybridMemberThatCannotOpenLeavesTheOthersRunningAndNoMemberFailsTheCreate() throws Exception {
-        ServiceRegistration<TrainingPlatform> refusing = context.registerService(TrainingPlatform.class, new TrainingPlatform() {
-            @Override
-            public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
-                ConfigReader reader = ConfigReader.of(section, baseDirectory);
-                reader.trainingServiceFields(false);
-                return reader.check();
-            }
-
-            @Override
-            public TrainingSession open(SessionContext experiment) throws PlatformException {
-                throw new PlatformException("the cluster refused the credentials");
-            }
-        }, new Hashtable<>(Map.of(TrainingPlatform.PLATFORM, "refusing")));
+        ServiceRegistration<TrainingPlatform> refusing = TestPlatforms.refusing(context);
         try {
             Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("refusing"));
             String common = """

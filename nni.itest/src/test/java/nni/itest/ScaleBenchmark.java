@@ -21,7 +21,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
@@ -48,18 +47,13 @@ import org.osgi.service.cm.ConfigurationAdmin;
 import org.sqlite.JDBC;
 import org.sqlite.SQLiteConfig;
 
-import nni.api.config.ConfigReader;
-import nni.api.config.SectionCheck;
 import nni.api.environment.EnvironmentLauncher;
 import nni.api.environment.EnvironmentListener;
 import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
 import nni.api.environment.LaunchedEnvironment;
-import nni.api.platform.PlatformException;
-import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
-import nni.api.platform.TrainingSession;
 
 /**
  * The runtime at the scale of a cluster: one experiment of {@code bench.trials} (10,000) trials with
@@ -120,21 +114,9 @@ public class ScaleBenchmark extends RuntimeTestSupport {
                 "(max.connections.per.address=" + running * 3 + ")") != null);
         KeeperSessions sessions = service(KeeperSessions.class, null);
         VirtualKeepers keepers = new VirtualKeepers(endpoint(), metrics, trialMillis);
-        Dictionary<String, Object> properties = new Hashtable<>(Map.of(TrainingPlatform.PLATFORM, "scalebench"));
-        ServiceRegistration<TrainingPlatform> platform = context.registerService(TrainingPlatform.class, new TrainingPlatform() {
-            @Override
-            public SectionCheck checkSection(Map<String, Object> section, Path baseDirectory) {
-                ConfigReader reader = ConfigReader.of(section, baseDirectory);
-                reader.trainingServiceFields(false);
-                return reader.check();
-            }
-
-            @Override
-            public TrainingSession open(SessionContext experiment) throws PlatformException {
-                return sessions.open(experiment, keepers, KeeperOptions.builder("scalebench").reuse(true).maxEnvironments(running)
-                        .idleTimeout(Duration.ofMinutes(30)).build());
-            }
-        }, properties);
+        ServiceRegistration<TrainingPlatform> platform = TestPlatforms.register(context, "scalebench", experiment -> sessions.open(
+                experiment, keepers, KeeperOptions.builder("scalebench").reuse(true).maxEnvironments(running)
+                        .idleTimeout(Duration.ofMinutes(30)).build()));
         StringBuilder figures = new StringBuilder();
         try {
             Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code"));
