@@ -537,21 +537,26 @@ final class Kubelet {
         if (run.deleted) {
             return null;
         }
-        try {
-            Pod pod = get(run);
-            if (pod == null) {
-                return null;
+        // as a kubelet does: a write that lost the race with another writer (409) is made again on the pod as it is now
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Pod pod = get(run);
+                if (pod == null) {
+                    return null;
+                }
+                if (pod.getStatus() == null) {
+                    pod.setStatus(new PodStatus());
+                }
+                change.accept(pod);
+                Pod written = client.pods().inNamespace(run.namespace).resource(pod).update();
+                run.onChange.accept(written);
+                return written;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 10) {
+                    LOG.warning("pod " + run.name + ": status not written: " + e.getMessage());
+                    return null;
+                }
             }
-            if (pod.getStatus() == null) {
-                pod.setStatus(new PodStatus());
-            }
-            change.accept(pod);
-            Pod written = client.pods().inNamespace(run.namespace).resource(pod).update();
-            run.onChange.accept(written);
-            return written;
-        } catch (KubernetesClientException e) {
-            LOG.warning("pod " + run.name + ": status not written: " + e.getMessage());
-            return null;
         }
     }
 
