@@ -308,6 +308,7 @@ public final class SshdHarness implements AutoCloseable {
     @Override
     public synchronized void close() {
         machines.forEach(SshdMachine::stop);
+        endProcessesStartedHere();
         if (!Files.exists(directory)) {
             return;
         }
@@ -315,6 +316,40 @@ public final class SshdHarness implements AutoCloseable {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         } catch (IOException | java.io.UncheckedIOException e) {
             // best effort: a temporary directory
+        }
+    }
+
+    /**
+     * Ends what the tests started on these machines and left running (keepers of detached sessions
+     * wait an hour for a manager that will not come back): every process whose command line or
+     * working directory is in this harness's directory. SIGTERM first, so that a keeper ends its
+     * trials; SIGKILL after 10 s.
+     */
+    private void endProcessesStartedHere() {
+        String root = directory.toString();
+        List<ProcessHandle> left = ProcessHandle.allProcesses().filter(process -> process.pid() != ProcessHandle.current().pid())
+                .filter(process -> process.info().commandLine().map(line -> line.contains(root)).orElse(false)
+                        || workingDirectory(process).startsWith(root))
+                .toList();
+        left.forEach(ProcessHandle::destroy);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        for (ProcessHandle process : left) {
+            try {
+                process.onExit().get(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                process.destroyForcibly();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    private static String workingDirectory(ProcessHandle process) {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "cwd")).toString();
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return "";
         }
     }
 }
