@@ -422,6 +422,7 @@ class Spool(object):
         self.next_seq = 1
         self.acked = 0
         self.closed = False
+        self.abandoned = False  # nothing more will be acknowledged: a wait for acknowledgements ends at once
         self.condition = threading.Condition()
         if os.path.exists(self.acked_file):
             with open(self.acked_file, "r") as f:
@@ -495,14 +496,22 @@ class Spool(object):
             self.condition.notify_all()
 
     def await_empty(self, timeout):
+        """True once every report is acknowledged; False when the timeout passes first or the spool is abandoned."""
         deadline = time.monotonic() + timeout
         with self.condition:
             while self.pending:
+                if self.abandoned or self.closed:
+                    return False
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
                 self.condition.wait(left)
             return True
+
+    def abandon(self):
+        with self.condition:
+            self.abandoned = True
+            self.condition.notify_all()
 
     def pending_count(self):
         with self.condition:
@@ -1139,6 +1148,7 @@ class Keeper(object):
         self.trials_lock = threading.Lock()
         self.stats = RequestStats()
         self.finished = threading.Event()
+        self.ending = threading.Lock()  # fail and finish decide the end one at a time
         self.exit_code = 0
         self.stopping = False
         self.abandoned = False  # refused for good or given up: nothing more will be delivered (a trial may exit 3 or 4 itself)
@@ -1175,19 +1185,22 @@ class Keeper(object):
         self.stopping = True
         with self.trials_lock:
             running = list(self.trials.values())
+        if not self.abandoned:
+            for trial in running:
+                trial.kill()
+            pending = self.spool.pending_count()
+            if pending:
+                log("waiting up to %d s for the manager to acknowledge %d reports" % (self.options.give_up_seconds, pending))
+            # a refusal that comes while we wait abandons the spool, which ends this wait at once
+            if not self.spool.await_empty(self.options.give_up_seconds) and not self.abandoned:
+                log("gave up: %d reports were never acknowledged; they stay in %s" % (self.spool.pending_count(),
+                                                                                     os.path.join(self.options.work_directory, ".keeper")))
         if self.abandoned:
             # the manager will take nothing more from this keeper: its trials must not run on unseen
             for trial in running:
                 trial.kill_and_wait()
             log("%d reports were not delivered; they stay in %s" % (self.spool.pending_count(),
                                                                   os.path.join(self.options.work_directory, ".keeper")))
-            self.spool.close()
-            return self.exit_code
-        for trial in running:
-            trial.kill()
-        if not self.spool.await_empty(self.options.give_up_seconds):
-            log("gave up: %d reports were never acknowledged; they stay in %s" % (self.spool.pending_count(),
-                                                                                 os.path.join(self.options.work_directory, ".keeper")))
         self.spool.close()
         return self.exit_code
 
@@ -1319,18 +1332,24 @@ class Keeper(object):
             self.manager.where(), self.options.give_up_seconds, more)
 
     def fail(self, code, message):
+        """Ends this keeper for good (refused: 3, unreachable: 4), whatever ended it before. Everything the main
+        thread reads is set before the event is set and before the spool ends a wait for acknowledgements, so
+        that it can never take the orderly path of a keeper that was refused."""
         log(message)
-        self.exit_code = code
-        if code in (EXIT_REFUSED, EXIT_UNREACHABLE):
+        with self.ending:
+            self.exit_code = code
             self.abandoned = True
             self.stopping = True
-        self.finished.set()
+            self.spool.abandon()
+            self.finished.set()
         return code
 
     def finish(self, code):
-        if not self.finished.is_set():
-            self.exit_code = code
-            self.finished.set()
+        """Ends this keeper in order with code, unless it has ended already."""
+        with self.ending:
+            if not self.finished.is_set():
+                self.exit_code = code
+                self.finished.set()
 
 
 def main(args):

@@ -646,6 +646,60 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
         }
     }
 
+    /**
+     * The order that used to leave a refused keeper waiting out its give-up time, made to happen
+     * every time: the trial ends by itself while the manager answers the reports with 503, so the
+     * keeper takes the orderly path and says it waits for acknowledgements (its own line, read
+     * here); only then is it refused. It must exit 3 at once, not after {@code --give-up-seconds}.
+     */
+    @Test(timeout = 120_000)
+    public void aRefusalWhileTheKeeperWaitsForAcknowledgementsEndsItAtOnce() throws Exception {
+        AtomicBoolean refuse = new AtomicBoolean();
+        try (FakeManager manager = new FakeManager(request -> {
+            if (request.path().endsWith("/handshake")) {
+                return handshakeWithTrial("Rw001", TrialScripts.parameters(1, 2, 0, null, 0));
+            }
+            if (refuse.get()) {
+                return new FakeManager.Answer(401, "{\"error\":\"unknown keeper or wrong token for keeper Rw001\"}");
+            }
+            return request.path().contains("/reports") ? new FakeManager.Answer(503, "") : noCommands();
+        })) {
+            Process keeper = startKeeper(manager, "trial", "Rw001", packedTrialCode(), List.of("--give-up-seconds", "900"));
+            java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
+            StringBuilder said = new StringBuilder();
+            Thread reader = new Thread(() -> {
+                try (java.io.BufferedReader lines = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(keeper.getErrorStream(), StandardCharsets.UTF_8))) {
+                    for (String line; (line = lines.readLine()) != null; ) {
+                        synchronized (said) {
+                            said.append(line).append('\n');
+                        }
+                        if (line.startsWith("waiting up to 900 s for the manager to acknowledge")) {
+                            waiting.countDown();
+                        }
+                    }
+                } catch (IOException ignored) {
+                    // the keeper is gone
+                }
+            }, "keeper-stderr");
+            reader.setDaemon(true);
+            reader.start();
+            assertTrue("the keeper never said it waits for acknowledgements", waiting.await(60, TimeUnit.SECONDS));
+            refuse.set(true);
+            boolean exited = keeper.waitFor(60, TimeUnit.SECONDS);
+            if (!exited) {
+                keeper.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            reader.join(10_000);
+            synchronized (said) {
+                assertTrue("a keeper refused while it waited for acknowledgements did not exit within 60 s; it said:\n" + said, exited);
+                assertEquals(said.toString(), 3, keeper.exitValue());
+                assertTrue(said.toString(), said.toString().contains("unknown keeper or wrong token"));
+                assertTrue(said.toString(), said.toString().contains("reports were not delivered"));
+            }
+        }
+    }
+
     @Test(timeout = 60_000)
     public void versionAndHelpExitZeroAndABadCommandLineTwo() throws Exception {
         Process version = new ProcessBuilder(keeperCommand("--version")).start();

@@ -120,19 +120,24 @@ final class Keeper implements TrialProcess.Host {
         }
         finished.await();
         stopping = true;
+        if (!abandoned) {
+            trials.values().forEach(TrialProcess::kill);
+            int pending = spool.pendingCount();
+            if (pending > 0) {
+                System.err.println("waiting up to " + options.giveUpSeconds() + " s for the manager to acknowledge " + pending + " reports");
+            }
+            // a refusal that comes while we wait abandons the spool, which ends this wait at once
+            if (!spool.awaitEmpty(TimeUnit.SECONDS.toMillis(options.giveUpSeconds())) && !abandoned) {
+                System.err.println("gave up: " + spool.pendingCount() + " reports were never acknowledged; they stay in "
+                        + options.workDirectory().resolve(".keeper"));
+            }
+        }
         if (abandoned) {
             // the manager will take nothing more from this keeper: its trials must not run on unseen
             for (TrialProcess trial : trials.values()) {
                 trial.killAndWait();
             }
             System.err.println(spool.pendingCount() + " reports were not delivered; they stay in " + options.workDirectory().resolve(".keeper"));
-            spool.close();
-            return exitCode;
-        }
-        trials.values().forEach(TrialProcess::kill);
-        if (!spool.awaitEmpty(TimeUnit.SECONDS.toMillis(options.giveUpSeconds()))) {
-            System.err.println("gave up: " + spool.pendingCount() + " reports were never acknowledged; they stay in "
-                    + options.workDirectory().resolve(".keeper"));
         }
         spool.close();
         return exitCode;
@@ -303,18 +308,23 @@ final class Keeper implements TrialProcess.Host {
                 + " s; giving up" + more;
     }
 
-    private int fail(int code, String message) {
+    /**
+     * Ends this keeper for good (refused: 3, unreachable: 4), whatever ended it before. Everything
+     * the main thread reads is set before the latch opens and before the spool wakes a wait for
+     * acknowledgements, so that it can never take the orderly path of a keeper that was refused.
+     */
+    private synchronized int fail(int code, String message) {
         System.err.println(message);
         exitCode = code;
+        abandoned = true;
+        stopping = true;
+        spool.abandon();
         finished.countDown();
-        if (code == EXIT_REFUSED || code == EXIT_UNREACHABLE) {
-            abandoned = true;
-            stopping = true;
-        }
         return code;
     }
 
-    private void finish(int code) {
+    /** Ends this keeper in order with {@code code}, unless it has ended already. */
+    private synchronized void finish(int code) {
         if (finished.getCount() > 0) {
             exitCode = code;
             finished.countDown();

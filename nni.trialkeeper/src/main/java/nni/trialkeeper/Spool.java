@@ -42,6 +42,8 @@ final class Spool {
     private long nextSeq = 1;
     private long acked;
     private boolean closed;
+    /** Nothing more will be acknowledged: whoever waits for acknowledgements stops waiting. */
+    private boolean abandoned;
 
     Spool(Path directory, long limitBytes) throws IOException {
         Files.createDirectories(directory);
@@ -144,10 +146,16 @@ final class Spool {
         notifyAll();
     }
 
-    /** Waits until every report is acknowledged; false if the timeout passed first. */
+    /**
+     * Waits until every report is acknowledged; false if the timeout passed first or the spool was
+     * {@linkplain #abandon() abandoned} (before or during the wait).
+     */
     synchronized boolean awaitEmpty(long timeoutMillis) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (!pending.isEmpty()) {
+            if (abandoned || closed) {
+                return false;
+            }
             long left = deadline - System.currentTimeMillis();
             if (left <= 0) {
                 return false;
@@ -155,6 +163,12 @@ final class Spool {
             wait(left);
         }
         return true;
+    }
+
+    /** The manager will acknowledge nothing more: wakes {@link #awaitEmpty} at once, now and later. */
+    synchronized void abandon() {
+        abandoned = true;
+        notifyAll();
     }
 
     synchronized int pendingCount() {

@@ -73,4 +73,22 @@ public class SpoolTest {
         assertTrue(spool.peek(10, 1000, 0).reports().get(0).contains("\"next\""));
         spool.close();
     }
+
+    @Test(timeout = 10_000)
+    public void abandoningEndsAWaitForAcknowledgementsAtOnceAndEveryLaterOne() throws Exception {
+        Spool spool = new Spool(temporary.getRoot().toPath(), 1 << 20);
+        spool.append(Map.of("kind", "metric", "line", "a"));
+        CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return spool.awaitEmpty(TimeUnit.HOURS.toMillis(1));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        spool.abandon();
+        assertFalse("nothing was acknowledged", waiting.get(5, TimeUnit.SECONDS));
+        assertFalse(spool.awaitEmpty(TimeUnit.HOURS.toMillis(1)));
+        assertEquals("the reports stay for a later keeper", 1, spool.pendingCount());
+        spool.close();
+    }
 }
