@@ -197,6 +197,33 @@ public class DlcIT {
     }
 
     /**
+     * DLC reports a state outside its documented list ({@code SubmitFailed}) for the job that runs a
+     * trial: the trial ends FAILED at once with the state named, instead of waiting for ever as if
+     * the job still lived.
+     */
+    @Test(timeout = 240_000)
+    public void aJobInAStateDlcDoesNotDocumentEndsItsTrialWithTheStateNamed() throws Exception {
+        run(config(KEY_SECRET, "ecs.c6.large", "mode: {_type: choice, _value: [hold]}", """
+                trialConcurrency: 1
+                maxTrialNumber: 1
+                tuner: {name: GridSearch}
+                """));
+        // the trial runs (it sleeps 120 s in its job): only then is the job's state changed under it
+        await().atMost(Duration.ofSeconds(120)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1);
+        DlcJob job = dlc.jobs().stream().filter(j -> j.status().equals("Running")).findFirst().orElseThrow();
+        job.enter("SubmitFailed", "the quota of the resource group is exceeded");
+        assertEquals(runtime.console(), 5, runtime.awaitExit(Duration.ofSeconds(150)));
+        String id = CloudRuns.experimentId(runtime.console());
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
+            TrialRecord trial = store.trials().get(0);
+            assertEquals(trial.message(), "FAILED", trial.status());
+            assertTrue(trial.message(), trial.message().contains("PAI-DLC job " + job.id() + " is in state SubmitFailed")
+                    && trial.message().contains("the quota of the resource group is exceeded"));
+        }
+        assertTrue(dlc.refused().toString(), dlc.refused().isEmpty());
+    }
+
+    /**
      * Over the NAS, with the Python keeper: the runtime is killed (kill -9) while two trials run, they
      * report the rest of their results meanwhile (the keeper keeps them in report files nobody
      * acknowledges), a torn report file appears among them, and {@code resume} on another port takes

@@ -6,12 +6,15 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.internal.KubeConfigUtils;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 
 import nni.api.platform.PlatformException;
@@ -19,7 +22,10 @@ import nni.api.platform.PlatformException;
 /**
  * Where the Kubernetes credentials come from, in the order NNI looks: the pod's service account
  * when the manager itself runs in a cluster ({@code KUBERNETES_SERVICE_HOST} set), else the
- * kubeconfig file {@code KUBECONFIG} names (the first of a list), else {@code $HOME/.kube/config}.
+ * kubeconfig files {@code KUBECONFIG} lists, merged as kubectl merges them (files that do not exist
+ * are skipped; for each cluster, user and context name the first file that defines it wins, and so
+ * does the first {@code current-context}; relative paths stay relative to the file that holds
+ * them), else {@code $HOME/.kube/config}.
  * A platform's {@code kubeconfig} setting, when given, wins over all three. The environment is
  * passed in (never read from a hidden place), so that tests give their own.
  *
@@ -64,8 +70,7 @@ public final class ClusterAccess {
         }
         String kubeconfig = environment.get("KUBECONFIG");
         if (!blank(kubeconfig)) {
-            String first = kubeconfig.split(File.pathSeparator)[0];
-            return fromFile(Path.of(first), context, "KUBECONFIG");
+            return fromList(kubeconfig, context);
         }
         String home = environment.get("HOME");
         if (blank(home)) {
@@ -93,6 +98,49 @@ public final class ClusterAccess {
             return config;
         } catch (RuntimeException e) { // the client's own failures, I/O, and the YAML parser's for a malformed file
             throw new PlatformException("cannot read the kubeconfig " + file + " (from " + source + "): " + Messages.of(e), e);
+        }
+    }
+
+    /** The files of a {@code KUBECONFIG} list, merged (see the class comment). */
+    private static Config fromList(String list, String context) throws PlatformException {
+        List<Path> named = new ArrayList<>();
+        for (String name : list.split(File.pathSeparator)) {
+            if (!name.isBlank() && !named.contains(Path.of(name.strip()))) {
+                named.add(Path.of(name.strip()));
+            }
+        }
+        if (named.size() == 1) {
+            return fromFile(named.get(0), context, "KUBECONFIG");
+        }
+        List<Path> files = named.stream().filter(Files::isRegularFile).toList();
+        if (files.isEmpty()) {
+            throw new PlatformException("none of the kubeconfig files KUBECONFIG lists exists: " + list);
+        }
+        if (files.size() == 1) {
+            return fromFile(files.get(0), context, "KUBECONFIG");
+        }
+        try {
+            List<io.fabric8.kubernetes.api.model.Config> parsed = new ArrayList<>();
+            for (Path file : files) {
+                parsed.add(parse(file));
+            }
+            Config config = Config.empty();
+            KubeConfigUtils.merge(config, context, parsed.toArray(io.fabric8.kubernetes.api.model.Config[]::new));
+            if (config.getMasterUrl() == null || config.getMasterUrl().isBlank()) {
+                throw new PlatformException("the kubeconfig files " + files + " (from KUBECONFIG) name no cluster server"
+                        + (context == null ? " for their current context" : " for context " + context));
+            }
+            return config;
+        } catch (RuntimeException e) {
+            throw new PlatformException("cannot read the kubeconfig files " + files + " (from KUBECONFIG): " + Messages.of(e), e);
+        }
+    }
+
+    private static io.fabric8.kubernetes.api.model.Config parse(Path file) {
+        try {
+            return KubeConfigUtils.parseConfig(file.toFile());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(file + ": " + Messages.of(e), e);
         }
     }
 

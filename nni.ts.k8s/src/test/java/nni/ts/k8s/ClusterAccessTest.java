@@ -74,6 +74,49 @@ public class ClusterAccessTest {
         assertEquals("someone", ClusterAccess.describe(context).user());
     }
 
+    /**
+     * KUBECONFIG with several files, as kubectl merges them: a missing file skipped, the first
+     * current-context and the first definition of each name winning, a context of the second file
+     * usable, and a relative certificate path read against the file that holds it.
+     */
+    @Test
+    public void aKubeconfigListIsMergedAsKubectlMergesIt() throws Exception {
+        Path first = kubeconfig(folder.getRoot().toPath().resolve("a").resolve("config"), "https://first.example:6443", "first-user");
+        Path secondFolder = folder.newFolder("b").toPath();
+        Files.writeString(secondFolder.resolve("ca.crt"), "not a real certificate\n");
+        Path second = secondFolder.resolve("config");
+        Files.writeString(second, String.join("\n",
+                "apiVersion: v1",
+                "kind: Config",
+                "clusters:",
+                "- {name: main, cluster: {server: 'https://shadowed.example'}}",
+                "- {name: lab, cluster: {server: 'https://lab.example:6443', certificate-authority: ca.crt}}",
+                "users:",
+                "- {name: lab-user, user: {token: lab-token}}",
+                "contexts:",
+                "- {name: lab, context: {cluster: lab, user: lab-user, namespace: experiments}}",
+                "current-context: lab",
+                ""));
+        String list = "/nonexistent/config" + File.pathSeparator + first + File.pathSeparator + second;
+
+        Config current = ClusterAccess.config("", "", Map.of("KUBECONFIG", list));
+        assertEquals("the first file's current-context and its cluster 'main' win", "https://first.example:6443/", current.getMasterUrl());
+        assertEquals("first-user", ClusterAccess.describe(current).user());
+
+        Config lab = ClusterAccess.config("", "lab", Map.of("KUBECONFIG", list));
+        assertEquals("https://lab.example:6443/", lab.getMasterUrl());
+        assertEquals("lab-user", ClusterAccess.describe(lab).user());
+        assertEquals("experiments", lab.getNamespace());
+        assertEquals(secondFolder.resolve("ca.crt").toString(), lab.getCaCertFile());
+
+        try {
+            ClusterAccess.config("", "", Map.of("KUBECONFIG", "/nonexistent/a" + File.pathSeparator + "/nonexistent/b"));
+            fail("no file of the list exists");
+        } catch (PlatformException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("/nonexistent/a") && e.getMessage().contains("/nonexistent/b"));
+        }
+    }
+
     @Test
     public void withoutCredentialsTheMessageSaysWhereItLooked() throws Exception {
         Path home = folder.newFolder("empty-home").toPath();

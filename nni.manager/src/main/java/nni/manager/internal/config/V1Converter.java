@@ -215,9 +215,6 @@ final class V1Converter {
                     }
                     leftovers(pai, "paiConfig");
                 }
-                if (!service.containsKey("virtualCluster")) {
-                    service.put("virtualCluster", null);
-                }
             }
             case "aml" -> {
                 move(trialCopy, "trial", "image", service, at, "dockerImage");
@@ -264,8 +261,8 @@ final class V1Converter {
                     fc.remove("configPath");
                     leftovers(fc, "frameworkcontrollerConfig");
                 }
-                // optional in v1, present (possibly null) in v2
-                service.putIfAbsent("serviceAccountName", null);
+                // optional in v1's schema, but NNI's converter moves it only when given and v2 requires it
+                // (possibly null): NNI 3.0 refuses a v1 file without it, and so do we
                 Object roles = trialCopy.remove("taskRoles");
                 if (roles instanceof List<?> list) {
                     List<Object> converted = new ArrayList<>();

@@ -192,10 +192,12 @@ final class DlcApi implements JobLauncher.Api {
 
     /**
      * DLC's statuses as NNI maps them (upper-cased: creating, created, waiting, queued wait; running
-     * runs; completed, succeeded, failed, stopped end; stopping is stopping; the rest alive), with
-     * DLC's newer states placed where they belong: Queuing, Bidding, EnvPreparing and SanityChecking
-     * wait, Restarting is alive, SucceededReserving and FailedReserving end (the job is over, its
-     * resources only kept).
+     * runs; completed, succeeded, failed, stopped end; stopping is stopping), with DLC's newer states
+     * placed where they belong: Queuing, Bidding, EnvPreparing and SanityChecking wait, Restarting is
+     * alive, SucceededReserving and FailedReserving end (the job is over, its resources only kept).
+     * A state outside that list (DLC's {@code SubmitFailed}, or one it adds later) ends the trial with
+     * the state named: counting it as alive would keep a trial that may never run waiting for ever.
+     * An empty status (an answer without one) says nothing and leaves the job as it was.
      */
     static JobStatus status(String jobId, String status, String reason) {
         String job = "PAI-DLC job " + jobId;
@@ -204,10 +206,12 @@ final class DlcApi implements JobLauncher.Api {
                     JobStatus.of(JobStatus.Phase.WAITING, job + " is " + status, "");
             case "RUNNING" -> JobStatus.of(JobStatus.Phase.RUNNING, "", "");
             case "STOPPING" -> JobStatus.of(JobStatus.Phase.STOPPING, "", "");
+            case "RESTARTING", "" -> JobStatus.of(JobStatus.Phase.UNKNOWN, "", "");
             case "COMPLETED", "SUCCEEDED", "SUCCEEDEDRESERVING" -> JobStatus.of(JobStatus.Phase.ENDED, job + " " + status, "");
             case "FAILED", "FAILEDRESERVING" -> JobStatus.of(JobStatus.Phase.ENDED, job + " " + status + reason, "");
             case "STOPPED" -> JobStatus.of(JobStatus.Phase.ENDED, job + " was Stopped", "");
-            default -> JobStatus.of(JobStatus.Phase.UNKNOWN, "", ""); // Restarting and whatever DLC adds
+            default -> JobStatus.of(JobStatus.Phase.ENDED, job + " is in state " + status
+                    + ", which is not one of DLC's documented states; the trial ends" + reason, "");
         };
     }
 

@@ -5,10 +5,11 @@ import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.time.Clock;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Base64;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -28,14 +29,26 @@ import javax.crypto.spec.SecretKeySpec;
 final class RoaSigner {
 
     static final String VERSION = "2020-12-03";
-    private static final DateTimeFormatter DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
+    /**
+     * HTTP's date (RFC 7231's IMF-fixdate, RFC 1123's form with a two-digit day): the JDK's
+     * {@code RFC_1123_DATE_TIME} writes one digit on the 1st to the 9th, which servers that compare
+     * the signed date as text refuse.
+     */
+    static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
+            .withZone(ZoneOffset.UTC);
 
     private final String accessKeyId;
     private final String accessKeySecret;
+    private final Clock clock;
 
     RoaSigner(String accessKeyId, String accessKeySecret) {
+        this(accessKeyId, accessKeySecret, Clock.systemUTC());
+    }
+
+    RoaSigner(String accessKeyId, String accessKeySecret, Clock clock) {
         this.accessKeyId = accessKeyId;
         this.accessKeySecret = accessKeySecret;
+        this.clock = clock;
     }
 
     /**
@@ -46,7 +59,7 @@ final class RoaSigner {
         String accept = "application/json";
         String contentType = body == null ? "" : "application/json";
         String md5 = body == null ? "" : Base64.getEncoder().encodeToString(md5(body.getBytes(StandardCharsets.UTF_8)));
-        String date = DATE.format(ZonedDateTime.now(ZoneOffset.UTC));
+        String date = DATE.format(clock.instant());
         Map<String, String> acs = new TreeMap<>();
         acs.put("x-acs-signature-method", "HMAC-SHA1");
         acs.put("x-acs-signature-nonce", UUID.randomUUID().toString());

@@ -54,7 +54,11 @@ final class OpenpaiSection {
         reader.size("trialMemorySize", true);
         reader.requiredString("storageConfigName");
         reader.string("dockerImage", "msranni/nni:latest");
-        // NNI's dataclass wants it given (null for the default cluster); NNI's own example omits it, so absent means null
+        // NNI's dataclass wants it given, null for the default cluster: NNI 3.0 refuses a file without it
+        // ("virtual_cluster is not set"), its own v2.x examples among them
+        if (!reader.has("virtualCluster")) {
+            reader.problem("virtualCluster", "virtualCluster is not set: give the virtual cluster's name, or null for OpenPAI's default");
+        }
         reader.string("virtualCluster");
         reader.directory("localStorageMountPoint", null, true);
         String container = reader.requiredString("containerStorageMountPoint");

@@ -35,6 +35,7 @@ public class OpenpaiSectionTest {
         section.put("storageConfigName", "confignfs-data");
         section.put("localStorageMountPoint", folder.getRoot().toString());
         section.put("containerStorageMountPoint", "/mnt/confignfs-data/");
+        section.put("virtualCluster", null);
         return section;
     }
 
@@ -88,10 +89,14 @@ public class OpenpaiSectionTest {
         section.remove("username");
         section.put("containerStorageMountPoint", "mnt/data");
         section.put("token", 12345);
+        section.remove("virtualCluster");
         List<String> problems = problems(OpenpaiSection.check(section, folder.getRoot().toPath()));
         assertTrue(problems.toString(), problems.contains("trialGpuNumber: trialGpuNumber is required on OpenPAI (at the top level or here)"));
         assertTrue(problems.toString(), problems.contains("username: username is required"));
         assertTrue(problems.toString(), problems.contains("containerStorageMountPoint: expected an absolute path in the container, got \"mnt/data\""));
         assertTrue(problems.toString(), problems.contains("token: expected a string, got a number"));
+        // NNI 3.0: "OpenpaiConfig: virtual_cluster is not set" (null is the way to ask for the default cluster)
+        assertTrue(problems.toString(), problems.contains(
+                "virtualCluster: virtualCluster is not set: give the virtual cluster's name, or null for OpenPAI's default"));
     }
 }

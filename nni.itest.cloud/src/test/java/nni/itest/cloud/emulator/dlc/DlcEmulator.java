@@ -65,6 +65,10 @@ public final class DlcEmulator extends CloudEmulator {
     private volatile Duration waiting = Duration.ofMillis(600);
 
     /** @param nas the account's NAS data sources: id to the local folder playing it */
+    /** HTTP's IMF-fixdate (two-digit day, GMT), strictly: what Alibaba's gateway compares the signed date against. */
+    private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM uuuu HH:mm:ss 'GMT'", java.util.Locale.US)
+            .withZone(java.time.ZoneOffset.UTC).withResolverStyle(java.time.format.ResolverStyle.STRICT);
+
     public DlcEmulator(String accessKeyId, String accessKeySecret, String workspaceId, Map<String, Path> nas, Path tasks) throws Exception {
         this.accessKeyId = accessKeyId;
         this.accessKeySecret = accessKeySecret;
@@ -142,7 +146,7 @@ public final class DlcEmulator extends CloudEmulator {
         }
         String date = headers.getOrDefault("date", "");
         try {
-            Instant when = ZonedDateTime.parse(date, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            Instant when = ZonedDateTime.parse(date, HTTP_DATE).toInstant();
             if (Duration.between(when, Instant.now()).abs().compareTo(Duration.ofMinutes(15)) > 0) {
                 return refuse(400, "RequestTimeTooSkewed", "Specified time stamp or date value is expired.");
             }

@@ -81,6 +81,9 @@ public final class DlcJob {
 
     private synchronized void exited(int code) {
         exitCode = code;
+        if (!status.equals("Running") && !status.equals("Stopping")) {
+            return; // put in another state by the test
+        }
         if (status.equals("Stopping")) {
             status = "Stopped";
         } else if (failing || code != 0) {
@@ -110,6 +113,18 @@ public final class DlcJob {
             failing = true;
             process.kill(0);
         }
+    }
+
+    /**
+     * Puts the job in {@code state} as DLC would report it (a state the platform may not know, such
+     * as {@code SubmitFailed}); its command, if running, is killed.
+     */
+    public synchronized void enter(String state, String why) {
+        if (process != null && status.equals("Running")) {
+            process.kill(0);
+        }
+        status = state;
+        reason = why;
     }
 
     synchronized Map<String, Object> detail(String requestId) {
