@@ -40,7 +40,8 @@ import sun.misc.Signal;
  * <p>The archive ({@code <home>/jvm/nni-osgi-*.jsa}, named after the jar and the JVM, so that a
  * new build or another Java makes a new one) is written by the first start's JVM as it exits
  * ({@code -XX:ArchiveClassesAtExit}) and taken by the next starts; it holds the JDK's, Felix's and
- * the launcher's classes.
+ * the launcher's classes. A JVM without the base archive every archive extends runs the child
+ * without one ({@link #baseArchiveMapped()}).
  */
 final class JvmRelaunch {
 
@@ -110,7 +111,8 @@ final class JvmRelaunch {
         command.addAll(options.stream().filter(option -> !option.isEmpty()).toList());
         Path archive = archive(home, jar);
         Path writing = null;
-        if (archive != null && options.stream().noneMatch(option -> option.startsWith("-Xshare") || option.contains("Archive"))) {
+        if (archive != null && baseArchiveMapped()
+                && options.stream().noneMatch(option -> option.startsWith("-Xshare") || option.contains("Archive"))) {
             // a warning on stdout would mix with what a command prints: an unusable archive is just not used
             command.add("-Xlog:cds=off,cds+dynamic=off");
             if (Files.isRegularFile(archive)) {
@@ -187,6 +189,18 @@ final class JvmRelaunch {
         }, "nni-launcher-follower");
         follower.setDaemon(true);
         follower.start();
+    }
+
+    /**
+     * @return whether this JVM runs with the Java installation's base class data sharing archive,
+     *         which the home's archive extends: a JVM without one (a jlink image made without
+     *         {@code --generate-cds-archive}, some distributions) refuses to start at all with
+     *         {@code -XX:ArchiveClassesAtExit} or {@code -XX:SharedArchiveFile}. The JVM says so in
+     *         {@code java.vm.info} ("mixed mode, sharing"), as {@code java -version} prints it; the
+     *         child runs the same java with the same sharing default ({@code -Xshare:auto}).
+     */
+    static boolean baseArchiveMapped() {
+        return String.valueOf(System.getProperty("java.vm.info")).contains("sharing");
     }
 
     /** @return the home's archive for this jar and this JVM, or {@code null} when the home has no room for it */

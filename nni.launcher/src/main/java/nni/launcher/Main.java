@@ -31,7 +31,8 @@ import java.util.stream.Stream;
  *
  * <p>Every setting is a system property so that {@code -D} on the java command line still wins.
  * What cannot work is refused before the framework starts, with one line and a non-zero exit:
- * 2 for an unusable home or option, 4 when the home or the port is taken (3 is a {@code run} stopped early).
+ * 2 for an unusable home or option, 4 when the home or the port is taken (3 is a {@code run} stopped early);
+ * 4 too when a bundle of the runtime cannot resolve or start ({@link RuntimeFramework}).
  */
 public final class Main {
 
@@ -41,6 +42,8 @@ public final class Main {
 
     static final int EXIT_USAGE = 2;
     static final int EXIT_TAKEN = 4;
+    /** A bundle of the runtime cannot resolve or start: as with a taken home or port, the runtime cannot serve. */
+    static final int EXIT_UNUSABLE = 4;
 
     private static final String PORT = "org.osgi.service.http.port";
     private static final String HOST = "org.apache.felix.http.host";

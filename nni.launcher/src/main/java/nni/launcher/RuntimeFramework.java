@@ -1,7 +1,10 @@
 package nni.launcher;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.io.Reader;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -55,6 +58,11 @@ import org.osgi.framework.wiring.FrameworkWiring;
  * {@code main.thread=true} is run on the main thread and its result is the exit code after the
  * framework stopped, a shutdown hook stops the framework (SIGTERM), and the framework stopping by
  * itself ends the process with {@value #STOPPED}.
+ *
+ * <p>The command service is called once the framework reached its start level. A bundle of the
+ * runtime that the framework could not resolve or start by then ({@link StartFailures}) is told on
+ * standard error, and a one-shot command ends at once with {@link Main#EXIT_UNUSABLE}: the
+ * runtime it would run in lacks part of itself.
  */
 final class RuntimeFramework {
 
@@ -69,6 +77,10 @@ final class RuntimeFramework {
      * when it cannot serve safely, or {@code stop 0}): bnd's launcher's code for it, kept.
      */
     static final int STOPPED = 117;
+    /** On the main thread's queue: the framework reached its start level, having tried to start every bundle. */
+    private static final Object START_LEVEL_REACHED = new Object();
+    /** The process's standard error: a one-shot command's {@code System.err} goes to the log ({@link ConsoleCapture}). */
+    private static final PrintStream ERR = new PrintStream(new FileOutputStream(FileDescriptor.err), true);
 
     private RuntimeFramework() {
     }
@@ -112,6 +124,13 @@ final class RuntimeFramework {
         }
         BlockingQueue<Object> mainThread = new LinkedBlockingQueue<>();
         BundleContext context = framework.getBundleContext();
+        StartFailures failures = new StartFailures(context);
+        context.addFrameworkListener(failures);
+        context.addFrameworkListener(event -> {
+            if (event.getType() == FrameworkEvent.STARTED) {
+                mainThread.add(START_LEVEL_REACHED);
+            }
+        });
         context.addServiceListener(event -> {
             if (event.getType() == ServiceEvent.REGISTERED) {
                 mainThread.add(event.getServiceReference());
@@ -130,11 +149,25 @@ final class RuntimeFramework {
         }, "nni-framework-end");
         watcher.setDaemon(true);
         watcher.start();
-        Object next = mainThread.take();
-        if (next instanceof FrameworkEvent) {
-            return STOPPED;
+        // the command runs once the framework tried every bundle: one that failed means a runtime without part of itself
+        boolean levelReached = false;
+        ServiceReference<?> reference = null;
+        while (!levelReached || reference == null) {
+            Object next = mainThread.take();
+            if (next instanceof FrameworkEvent) {
+                return STOPPED;
+            } else if (next == START_LEVEL_REACHED) {
+                levelReached = true;
+                List<String> problems = failures.describe();
+                problems.forEach(problem -> ERR.println("nni-osgi: " + problem));
+                if (!problems.isEmpty() && System.getProperty(Main.COMMAND) != null) {
+                    stop(framework);
+                    return Main.EXIT_UNUSABLE;
+                }
+            } else {
+                reference = (ServiceReference<?>) next;
+            }
         }
-        ServiceReference<?> reference = (ServiceReference<?>) next;
         Object service = context.getService(reference);
         int code = service instanceof Callable<?> callable && callable.call() instanceof Integer result ? result : 1;
         stop(framework);

@@ -45,7 +45,13 @@ final class JarProcess implements AutoCloseable {
     /** As {@link #start(Path, Map, Path, String...)}, with options for the java command before {@code -jar}. */
     static JarProcess start(Path workingDirectory, Map<String, String> environment, Path outputs, List<String> javaOptions,
                             String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        return start(Path.of(System.getProperty("java.home")), workingDirectory, environment, outputs, javaOptions, args);
+    }
+
+    /** As {@link #start(Path, Map, Path, List, String...)}, run by the java of another Java installation. */
+    static JarProcess start(Path javaHome, Path workingDirectory, Map<String, String> environment, Path outputs,
+                            List<String> javaOptions, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(javaHome.resolve("bin").resolve("java").toString()));
         command.addAll(javaOptions);
         command.addAll(List.of("-jar", System.getProperty("nni.jar")));
         command.addAll(List.of(args));

@@ -24,7 +24,8 @@ import org.junit.rules.TemporaryFolder;
  * {@code java -jar nni-osgi.jar} without JVM options of its own runs the runtime in a child JVM
  * with the launcher's settings and a class data sharing archive of the home's; the parent only
  * waits, hands on the exit code, stops the child when it is stopped and takes it along when it is
- * killed. JVM options on the java command line keep the runtime in that JVM.
+ * killed. JVM options on the java command line keep the runtime in that JVM. A Java without the
+ * base archive every archive extends (a jlink image) runs the child without one.
  */
 public class JvmRelaunchIT {
 
@@ -103,6 +104,25 @@ public class JvmRelaunchIT {
                 assertEquals(start.toString(), Optional.empty(), runtime.process.descendants().filter(JarProcess::isJava).findAny());
                 assertEquals(Long.toString(runtime.process.pid()),
                         Files.readString(userHome.resolve(".nni-osgi").resolve("runtime.lock")).strip());
+            }
+        }
+    }
+
+    @Test(timeout = 600_000)
+    public void aJavaWithoutABaseArchiveRunsTheRuntimeWithoutOne() throws Exception {
+        Path jre = LinkedJre.link(folder.getRoot().toPath().resolve("jre"), LinkedJre.RUNTIME_MODULES);
+        assertFalse(Files.exists(jre.resolve("lib").resolve("server").resolve("classes.jsa")));
+        Path userHome = folder.newFolder("user").toPath();
+        for (int start = 1; start <= 2; start++) {
+            try (JarProcess jar = JarProcess.start(jre, userHome, Map.of("HOME", userHome.toString()), folder.getRoot().toPath()
+                    .resolve("out"), List.of(), "--port", "0", "version")) {
+                JarProcess.Result version = jar.await();
+                assertEquals(start + ": " + version, 0, version.code());
+                assertTrue(version.out(), version.out().contains("platforms: "));
+                assertEquals("", version.err());
+            }
+            try (Stream<Path> archives = Files.list(userHome.resolve(".nni-osgi").resolve("jvm"))) {
+                assertEquals(List.of(), archives.toList());
             }
         }
     }

@@ -1,9 +1,14 @@
 package nni.manager.internal.config;
 
+import java.net.URI;
+import java.nio.file.FileSystemNotFoundException;
+import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,10 +33,12 @@ import org.slf4j.LoggerFactory;
  * plugin: SCR reads configurations through it): a value that is not of its type or not one of its
  * options ({@code kill.grace.seconds=abc}, {@code python.sdk=sometimes}) is reported once, naming
  * the file, the key and what it accepts, and the component gets the last configuration of that PID
- * that was valid (the defaults when there was none) rather than failing with a stack trace.
+ * that was valid (the defaults when there was none) rather than failing with a stack trace. The
+ * files refused so far are kept ({@link #refusals()}): a one-shot command does not run on a
+ * runtime configured otherwise than its files say.
  */
 // immediate: what was valid is remembered across calls (a delayed component would be disposed after each)
-@Component(immediate = true, property = {ConfigurationPlugin.CM_RANKING + ":Integer=100", "config.plugin.id=nni.configuration.check"})
+@Component(immediate = true, service = {ConfigurationPlugin.class, ConfigurationCheck.class}, property = {ConfigurationPlugin.CM_RANKING + ":Integer=100", "config.plugin.id=nni.configuration.check"})
 public class ConfigurationCheck implements ConfigurationPlugin {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConfigurationCheck.class);
@@ -45,6 +52,12 @@ public class ConfigurationCheck implements ConfigurationPlugin {
     /** Per PID: the last valid properties, and the problems last reported (so that each is reported once). */
     private final Map<String, Dictionary<String, Object>> lastValid = new ConcurrentHashMap<>();
     private final Map<String, String> reported = new ConcurrentHashMap<>();
+    /** Per PID read from a file: the file and its refused values, until a valid configuration of that PID comes. */
+    private final Map<String, Refusal> refused = new ConcurrentHashMap<>();
+
+    /** A configuration file with values that were refused: its path, and each bad key with what it accepts. */
+    public record Refusal(Path file, String problems) {
+    }
 
     @Activate
     public ConfigurationCheck(BundleContext context, @Reference MetaTypeService metatype) {
@@ -66,12 +79,16 @@ public class ConfigurationCheck implements ConfigurationPlugin {
         if (problems.isEmpty()) {
             lastValid.put(key, copy(properties));
             reported.remove(key);
+            refused.remove(key);
             return;
         }
         Dictionary<String, Object> previous = lastValid.get(key);
+        Path file = file(properties.get(FILE));
+        if (file != null) {
+            refused.put(key, new Refusal(file, problems));
+        }
         if (!problems.equals(reported.put(key, problems))) {
-            Object file = properties.get(FILE);
-            LOG.error("{}: {}; {} keeps {}", file == null ? "configuration " + key : String.valueOf(file).replaceFirst("^file:", ""),
+            LOG.error("{}: {}; {} keeps {}", file == null ? "configuration " + key : file,
                     problems, definition.getName(), previous == null ? "its defaults" : "its previous configuration");
         }
         // the component gets what worked before: the bad keys' old values, or their defaults
@@ -86,6 +103,23 @@ public class ConfigurationCheck implements ConfigurationPlugin {
                     properties.put(name, previous.get(name));
                 }
             }
+        }
+    }
+
+    /** @return the configuration files whose latest values were refused, with what was wrong in each */
+    public Collection<Refusal> refusals() {
+        return List.copyOf(refused.values());
+    }
+
+    /** @return the file FileInstall read a configuration from ({@value #FILE}, a URL), or null */
+    private static Path file(Object url) {
+        if (url == null) {
+            return null;
+        }
+        try {
+            return Path.of(URI.create(String.valueOf(url)));
+        } catch (IllegalArgumentException | FileSystemNotFoundException e) {
+            return Path.of(String.valueOf(url).replaceFirst("^file:", ""));
         }
     }
 

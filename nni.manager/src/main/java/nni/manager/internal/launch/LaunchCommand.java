@@ -20,4 +20,12 @@ public interface LaunchCommand {
      * @return the process exit code (0 = success)
      */
     int execute(List<String> arguments, PrintStream out, PrintStream err) throws Exception;
+
+    /**
+     * @return whether the command runs only in a runtime that became ready as its files say; one
+     *         that does not ({@code version}) runs anyway, after the reasons on standard error
+     */
+    default boolean needsReadyRuntime() {
+        return true;
+    }
 }

@@ -20,6 +20,7 @@ import org.osgi.util.tracker.ServiceTracker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.manager.internal.config.ConfigurationCheck;
 import nni.manager.internal.config.ErrorText;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
@@ -28,8 +29,9 @@ import nni.manager.internal.registry.PlatformRegistry;
  * Carries out the command the runnable jar was started with (system property {@value #COMMAND},
  * the command word and its arguments separated by newlines): waits until the runtime is ready
  * ({@link RuntimeReadiness}), runs the matching {@link LaunchCommand}, and hands its exit code to the
- * launcher. Without the
- * property it does nothing and the runtime keeps running.
+ * launcher. A runtime that cannot become ready (a refused configuration file, a {@code deploy/} bundle
+ * that cannot resolve) ends a command that needs it with the reasons on standard error and
+ * {@value #EXIT_UNUSABLE}. Without the property it does nothing and the runtime keeps running.
  * <p>
  * The command runs on the launcher's main thread: the launcher ({@code nni.launcher}, as bnd's did)
  * calls a {@code Callable<Integer>} service registered with {@code main.thread=true}, then stops the
@@ -44,6 +46,8 @@ public class LaunchCommandRunner {
     private static final String MAIN_THREAD = "main.thread";
     private static final Logger LOG = LoggerFactory.getLogger(LaunchCommandRunner.class);
     private static final long WAIT_SECONDS = 60;
+    /** The exit code when the runtime cannot become ready (the launcher's for a runtime that cannot serve). */
+    static final int EXIT_UNUSABLE = 4;
     /** How long the framework may take to stop after a command before the JVM ends anyway. */
     private static final long STOP_SECONDS = 30;
 
@@ -59,7 +63,7 @@ public class LaunchCommandRunner {
 
     @Activate
     public LaunchCommandRunner(BundleContext context, @Reference PlatformRegistry platforms,
-                               @Reference AlgorithmRegistry algorithms) {
+                               @Reference AlgorithmRegistry algorithms, @Reference ConfigurationCheck configurationCheck) {
         String line = context.getProperty(COMMAND);
         if (line == null || line.isBlank()) {
             registration = null;
@@ -67,7 +71,7 @@ public class LaunchCommandRunner {
             return;
         }
         List<String> words = Arrays.asList(line.split("\n"));
-        command = new MainThreadCommand(context, new RuntimeReadiness(context, platforms, algorithms), words.get(0),
+        command = new MainThreadCommand(context, new RuntimeReadiness(context, platforms, algorithms, configurationCheck), words.get(0),
                 words.subList(1, words.size()));
         registration = context.registerService(Callable.class.getName(), command,
                 new Hashtable<>(Map.of(MAIN_THREAD, Boolean.TRUE)));
@@ -151,7 +155,7 @@ public class LaunchCommandRunner {
     private static int run(BundleContext context, RuntimeReadiness readiness, String name, List<String> arguments) {
         ServiceTracker<LaunchCommand, LaunchCommand> tracker = null;
         try {
-            readiness.await(WAIT_SECONDS);
+            List<String> failures = readiness.await(WAIT_SECONDS);
             tracker = new ServiceTracker<>(context,
                     context.createFilter("(&(objectClass=" + LaunchCommand.class.getName() + ")(" + LaunchCommand.NAME + "=" + name + "))"),
                     null);
@@ -160,6 +164,11 @@ public class LaunchCommandRunner {
             if (command == null) {
                 ERR.println("nni-osgi: unknown command '" + name + "'; try: java -jar nni-osgi.jar help");
                 return 2;
+            }
+            failures.forEach(failure -> ERR.println("nni-osgi: " + failure));
+            if (!failures.isEmpty() && command.needsReadyRuntime()) {
+                ERR.println("nni-osgi: " + name + " not started: the runtime cannot become ready with these files");
+                return EXIT_UNUSABLE;
             }
             return command.execute(arguments, OUT, ERR);
         } catch (InterruptedException e) {

@@ -31,6 +31,7 @@ import org.osgi.framework.ServiceRegistration;
 import org.osgi.framework.startlevel.BundleStartLevel;
 import org.osgi.framework.startlevel.FrameworkStartLevel;
 import org.osgi.framework.wiring.BundleRevision;
+import org.osgi.framework.wiring.FrameworkWiring;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.cm.ConfigurationListener;
@@ -46,6 +47,7 @@ import nni.api.platform.TrainingPlatform;
 import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.DispatcherProvider;
 import nni.api.tuner.TunerProvider;
+import nni.manager.internal.config.ConfigurationCheck;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
 
@@ -68,6 +70,11 @@ import nni.manager.internal.registry.PlatformRegistry;
  * The condition is evaluated on every bundle, service, framework and configuration event, and,
  * because SCR activates a component without services silently, at least every 100 ms. There is no
  * quiet window: a loaded machine only makes the condition hold later.
+ *
+ * <p>What can never hold ends the wait at once, with the reasons ({@link #failures()}): a jar in
+ * {@code deploy/} whose bundle cannot resolve, and a configuration file with a value
+ * {@link ConfigurationCheck} refused. (The runtime's own bundles are the launcher's to check: it
+ * calls the command only once the framework tried them all.)
  */
 final class RuntimeReadiness implements AutoCloseable {
 
@@ -82,6 +89,7 @@ final class RuntimeReadiness implements AutoCloseable {
     private final BundleContext context;
     private final PlatformRegistry platforms;
     private final AlgorithmRegistry algorithms;
+    private final ConfigurationCheck configurationCheck;
     private final Object changed = new Object();
     private final AtomicBoolean shellStarted = new AtomicBoolean();
     private final ServiceTracker<ServiceComponentRuntime, ServiceComponentRuntime> scr;
@@ -92,10 +100,12 @@ final class RuntimeReadiness implements AutoCloseable {
     private final FrameworkListener frameworkListener = this::changed;
 
     /** Starts listening at once: the shell's start command may run before {@link #await} is called. */
-    RuntimeReadiness(BundleContext context, PlatformRegistry platforms, AlgorithmRegistry algorithms) {
+    RuntimeReadiness(BundleContext context, PlatformRegistry platforms, AlgorithmRegistry algorithms,
+                     ConfigurationCheck configurationCheck) {
         this.context = context;
         this.platforms = platforms;
         this.algorithms = algorithms;
+        this.configurationCheck = configurationCheck;
         context.addServiceListener(serviceListener);
         context.addBundleListener(bundleListener);
         context.addFrameworkListener(frameworkListener);
@@ -112,16 +122,26 @@ final class RuntimeReadiness implements AutoCloseable {
     }
 
     /**
-     * Waits until the runtime is ready or {@code seconds} passed (then logs what it still waited for).
+     * Waits until the runtime is ready, cannot become ready, or {@code seconds} passed (then logs
+     * what it still waited for).
      *
-     * @return true when ready
+     * @return why the runtime cannot become ready, one line each; empty when it is ready or the time is up
      */
-    boolean await(long seconds) throws InterruptedException {
+    List<String> await(long seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         synchronized (changed) {
             String pending;
             String logged = null;
-            while ((pending = pending()) != null) {
+            while (true) {
+                List<String> failures = failures();
+                if (!failures.isEmpty()) {
+                    LOG.debug("cannot become ready: {}", failures);
+                    return failures;
+                }
+                pending = pending();
+                if (pending == null) {
+                    break;
+                }
                 if (!pending.equals(logged)) {
                     LOG.debug("not ready: {}", pending);
                     logged = pending;
@@ -129,13 +149,49 @@ final class RuntimeReadiness implements AutoCloseable {
                 long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (left <= 0) {
                     LOG.warn("the runtime is not ready after {} s ({}); running the command anyway", seconds, pending);
-                    return false;
+                    return List.of();
                 }
                 changed.wait(Math.min(left, RECHECK_MILLIS));
             }
         }
         LOG.debug("ready");
-        return true;
+        return List.of();
+    }
+
+    /**
+     * @return what keeps the runtime from ever being ready as its files say: each refused
+     *         configuration file with its keys and what they accept, each {@code deploy/} jar whose
+     *         bundle cannot resolve with what it lacks
+     */
+    List<String> failures() {
+        String watched = context.getProperty("felix.fileinstall.dir");
+        List<String> failures = new ArrayList<>();
+        Set<Path> configurationFiles = files(watched, "*.{cfg,config}");
+        for (ConfigurationCheck.Refusal refusal : configurationCheck.refusals()) {
+            if (configurationFiles.contains(refusal.file().toAbsolutePath().normalize())) {
+                failures.add(refusal.file() + ": " + refusal.problems());
+            }
+        }
+        Set<Path> jars = files(watched, "*.jar");
+        List<Bundle> unresolved = new ArrayList<>();
+        for (Path jar : jars) {
+            Bundle bundle = bundleAt(jar);
+            if (bundle == null) {
+                return failures; // FileInstall has not installed them all: one may need another
+            }
+            if (bundle.getState() == Bundle.INSTALLED && !fragment(bundle)) {
+                unresolved.add(bundle);
+            }
+        }
+        FrameworkWiring wiring = context.getBundle(Constants.SYSTEM_BUNDLE_LOCATION).adapt(FrameworkWiring.class);
+        for (Bundle bundle : unresolved) {
+            // what FileInstall does before it starts a bundle; a bundle that resolves now is simply started sooner
+            if (bundle.getState() == Bundle.INSTALLED && !wiring.resolveBundles(List.of(bundle))) {
+                failures.add(Path.of(URI.create(bundle.getLocation())) + ": bundle " + bundle.getSymbolicName() + " "
+                        + bundle.getVersion() + " cannot resolve: " + UnresolvedBundle.lacks(wiring, bundle));
+            }
+        }
+        return failures;
     }
 
     /** @return what the runtime still waits for, or null when it is ready */
@@ -188,8 +244,12 @@ final class RuntimeReadiness implements AutoCloseable {
     }
 
     private static boolean started(Bundle bundle) {
-        boolean fragment = (bundle.adapt(BundleRevision.class).getTypes() & BundleRevision.TYPE_FRAGMENT) != 0;
-        return bundle.getState() == Bundle.ACTIVE || (fragment && bundle.getState() == Bundle.RESOLVED);
+        return bundle.getState() == Bundle.ACTIVE || (fragment(bundle) && bundle.getState() == Bundle.RESOLVED);
+    }
+
+    private static boolean fragment(Bundle bundle) {
+        BundleRevision revision = bundle.adapt(BundleRevision.class);
+        return revision != null && (revision.getTypes() & BundleRevision.TYPE_FRAGMENT) != 0;
     }
 
     /** @return whether the framework is about to start {@code bundle}: resolved, marked to start, at this level */

@@ -30,4 +30,9 @@ public class VersionLaunchCommand implements LaunchCommand {
         out.println("platforms: " + String.join(", ", platforms.platforms().stream().map(PlatformInfo::name).toList()));
         return 0;
     }
+
+    @Override
+    public boolean needsReadyRuntime() {
+        return false;
+    }
 }
