@@ -171,6 +171,59 @@ public class TrialReportIT extends RuntimeTestSupport {
                 KeeperChoice.JAVA, Set.of(KeeperRuntime.JAVA), KeeperChoice.PYTHON, Set.of(KeeperRuntime.PYTHON)), offered);
     }
 
+    /**
+     * A keeper that never calls back (nothing listens where it was told to call: issue 26 item 5)
+     * is named in its trials' waiting reason, with the address it was given and the last line of
+     * its {@code keeper.stderr} (a keeper on this machine), instead of leaving them "starting" for ever.
+     */
+    @Test(timeout = 180_000)
+    public void aKeeperThatNeverCallsBackIsNamedInTheWaitingReasonWithTheAddressItWasGiven() throws Exception {
+        RecordingContext context = context("overdue", true);
+        Path keeperDirectory = scratch("overdue-keeper");
+        List<EnvironmentSpec> specs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        EnvironmentLauncher launcher = (spec, listener) -> { // starts nothing: no keeper will ever call back
+            specs.add(spec);
+            try {
+                Files.writeString(keeperDirectory.resolve("keeper.stderr"), "handshake: manager not reachable: "
+                        + "java.net.ConnectException: Connection refused; retrying\n");
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            listener.stateChanged(EnvironmentState.STARTING, "waiting: starting a local keeper");
+            java.util.concurrent.CompletableFuture<String> ended = new java.util.concurrent.CompletableFuture<>();
+            return new LaunchedEnvironment() {
+                @Override
+                public java.util.concurrent.CompletionStage<String> ended() {
+                    return ended;
+                }
+
+                @Override
+                public void stop() {
+                    ended.complete("stopped");
+                }
+
+                @Override
+                public String url() {
+                    return "file://localhost" + keeperDirectory;
+                }
+            };
+        };
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        try (TrainingSession session = keepers.open(context, launcher,
+                KeeperOptions.builder("remote").reuse(true).maxEnvironments(1).idleTimeout(Duration.ofMinutes(1)).build())) {
+            session.submit(trial("Ovr01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
+            await().atMost(WAIT).until(() -> specs.size() == 1);
+            EnvironmentSpec spec = specs.get(0);
+            String expected = "keeper " + spec.environmentId() + " has not reached the manager at " + spec.managerUrl();
+            await().atMost(Duration.ofSeconds(120)).until(() -> context.changes.stream().anyMatch(job -> job.message().contains(expected)));
+            TrialJob said = context.changes.stream().filter(job -> job.message().contains(expected)).findFirst().orElseThrow();
+            assertEquals("Ovr01", said.id());
+            assertEquals(said.toString(), TrialStatus.WAITING, said.status());
+            assertTrue(said.message(), said.message().startsWith("waiting: ") && said.message().contains("nniManagerIp")
+                    && said.message().contains("its stderr: handshake: manager not reachable: java.net.ConnectException: Connection refused"));
+        }
+    }
+
     @Test(timeout = 120_000)
     public void reportsWithoutTheRightTokenAreRefusedAndNothingIsStoredTwice() throws Exception {
         RecordingContext context = context("token", true);

@@ -104,4 +104,37 @@ public class ReuseModeIT {
         }
         assertTrue(runtime.console(), runtime.console().contains("DONE") || runtime.console().contains("done"));
     }
+
+    /**
+     * The port bound to another loopback address (issue 26 item 5): the keepers are told to call
+     * the manager where it listens (127.0.0.2), not at 127.0.0.1 where nothing does, and the trials
+     * run. Before, they waited "starting a local keeper" for ever.
+     */
+    @Test(timeout = 240_000)
+    public void keepersCallTheManagerBackAtTheAddressItsPortIsBoundTo() throws Exception {
+        Path code = folder.newFolder("code").toPath();
+        Files.writeString(code.resolve("trial.py"), TRIAL);
+        Path config = code.resolve("config.yml");
+        Files.writeString(config, """
+                searchSpace:
+                  x:
+                    _type: randint
+                    _value: [0, 1000]
+                trialCommand: python3 trial.py
+                trialCodeDirectory: .
+                trialConcurrency: 1
+                maxTrialNumber: 2
+                tuner:
+                  name: Random
+                trainingService:
+                  platform: local
+                  reuseMode: true
+                """);
+        Path experiments = folder.newFolder("experiments").toPath();
+        runtime = RuntimeProcess.start(java.util.Map.of(), "127.0.0.2", 0, folder.newFolder("home").toPath(), experiments,
+                "run", config.toString());
+        int exit = runtime.awaitExit(Duration.ofSeconds(200));
+        assertEquals(runtime.console(), 0, exit);
+        assertTrue(runtime.log(), runtime.log().contains("keepers call the manager back at http://127.0.0.2:"));
+    }
 }

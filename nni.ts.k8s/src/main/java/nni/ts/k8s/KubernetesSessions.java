@@ -1,8 +1,5 @@
 package nni.ts.k8s;
 
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -113,7 +110,7 @@ public final class KubernetesSessions {
             kind.openExperiment(cluster.client(), namespace, context.experimentId());
             options = KeeperOptions.builder(context.platform()).reuse(reuse)
                     .maxEnvironments(Math.max(1, settings.maxEnvironments())).idleTimeout(settings.idleTimeout())
-                    .managerHost(managerHost(section, context)).keeper(settings.keeper()).build();
+                    .managerHost(managerHost(section)).keeper(settings.keeper()).build();
             LOG.info("experiment {}: {} in namespace {} of {} as user {}, {}{}", context.experimentId(), kind.type(), namespace,
                     cluster.identity(), cluster.identity().user(), reuse ? "reuse mode" : "one keeper per trial",
                     share == null ? "" : ", " + share.describe());
@@ -145,23 +142,10 @@ public final class KubernetesSessions {
     }
 
     /**
-     * @return {@code nniManagerIp}, the address the pods call the manager back at; without it the
-     *         address this machine reaches the outside from, as NNI guesses it
+     * @return {@code nniManagerIp}, the address the pods call the manager back at, or null: the
+     *         manager then decides from where its port is bound (KeeperSessions)
      */
-    static String managerHost(Map<String, Object> section, SessionContext context) {
-        if (section.get("nniManagerIp") instanceof String ip && !ip.isBlank()) {
-            return ip.strip();
-        }
-        String guess = null;
-        try (DatagramSocket socket = new DatagramSocket()) {
-            socket.connect(new InetSocketAddress(InetAddress.getByName("192.0.2.0"), 1));
-            InetAddress local = socket.getLocalAddress();
-            guess = local == null || local.isAnyLocalAddress() ? null : local.getHostAddress();
-        } catch (java.io.IOException e) {
-            // no route: the endpoint's own address is used
-        }
-        LOG.warn("experiment {}: nniManagerIp is not set; the pods are told to call the manager back at {}", context.experimentId(),
-                guess == null ? "the endpoint's own address" : guess);
-        return guess;
+    static String managerHost(Map<String, Object> section) {
+        return section.get("nniManagerIp") instanceof String ip && !ip.isBlank() ? ip.strip() : null;
     }
 }

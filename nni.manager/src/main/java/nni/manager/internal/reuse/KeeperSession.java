@@ -76,6 +76,8 @@ final class KeeperSession implements TrainingSession {
     /** How long a keeper taken back after a restart has to call back before its trial is given up. */
     private static final Duration RECONNECT_WAIT = Duration.ofSeconds(120);
     private static final Duration LINKS_FLUSH = Duration.ofSeconds(2);
+    /** How long a started keeper may take to call the manager back before its trials say it has not. */
+    private static final Duration HANDSHAKE_OVERDUE = Duration.ofSeconds(20);
 
     private enum State { STARTING, IDLE, BUSY, STOPPING, GONE }
 
@@ -233,6 +235,8 @@ final class KeeperSession implements TrainingSession {
         }
         LOG.info("experiment {}: started {} {}", context.experimentId(), options.reuse() ? "environment" : "keeper for trial", id);
         linkFile.handle(id, environment.handle.handle());
+        environment.keeperStarted = Instant.now();
+        checkHandshakeLater(environment);
         environment.handle.ended().whenComplete((why, error) -> later(() ->
                 environmentEnded(environment, why != null ? why : String.valueOf(error))));
     }
@@ -337,6 +341,10 @@ final class KeeperSession implements TrainingSession {
         Instant idleSince;
         ScheduledFuture<?> idleCheck;
         volatile Map<String, Object> gpus;
+        /** Since when its keeper process runs (or is being started): null while the platform still waits for room. */
+        Instant keeperStarted;
+        /** The last overdue reason shown, so that it is logged once. */
+        String overdueReason;
 
         Environment(String id) {
             this.id = id;
@@ -350,6 +358,8 @@ final class KeeperSession implements TrainingSession {
                     return;
                 }
                 LOG.debug("experiment {}: environment {} {}: {}", context.experimentId(), id, environmentState, message);
+                boolean keeperRuns = environmentState == EnvironmentState.STARTING || environmentState == EnvironmentState.RUNNING;
+                keeperStarted = !keeperRuns ? null : keeperStarted != null ? keeperStarted : Instant.now();
                 showWaiting(this, message);
             }
         }
@@ -523,6 +533,58 @@ final class KeeperSession implements TrainingSession {
                 schedule();
             }
         }
+    }
+
+    /** Looks again, while the environment has not called back, whether its keeper is overdue. */
+    private void checkHandshakeLater(Environment environment) {
+        try {
+            timer.schedule(() -> {
+                synchronized (lock) {
+                    if (closed || detached || environment.connected || environment.state != State.STARTING) {
+                        return;
+                    }
+                    Instant since = environment.keeperStarted;
+                    if (since != null && Duration.between(since, Instant.now()).compareTo(HANDSHAKE_OVERDUE) >= 0) {
+                        // no running count of seconds: the reason changes only when the keeper's own complaint does
+                        String reason = "waiting: keeper " + environment.id + " has not reached the manager " + managerPlace()
+                                + " within " + HANDSHAKE_OVERDUE.toSeconds() + " s" + keeperComplaint(environment)
+                                + "; the keepers must reach that address (the port's --host, the experiment's nniManagerIp)";
+                        if (!reason.equals(environment.overdueReason)) {
+                            LOG.warn("experiment {}: {}", context.experimentId(), reason.substring("waiting: ".length()));
+                        }
+                        environment.overdueReason = reason;
+                        showWaiting(environment, reason);
+                    }
+                }
+                checkHandshakeLater(environment);
+            }, HANDSHAKE_OVERDUE.toMillis() / 2, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // the session is closing or detached
+        }
+    }
+
+    /**
+     * @return "; its stderr: ..." with the last line of the keeper's {@code keeper.stderr} where this
+     *         machine can read it (keepers on this machine), else empty
+     */
+    private static String keeperComplaint(Environment environment) {
+        String url = environment.handle == null ? "" : environment.handle.url();
+        if (!url.startsWith("file://localhost/")) {
+            return "";
+        }
+        Path stderr = Path.of(url.substring("file://localhost".length()), "keeper.stderr");
+        try {
+            List<String> lines = Files.isRegularFile(stderr) ? Files.readAllLines(stderr) : List.of();
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                if (!lines.get(i).isBlank()) {
+                    String line = lines.get(i).strip();
+                    return "; its stderr: " + (line.length() > 300 ? line.substring(0, 300) + "..." : line);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("cannot read {}: {}", stderr, e.getMessage());
+        }
+        return "";
     }
 
     private void becomeIdle(Environment environment) {

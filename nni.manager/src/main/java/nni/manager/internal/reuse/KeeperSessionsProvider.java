@@ -3,7 +3,6 @@ package nni.manager.internal.reuse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +25,8 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import nni.api.environment.EnvironmentLauncher;
 import nni.api.environment.KeeperChoice;
@@ -50,6 +51,10 @@ import nni.manager.internal.report.KeeperLinks;
 public class KeeperSessionsProvider implements KeeperSessions {
 
     static final String KEEPER_FOLDER = "keeper/";
+    private static final String HTTP_HOST = "org.apache.felix.http.host";
+    /** The platform whose keepers run on this machine. */
+    private static final String LOCAL = "local";
+    private static final Logger LOG = LoggerFactory.getLogger(KeeperSessionsProvider.class);
 
     private final BundleContext bundleContext;
     private final KeeperLinks links;
@@ -139,7 +144,7 @@ public class KeeperSessionsProvider implements KeeperSessions {
     public TrainingSession open(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options)
             throws PlatformException {
         Map<KeeperRuntime, Path> keepers = offered(options.keeper()); // before packing: fails when the keeper asked for is missing
-        String managerUrl = managerUrl(options.managerHost());
+        String managerUrl = managerUrl(context, options);
         Object codeSetting = context.section().get("trialCodeDirectory");
         Path archive = context.experimentDirectory().resolve("environments").resolve("nni-code.tar.gz");
         // a section without trialCodeDirectory has its code where the trials run (AdaptDL: in the image)
@@ -169,21 +174,33 @@ public class KeeperSessionsProvider implements KeeperSessions {
         return session;
     }
 
-    /** @return the shared endpoint's URL with the host workers use */
-    private String managerUrl(String managerHost) throws PlatformException {
+    /** @return the URL the session's keepers call the manager back at: decided by {@link ManagerAddress} */
+    private String managerUrl(SessionContext context, KeeperOptions options) throws PlatformException {
+        ServiceReference<?>[] refs;
         try {
-            ServiceReference<?>[] refs = bundleContext.getServiceReferences((String) null, "(osgi.http.endpoint=*)");
-            if (refs == null || refs.length == 0) {
-                throw new PlatformException("the manager has no HTTP endpoint yet; keepers would have nowhere to report");
-            }
-            Object endpoint = refs[0].getProperty("osgi.http.endpoint");
-            String first = endpoint instanceof String[] all ? all[0] : String.valueOf(endpoint);
-            URI uri = URI.create(first);
-            String host = managerHost != null && !managerHost.isBlank() ? managerHost
-                    : uri.getHost() == null || uri.getHost().equals("0.0.0.0") ? "127.0.0.1" : uri.getHost();
-            return uri.getScheme() + "://" + host + ":" + uri.getPort() + "/";
+            refs = bundleContext.getServiceReferences((String) null, "(osgi.http.endpoint=*)");
         } catch (InvalidSyntaxException e) {
             throw new IllegalStateException(e);
         }
+        List<String> endpoints = new ArrayList<>();
+        Object published = refs == null || refs.length == 0 ? null : refs[0].getProperty("osgi.http.endpoint");
+        if (published instanceof String[] all) {
+            endpoints.addAll(List.of(all));
+        } else if (published instanceof java.util.Collection<?> all) {
+            all.forEach(endpoint -> endpoints.add(String.valueOf(endpoint)));
+        } else if (published != null) {
+            endpoints.add(String.valueOf(published));
+        }
+        ManagerAddress.Decision decision = ManagerAddress.decide(options.managerHost(), endpoints,
+                ManagerAddress.bindsAll(bundleContext.getProperty(HTTP_HOST)), LOCAL.equals(options.platform()),
+                ManagerAddress::outwardAddress);
+        LOG.info("experiment {}: {} keepers call the manager back at {} ({})", context.experimentId(), options.platform(),
+                decision.url(), decision.why());
+        if (!LOCAL.equals(options.platform()) && !options.transport().files() && ManagerAddress.loopback(decision.url())) {
+            LOG.warn("experiment {}: {} keepers are told to call the manager back at {}, a loopback address: only keepers on this"
+                    + " machine reach it (bind the port beyond loopback with --host and set nniManagerIp)", context.experimentId(),
+                    options.platform(), decision.url());
+        }
+        return decision.url();
     }
 }

@@ -95,8 +95,8 @@ public class LocalPlatform implements TrainingPlatform {
             return keepers.open(context, new LocalEnvironmentLauncher(context.experimentDirectory().resolve("environments"),
                     config.kill_grace_seconds(), shippedSdk(context), HOST),
                     KeeperOptions.builder("local").reuse(true).maxEnvironments(config.reuse_max_environments())
-                            .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost("127.0.0.1")
-                            .keeper(KeeperChoice.JAVA).build());
+                            .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds()))
+                            .keeper(KeeperChoice.JAVA).build()); // the manager's address: where its port is bound
         }
         return new LocalSession(context, config.shell(), config.kill_grace_seconds(), shippedSdk(context), config.nvidia_smi(), HOST);
     }

@@ -54,7 +54,8 @@ import nni.trialkeeper.StderrTail;
  *     drained completely before the terminal status is reported; a sweep every
  *     {@value #SWEEP_SECONDS} s ends trials whose process is gone without an exit status (their
  *     launch script was killed);</li>
- * <li>trials that need GPUs wait in submission order until {@link GpuScheduler} places them; the
+ * <li>trials that need GPUs wait in submission order until {@link GpuScheduler} places them (tried
+ *     again when a trial ends and every {@value #GPU_RECHECK_SECONDS} s while any waits); the
  *     waiting trial's message says why;</li>
  * <li>a trial's handle is {@code <pid>:<start time in epoch ms>} of its process group leader, so
  *     that {@link #reattach} finds exactly that process again (a reused pid has another start
@@ -64,7 +65,7 @@ import nni.trialkeeper.StderrTail;
 final class LocalSession implements TrainingSession {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalSession.class);
-    private static final long GPU_RECHECK_SECONDS = 5;
+    private static final long GPU_RECHECK_SECONDS = 2;
     private static final long SWEEP_SECONDS = 10;
     private static final long START_TIMEOUT_SECONDS = 30;
 
@@ -201,36 +202,52 @@ final class LocalSession implements TrainingSession {
         }
     }
 
-    /** Starts waiting GPU trials in order while they can be placed; head-of-line keeps its place. */
+    /**
+     * Starts waiting GPU trials in order while they can be placed; head-of-line keeps its place.
+     * While trials wait, the GPUs are read again every {@value #GPU_RECHECK_SECONDS} s: processes
+     * outside this runtime free them without telling us.
+     */
     private void startWaiting() throws PlatformException {
         while (!waiting.isEmpty()) {
             LocalTrial head = waiting.peek();
             GpuScheduler.Placement placement = gpus.place(head.application.trialId(), head.application.placement().gpuNumber());
             if (!placement.placed()) {
-                if (!placement.waitingReason().equals(head.job.message())) {
-                    head.job = head.job.withMessage(placement.waitingReason());
-                    context.trialChanged(head.job);
-                }
-                if (gpuRecheck == null || gpuRecheck.isDone()) {
-                    // GPUs used by processes outside this runtime free up without telling us
-                    gpuRecheck = timers.schedule(this::recheckGpus, GPU_RECHECK_SECONDS, TimeUnit.SECONDS);
+                showWaiting(head, placement.waitingReason());
+                if (gpuRecheck == null) {
+                    gpuRecheck = timers.scheduleWithFixedDelay(this::recheckGpus, GPU_RECHECK_SECONDS, GPU_RECHECK_SECONDS, TimeUnit.SECONDS);
                 }
                 return;
             }
             waiting.poll();
             start(head, String.join(",", placement.indices().stream().map(String::valueOf).toList()));
         }
+        if (gpuRecheck != null) {
+            gpuRecheck.cancel(false);
+            gpuRecheck = null;
+        }
     }
 
+    private void showWaiting(LocalTrial trial, String reason) {
+        if (!reason.equals(trial.job.message())) {
+            trial.job = trial.job.withMessage(reason);
+            context.trialChanged(trial.job);
+        }
+    }
+
+    /** The periodic re-reading: never throws, so that a failing nvidia-smi does not end it; the waiting trial says why. */
     private void recheckGpus() {
         synchronized (this) {
-            if (closed) {
+            if (closed || waiting.isEmpty()) {
                 return;
             }
             try {
                 startWaiting();
-            } catch (PlatformException | RuntimeException e) {
+            } catch (PlatformException e) {
                 LOG.warn("experiment {}: placing waiting trials failed: {}", context.experimentId(), e.getMessage());
+                showWaiting(waiting.peek(), "waiting: cannot read the GPUs now (" + e.getMessage() + "); reading them again every "
+                        + GPU_RECHECK_SECONDS + " s");
+            } catch (RuntimeException e) {
+                LOG.warn("experiment {}: placing waiting trials failed", context.experimentId(), e);
             }
         }
     }
