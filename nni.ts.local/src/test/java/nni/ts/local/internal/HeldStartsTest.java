@@ -7,6 +7,7 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,8 +35,8 @@ import nni.api.testkit.RecordingSessionContext;
 /**
  * Trial starts are pipelined: the session hands every start to its nursery and returns, so that
  * many starts are in flight at once. The nursery here runs each launch script through a wrapper
- * that records the start in {@code in-flight} and then holds it, blocked on opening a FIFO for
- * reading, until the test opens the FIFO (every held start goes on at once). Nothing is timed: the
+ * that records the start in {@code in-flight} and then holds it, blocked reading a FIFO, until the
+ * test writes lines into the FIFO (every held start goes on at once). Nothing is timed: the
  * record of held starts shows how many were in flight together.
  */
 public class HeldStartsTest {
@@ -59,9 +60,13 @@ public class HeldStartsTest {
         release = held.resolve("release");
         assertEquals(0, new ProcessBuilder("mkfifo", release.toString()).start().waitFor());
         Path wrapper = held.resolve("hold.sh");
-        // $1 the launch script, $2 the nursery's request id
-        Files.writeString(wrapper, "echo \"$2\" >> '" + held.resolve("in-flight") + "'\n"
-                + "read -r _ < '" + release + "'\n"
+        // $1 the launch script, $2 the nursery's request id. The FIFO is opened (read-write: never
+        // blocks) before the start is recorded, so a line the test writes once it saw the record waits
+        // there for it; held until then, or 5 minutes: a wrapper never waits for ever
+        Files.writeString(wrapper, "exec 3<> '" + release + "'\n"
+                + "echo \"$2\" >> '" + held.resolve("in-flight") + "'\n"
+                + "read -r -t 300 _ <&3\n"
+                + "exec 3<&-\n"
                 + "exec bash \"$@\"\n");
         Path code = temporary.newFolder("code").toPath();
         Path experiment = temporary.newFolder("experiment").toPath();
@@ -150,9 +155,11 @@ public class HeldStartsTest {
         assertEquals(List.of(), context.violations());
     }
 
-    /** Opens the FIFO as a writer (read-write: never blocks) and closes it: every held start goes on. */
+    /** Writes a line into the FIFO for each start it may hold (opened read-write: never blocks): every held start goes on. */
     private void releaseTheStarts() throws IOException {
-        new RandomAccessFile(release.toFile(), "rw").close();
+        try (RandomAccessFile fifo = new RandomAccessFile(release.toFile(), "rw")) {
+            fifo.write("\n".repeat(64).getBytes(StandardCharsets.US_ASCII));
+        }
     }
 
     private List<String> inFlight() throws IOException {
