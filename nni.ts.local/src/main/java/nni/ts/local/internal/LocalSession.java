@@ -279,10 +279,14 @@ final class LocalSession implements TrainingSession {
             CompletableFuture<Long> answer = nursery.start(launch);
             trial.starting = true;
             answer.whenComplete((pid, error) -> {
-                if (error == null) {
-                    started(trial, pid);
-                } else {
-                    notStarted(trial, error);
+                try {
+                    if (error == null) {
+                        started(trial, pid);
+                    } else {
+                        notStarted(trial, error);
+                    }
+                } catch (RuntimeException e) { // else lost in the future nobody reads
+                    LOG.warn("experiment {}: following the start of trial {} failed", context.experimentId(), id, e);
                 }
             });
         } catch (IOException | RuntimeException e) {
