@@ -51,7 +51,8 @@ import nni.api.model.TrialJob;
  * reported <em>before</em> the terminal status, and exactly one terminal status is reported.
  *
  * <h2>Threading and errors</h2>
- * Methods are thread-safe and return promptly: {@code submit} queues, {@code cancel} starts the kill.
+ * Methods are thread-safe and return promptly: {@code submit} queues (and starts without waiting
+ * for the start), {@code cancel} starts the kill.
  * Long work happens on the session's own threads, which {@code close} and {@code detach} end. An
  * exception from a method fails only that call; the manager logs it, shows its message and carries
  * on. A {@link TransientPlatformException} from {@code submit} makes the manager keep the trial
@@ -64,6 +65,14 @@ public interface TrainingSession extends AutoCloseable {
     /**
      * Accepts a trial. Returns at once with the trial WAITING (queueing is the session's job) or,
      * if it could be started immediately, RUNNING.
+     *
+     * <p>Starts are the session's to pipeline: the manager calls {@code submit} from one thread for
+     * up to {@code trialConcurrency} trials in a row, each as soon as the previous call returned, so
+     * a session must not wait in {@code submit} for a trial's process, job or keeper to start (a
+     * round trip to a machine, a cluster or a child process): it starts the trial on its own
+     * threads, any number of starts in flight at once, and reports RUNNING (or the failure) through
+     * {@link SessionContext#trialChanged} when the start is done. A trial cancelled while its start
+     * is in flight ends cancelled, its process killed once it exists.
      *
      * @throws TransientPlatformException if the trial cannot be accepted now but may be later (a
      *                                    quota, HTTP 429/503); the manager keeps it WAITING with the

@@ -18,6 +18,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -48,6 +49,9 @@ import nni.trialkeeper.StderrTail;
  *     child process of this JVM that starts and reaps the trials, so a running trial costs no
  *     thread here), so the trial is a process group whose id is the shell's pid: cancel sends
  *     SIGTERM to the whole group, then SIGKILL after the grace period;</li>
+ * <li>{@link #submit} does not wait for the start: the trial is RUNNING when the nursery answers
+ *     with its pid, so up to {@code trialConcurrency} starts are in flight at once (a trial
+ *     cancelled meanwhile is killed as soon as its pid is known);</li>
  * <li>the end of a trial is its exit status appearing in {@code .nni/state} (written by the
  *     trial's launch script {@code .nni/launch.sh} once the shell ended, even when a signal ended
  *     it); metrics are read when inotify (the JDK's {@link WatchService}) says the trial wrote, and
@@ -67,7 +71,6 @@ final class LocalSession implements TrainingSession {
     private static final Logger LOG = LoggerFactory.getLogger(LocalSession.class);
     private static final long GPU_RECHECK_SECONDS = 2;
     private static final long SWEEP_SECONDS = 10;
-    private static final long START_TIMEOUT_SECONDS = 30;
 
     /** A trial of this session. Mutable fields are guarded by the session's lock. */
     private static final class LocalTrial {
@@ -79,6 +82,8 @@ final class LocalSession implements TrainingSession {
         volatile Optional<ProcessHandle> process;
         Boolean cancelledAs;
         boolean endReported;
+        /** Its start is in flight: asked of the nursery, no pid answered yet. */
+        boolean starting;
         /** Set by a sweep that found the process gone and no exit status yet; the next sweep ends the trial. */
         boolean goneWithoutStatus;
         final List<WatchKey> watches = new ArrayList<>();
@@ -116,6 +121,12 @@ final class LocalSession implements TrainingSession {
 
     LocalSession(SessionContext context, String shell, int graceSeconds, Path sdkPath, String nvidiaSmi, String host)
             throws PlatformException {
+        this(context, shell, graceSeconds, sdkPath, nvidiaSmi, host, List.of("bash"));
+    }
+
+    /** @param scriptRunner what the nursery runs each trial's launch script with (bash; tests wrap it to hold starts) */
+    LocalSession(SessionContext context, String shell, int graceSeconds, Path sdkPath, String nvidiaSmi, String host,
+                 List<String> scriptRunner) throws PlatformException {
         this.context = context;
         this.host = host;
         this.nvidiaSmi = nvidiaSmi;
@@ -134,7 +145,7 @@ final class LocalSession implements TrainingSession {
             throw new PlatformException("cannot watch trial files: " + e.getMessage(), e);
         }
         try {
-            this.nursery = new Nursery(codeDirectory.toFile(), "nni-local-nursery-" + context.experimentId());
+            this.nursery = new Nursery(codeDirectory.toFile(), "nni-local-nursery-" + context.experimentId(), scriptRunner);
         } catch (IOException e) {
             try {
                 watcher.close();
@@ -252,6 +263,12 @@ final class LocalSession implements TrainingSession {
         }
     }
 
+    /**
+     * Hands the trial's start to the nursery and returns without waiting for it: the trial becomes
+     * RUNNING when the nursery answers with its pid ({@link #started}), so that starts are in flight
+     * together instead of one after the other (at load 20 a round trip takes long enough for a
+     * serial start to leave most of {@code trialConcurrency} empty). Holds the lock.
+     */
     private void start(LocalTrial trial, String cudaVisibleDevices) {
         String id = trial.application.trialId();
         try {
@@ -274,27 +291,95 @@ final class LocalSession implements TrainingSession {
             Path launch = trial.directory.resolve(".nni").resolve("launch.sh");
             writeAtomically(launch, launchScript(trial.directory, env));
             watch(trial);
-            long pid = nursery.start(launch, START_TIMEOUT_SECONDS);
-            Optional<ProcessHandle> handle = ProcessHandle.of(pid);
-            Instant started = handle.flatMap(p -> p.info().startInstant()).orElse(Instant.now());
+            // no time limit: a thousand starts asked at once of a loaded machine (load 70) took minutes,
+            // and a script that fails says so; the nursery's end fails the starts still in flight
+            CompletableFuture<Long> answer = nursery.start(launch);
+            trial.starting = true;
+            answer.whenComplete((pid, error) -> {
+                try {
+                    if (error == null) {
+                        started(trial, pid);
+                    } else {
+                        notStarted(trial, error);
+                    }
+                } catch (RuntimeException e) { // else lost in the future nobody reads
+                    LOG.warn("experiment {}: following the start of trial {} failed", context.experimentId(), id, e);
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            notStarted(trial, e);
+        }
+    }
+
+    /**
+     * The nursery answered with the trial's pid (on its reader's thread): records it, reports
+     * RUNNING and from then on follows the trial's events. A trial cancelled while its start was in
+     * flight is killed now; one given up meanwhile (by a close that could not wait for it) is killed
+     * and reported no more.
+     */
+    private void started(LocalTrial trial, long pid) {
+        Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+        Instant started = handle.flatMap(p -> p.info().startInstant()).orElse(Instant.now());
+        try {
             Files.writeString(trial.directory.resolve(".nni").resolve("pid"), pid + " " + started.toEpochMilli());
-            synchronized (this) {
+        } catch (IOException e) {
+            LOG.warn("trial {}: cannot write its pid file: {}", trial.application.trialId(), e.getMessage());
+        }
+        boolean givenUp;
+        synchronized (this) {
+            trial.starting = false;
+            givenUp = trial.endReported;
+            if (!givenUp) {
                 trial.job = trial.job.toBuilder().handle(pid + ":" + started.toEpochMilli()).host(host).build()
                         .running(Instant.now());
+                if (!detached) {
+                    context.trialChanged(trial.job);
+                }
+                // from here on its events are followed: metrics and the end come after RUNNING
+                trial.process = handle;
+                if (trial.cancelledAs != null) {
+                    terminate(trial);
+                }
             }
-            context.trialChanged(trial.job);
-            // from here on its events are followed: metrics and the end come after RUNNING
-            trial.process = handle;
-            trial.tail.read(false);
-            if (Files.exists(stateFile(trial.directory))) {
-                ended(trial);
+        }
+        if (givenUp) {
+            LOG.warn("experiment {}: trial {} started after it was given up; killing it", context.experimentId(),
+                    trial.application.trialId());
+            signalGroup(pid, "KILL");
+            return;
+        }
+        if (detached) {
+            return; // a later session re-attaches it from its pid file
+        }
+        trial.tail.read(false);
+        if (Files.exists(stateFile(trial.directory))) {
+            ended(trial);
+        }
+    }
+
+    /**
+     * The trial could not be started (its script said why, or the nursery ended): FAILED, or
+     * cancelled when it was cancelled meanwhile.
+     */
+    private void notStarted(LocalTrial trial, Throwable why) {
+        TrialJob ended;
+        synchronized (this) {
+            if (trial.endReported) {
+                return;
             }
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("experiment {}: trial {} could not be started", context.experimentId(), id, e);
+            trial.starting = false;
+            trial.endReported = true;
             unwatch(trial);
             releaseGpus(trial);
-            trial.job = trial.job.ended(TrialStatus.FAILED, Instant.now(), "could not start: " + e.getMessage());
-            context.trialChanged(trial.job);
+            ended = trial.cancelledAs != null
+                    ? trial.job.ended(TrialStatus.cancelled(trial.cancelledAs), Instant.now(), "cancelled before it started")
+                    : trial.job.ended(TrialStatus.FAILED, Instant.now(), "could not start: " + why.getMessage());
+            trial.job = ended;
+            notifyAll(); // a close waiting for its cancelled trials
+        }
+        LOG.warn("experiment {}: trial {} could not be started", context.experimentId(), trial.application.trialId(), why);
+        if (!detached) {
+            context.trialChanged(ended);
         }
     }
 
@@ -404,22 +489,28 @@ final class LocalSession implements TrainingSession {
                 return;
             }
             trial.cancelledAs = earlyStopped;
-            if (trial.process == null) { // not started yet
+            if (trial.process == null && !trial.starting) { // not started yet
                 waiting.remove(trial);
+                trial.endReported = true;
                 trial.job = trial.job.ended(TrialStatus.cancelled(earlyStopped), Instant.now(), "cancelled before it started");
                 ended = trial.job;
-            } else {
-                long group = Long.parseLong(trial.job.handle().split(":")[0]);
-                signalGroup(group, "TERM");
-                trial.kill = timers.schedule(() -> {
-                    // also reaches processes of the group that outlived the shell
-                    signalGroup(group, "KILL");
-                }, graceSeconds, TimeUnit.SECONDS);
-            }
+            } else if (trial.process != null) {
+                terminate(trial);
+            } // else its start is in flight: started() kills it once its pid is known
         }
         if (ended != null) {
             context.trialChanged(ended);
         }
+    }
+
+    /** Sends SIGTERM to the trial's process group, and SIGKILL after the grace period. Holds the lock. */
+    private void terminate(LocalTrial trial) {
+        long group = Long.parseLong(trial.job.handle().split(":")[0]);
+        signalGroup(group, "TERM");
+        trial.kill = timers.schedule(() -> {
+            // also reaches processes of the group that outlived the shell
+            signalGroup(group, "KILL");
+        }, graceSeconds, TimeUnit.SECONDS);
     }
 
     private void signalGroup(long group, String signal) {
@@ -666,7 +757,7 @@ final class LocalSession implements TrainingSession {
             while (true) {
                 unseen.clear();
                 for (LocalTrial trial : trials.values()) {
-                    if (trial.process != null && trial.cancelledAs != null && !trial.endReported) {
+                    if ((trial.process != null || trial.starting) && trial.cancelledAs != null && !trial.endReported) {
                         unseen.add(trial);
                     }
                 }

@@ -7,12 +7,11 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
@@ -32,14 +31,17 @@ import org.slf4j.LoggerFactory;
  * they outlive this runtime (even {@code kill -9}): when its input ends the nursery waits for its
  * scripts, so exit files are written for the trials a resumed runtime takes back.
  *
- * <p>Costs two threads of this JVM per nursery (the JDK's reaper of the nursery, and the reader of
- * its answers), whatever the number of trials. Thread-safe.
+ * <p>Starts are pipelined: a request is one line written, its answer comes later on the reader's
+ * thread, so any number of starts are in flight at once and a slow start (a loaded machine) holds
+ * up no other. Costs two threads of this JVM per nursery (the JDK's reaper of the nursery, and the
+ * reader of its answers), whatever the number of trials. Thread-safe.
  */
 final class Nursery implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Nursery.class);
+    /** Reads requests; its arguments ({@code "$@"}) are the command that runs a script (bash). */
     private static final String LOOP = "while IFS=' ' read -r id script; do\n"
-            + "  { bash \"$script\" \"$id\" || echo \"$id failed with exit code $?\"; } </dev/null &\n"
+            + "  { \"$@\" \"$script\" \"$id\" || echo \"$id failed with exit code $?\"; } </dev/null &\n"
             + "done\n"
             + "wait\n";
 
@@ -49,11 +51,20 @@ final class Nursery implements AutoCloseable {
     private final AtomicLong ids = new AtomicLong();
     private final Thread reader;
     private final String name;
+    /** Set by the reader when the nursery's answers end, before it fails the pending starts. */
+    private volatile boolean ended;
 
-    /** Starts the nursery in {@code directory}; it and the trials inherit this JVM's environment. */
-    Nursery(File directory, String name) throws IOException {
+    /**
+     * Starts the nursery in {@code directory}; it and the trials inherit this JVM's environment.
+     *
+     * @param scriptRunner the command a script is run with, its path and the request id appended
+     *                     ({@code bash}; the tests hold starts with a wrapper around it)
+     */
+    Nursery(File directory, String name, List<String> scriptRunner) throws IOException {
         this.name = name;
-        this.process = new ProcessBuilder("setsid", "bash", "-c", LOOP).directory(directory).redirectErrorStream(true).start();
+        List<String> command = new ArrayList<>(List.of("setsid", "bash", "-c", LOOP, "nni-nursery"));
+        command.addAll(scriptRunner);
+        this.process = new ProcessBuilder(command).directory(directory).redirectErrorStream(true).start();
         this.requests = process.getOutputStream();
         this.reader = new Thread(this::readAnswers, name);
         this.reader.setDaemon(true);
@@ -61,14 +72,17 @@ final class Nursery implements AutoCloseable {
     }
 
     /**
-     * Runs {@code script} (bash) with a request id as its argument and waits until it printed
-     * {@code <id> <pid>}.
+     * Asks the nursery to run {@code script} (bash) with a request id as its argument, and returns
+     * without waiting: any number of starts may be in flight at once, each answer matched to its
+     * request by the id. The answer completes on the nursery's reader thread, so what depends on it
+     * must be short.
      *
-     * @return the pid the script reported
-     * @throws IOException when the nursery is gone, the script failed before reporting, or did not
-     *         report within {@code timeoutSeconds}
+     * @return the pid the script reports ({@code <id> <pid>}), or an {@link IOException} when the
+     *         script failed before reporting or the nursery ended first
+     * @throws IOException when the request cannot be made: a line break in the path, or the nursery
+     *         is gone
      */
-    long start(Path script, long timeoutSeconds) throws IOException {
+    CompletableFuture<Long> start(Path script) throws IOException {
         String path = script.toString();
         if (path.indexOf('\n') >= 0) {
             throw new IOException("the path " + path.replace("\n", "\\n") + " contains a line break");
@@ -76,22 +90,20 @@ final class Nursery implements AutoCloseable {
         long id = ids.incrementAndGet();
         CompletableFuture<Long> answer = new CompletableFuture<>();
         pending.put(id, answer);
+        answer.whenComplete((pid, error) -> pending.remove(id));
         try {
             synchronized (requests) {
                 requests.write((id + " " + path + "\n").getBytes(StandardCharsets.UTF_8));
                 requests.flush();
             }
-            return answer.get(timeoutSeconds, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            throw new IOException(e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new IOException(path + " reported no process within " + timeoutSeconds + " s");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while starting " + path);
-        } finally {
+        } catch (IOException e) {
             pending.remove(id);
+            throw new IOException("the process that starts trials does not take requests: " + e.getMessage(), e);
         }
+        if (ended) { // its answers ended while the request was made: none will come
+            answer.completeExceptionally(new IOException("the process that starts trials has ended"));
+        }
+        return answer;
     }
 
     private void readAnswers() {
@@ -114,6 +126,7 @@ final class Nursery implements AutoCloseable {
         } catch (IOException e) {
             LOG.debug("{}: reading its answers ended: {}", name, e.getMessage());
         }
+        ended = true;
         IOException gone = new IOException("the process that starts trials has ended");
         pending.values().forEach(answer -> answer.completeExceptionally(gone));
     }
