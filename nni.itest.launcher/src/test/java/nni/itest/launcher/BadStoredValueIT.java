@@ -41,7 +41,7 @@ public class BadStoredValueIT {
         ProcessHandle.of(trialPid).ifPresent(ProcessHandle::destroyForcibly);
     }
 
-    @Test(timeout = 300_000)
+    @Test(timeout = 600_000)
     public void resumeNamesTheBadStoredValueAndStopsTheTrialsItTookBack() throws Exception {
         Path pids = folder.newFolder("pids").toPath();
         Path code = folder.newFolder("code").toPath();
@@ -62,11 +62,11 @@ public class BadStoredValueIT {
         Path home = folder.newFolder("home").toPath();
         Path experiments = folder.newFolder("experiments").toPath();
         runtime = RuntimeProcess.start(home, experiments, "run", config.toString());
-        await().atMost(Duration.ofSeconds(90)).until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1);
+        await().atMost(Duration.ofSeconds(240)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1);
         String id = runtime.get("experiment").get("id").asText();
         String trialId = runtime.get("trial-jobs?status=RUNNING").get(0).get("trialJobId").asText();
         Path pidFile = pids.resolve(trialId);
-        await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
+        await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(pidFile) && !Files.readString(pidFile).isBlank());
         trialPid = Long.parseLong(Files.readString(pidFile).strip());
         runtime.kill9();
         assertTrue("the trial outlives the runtime", ProcessHandle.of(trialPid).map(ProcessHandle::isAlive).orElse(false));
@@ -80,7 +80,7 @@ public class BadStoredValueIT {
         }
 
         runtime = RuntimeProcess.start(home, experiments, "resume", id);
-        int exit = runtime.awaitExit(Duration.ofSeconds(120));
+        int exit = runtime.awaitExit(Duration.ofSeconds(240));
         String console = runtime.console();
         assertEquals(console, 1, exit);
         assertTrue(console, console.contains("searchSpace.x._value: expected numbers for uniform (low, high), got \"Infinity\""));
