@@ -83,9 +83,10 @@ public class BadStoredValueIT {
         int exit = runtime.awaitExit(Duration.ofSeconds(240));
         String console = runtime.console();
         assertEquals(console, 1, exit);
+        // the trial was taken back and ended with the experiment, not left running unseen
+        await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(trialPid).map(p -> !p.isAlive()).orElse(true));
         assertTrue(console, console.contains("searchSpace.x._value: expected numbers for uniform (low, high), got \"Infinity\""));
         assertFalse(console, console.contains("\tat "));
-        await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(trialPid).map(p -> !p.isAlive()).orElse(true));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             Optional<TrialRecord> trial = store.trial(trialId);
             assertTrue(trial.isPresent());
