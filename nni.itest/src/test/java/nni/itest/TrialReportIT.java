@@ -261,6 +261,15 @@ public class TrialReportIT extends RuntimeTestSupport {
             assertEquals("a batch sent twice is applied once", 1, context.calls("Tok01"));
             assertEquals(TrialStatus.RUNNING, context.status("Tok01"));
             assertEquals(400, post(base + "reports", "{not json", spec.token()).statusCode());
+            // as strict as every JSON body: what Jackson alone would take (the first value, the last of two keys) is refused
+            for (String[] refused : new String[][] {{"{\"reports\":[]} {\"reports\":[]}", "more after its JSON value"},
+                    {"{\"reports\":[{\"seq\":9,\"seq\":10,\"kind\":\"ready\"}]}", "the key \\\"seq\\\" twice"},
+                    {"\uFEFF{\"reports\":[]}", "byte order mark"}, {"{\"reports\":[]}\u0000", "NUL byte"}}) {
+                HttpResponse<String> answer = post(base + "reports", refused[0], spec.token());
+                assertEquals(answer.body(), 400, answer.statusCode());
+                assertTrue(answer.body(), answer.body().contains(refused[1]));
+            }
+            assertEquals("nothing applied from refused bodies", 1, context.calls("Tok01"));
             assertEquals(400, post(base + "reports", "{\"reports\":[{\"kind\":\"metric\"}]}", spec.token()).statusCode());
             // 413 comes from the declared length before any of the body is read, and closes the connection. Sent by hand
             // as headers only: a client writing all 5 MiB races that close.

@@ -24,9 +24,6 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
@@ -39,6 +36,7 @@ import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.TrialSummary;
 import nni.manager.internal.experiment.TrialView;
+import nni.manager.internal.http.JsonBodies;
 import nni.manager.internal.logs.ExperimentLogFiles;
 import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.ui.ExperimentList;
@@ -62,7 +60,6 @@ import nni.manager.internal.ui.ExperimentList;
         "osgi.command.function=output", "osgi.command.function=top", "osgi.command.function=explog"})
 public class ExperimentCommands {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final long TOP_MAX_REFRESHES = 86_400;
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
@@ -133,7 +130,8 @@ public class ExperimentCommands {
             case "duration", "maxexperimentduration" -> experiment.update(Experiment.Update.MAX_EXEC_DURATION,
                     UpdatableFields.fromText(value));
             case "searchspace" -> experiment.update(Experiment.Update.SEARCH_SPACE,
-                    JSON.readValue(Path.of(value).toFile(), new TypeReference<Map<String, Object>>() { }));
+                    // read as a REST body is, numbers exactly: the update's rule refuses 1e309, Jackson would make it Infinity
+                    JsonBodies.read(Files.readAllBytes(Path.of(value)), "the search space file " + value));
             default -> throw new IllegalArgumentException("what: expected concurrency, maxtrialnumber, duration or "
                     + "searchspace, got '" + what + "'");
         }

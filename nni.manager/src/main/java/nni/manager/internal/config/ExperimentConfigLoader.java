@@ -401,21 +401,11 @@ public class ExperimentConfigLoader {
         }
     }
 
-    /**
-     * Checks the search space as far as what runs the tuner reads it: all of it for the Java
-     * providers, what a dispatcher provider's algorithm declares for it.
-     */
+    /** Checks the search space by {@link #searchSpaceProblems}, each problem put at its key. */
     @SuppressWarnings("unchecked")
     private static Map<String, Object> checkSearchSpace(Object json, String key, String where, ConfigReader reader,
             AlgorithmRegistry.Choice choice, AlgorithmConfig tuner) {
-        List<ConfigProblem> found;
-        if (choice instanceof AlgorithmRegistry.ThroughDispatcher dispatcher) {
-            found = json instanceof Map<?, ?> ? dispatcher.provider().checkSearchSpace(tuner.section(), json)
-                    : List.of(new ConfigProblem("", "expected a search space mapping parameter names to their specs, got "
-                    + Units.describe(json)));
-        } else {
-            found = SearchSpace.check(json);
-        }
+        List<ConfigProblem> found = searchSpaceProblems(json, choice, tuner);
         if (!found.isEmpty()) {
             for (ConfigProblem problem : found) {
                 if (key.equals("searchSpace")) {
@@ -427,6 +417,28 @@ public class ExperimentConfigLoader {
             return Map.of();
         }
         return (Map<String, Object>) json;
+    }
+
+    /**
+     * The rule of a search space, for a config file and for a stored definition resumed: numbers any
+     * reader can take ({@link UpdatableFields#nonFinite}; a tuner's checks take Infinity for a number),
+     * then as far as what runs the tuner reads it: all of it for the Java providers, what a dispatcher
+     * provider's algorithm declares for it. An update passes the same two through
+     * {@link UpdatableFields#searchSpace} and the running algorithm.
+     *
+     * @return the problems, with paths relative to the space
+     */
+    public static List<ConfigProblem> searchSpaceProblems(Object json, AlgorithmRegistry.Choice choice, AlgorithmConfig tuner) {
+        List<ConfigProblem> found = UpdatableFields.nonFinite(json);
+        if (!found.isEmpty()) {
+            return found;
+        }
+        if (choice instanceof AlgorithmRegistry.ThroughDispatcher dispatcher) {
+            return json instanceof Map<?, ?> ? dispatcher.provider().checkSearchSpace(tuner.section(), json)
+                    : List.of(new ConfigProblem("", "expected a search space mapping parameter names to their specs, got "
+                    + Units.describe(json)));
+        }
+        return SearchSpace.check(json);
     }
 
     /**

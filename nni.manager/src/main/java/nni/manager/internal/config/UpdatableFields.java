@@ -1,8 +1,11 @@
 package nni.manager.internal.config;
 
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -17,13 +20,15 @@ import nni.api.config.ConfigReader;
  * or from a request or the console ({@link #trialConcurrency(Object)} and the others). Values are
  * as parsed: Integer, Long, BigInteger, BigDecimal or Double, String; a number is never converted
  * to fit ({@code 4294967297} is not 1, {@code 1e309} is not 2147483647): out of range is an error
- * naming the field and the range.
+ * naming the field and the range. A search space is checked here for what every reader of it needs
+ * ({@link #searchSpace(Object)}: numbers JSON can hold), then by what runs the tuner.
  */
 public final class UpdatableFields {
 
     public static final String TRIAL_CONCURRENCY = "trialConcurrency";
     public static final String MAX_TRIAL_NUMBER = "maxTrialNumber";
     public static final String MAX_EXPERIMENT_DURATION = "maxExperimentDuration";
+    public static final String SEARCH_SPACE = "searchSpace";
 
     private UpdatableFields() {
     }
@@ -54,6 +59,64 @@ public final class UpdatableFields {
     /** @throws IllegalArgumentException naming the field and what a duration is */
     public static Duration maxExperimentDuration(Object value) {
         return Duration.ofSeconds(check(MAX_EXPERIMENT_DURATION, value, UpdatableFields::maxExperimentDuration));
+    }
+
+    /**
+     * @param value a search space as parsed (decimals as Double, or exactly as BigDecimal)
+     * @return the space with its decimals as Double, as a file gives them to the tuner
+     * @throws IllegalArgumentException naming the field ({@code searchSpace.lr._value[1]}) when it is no
+     *         mapping or holds a number no double can hold
+     */
+    public static Map<String, Object> searchSpace(Object value) {
+        if (!(value instanceof Map<?, ?> space)) {
+            throw new IllegalArgumentException(SEARCH_SPACE + ": expected a JSON object, got " + nni.api.config.Units.describe(value));
+        }
+        List<ConfigProblem> problems = nonFinite(space);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(problems.stream().map(p -> SEARCH_SPACE + "." + p.path() + ": " + p.message())
+                    .collect(Collectors.joining("; ")));
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> doubles = (Map<String, Object>) withDoubles(space);
+        return doubles;
+    }
+
+    /**
+     * @return every number of a search space that is not finite (1e309 read as Infinity, YAML's .inf,
+     *         NaN), with paths relative to the space: stored as JSON it would come back as a string
+     *         ("Infinity"), which no tuner reads, and the experiment could not be resumed
+     */
+    static List<ConfigProblem> nonFinite(Object json) {
+        List<ConfigProblem> problems = new ArrayList<>();
+        nonFinite(json, "", problems);
+        return problems;
+    }
+
+    private static void nonFinite(Object json, String path, List<ConfigProblem> problems) {
+        if (json instanceof Map<?, ?> map) {
+            map.forEach((key, value) -> nonFinite(value, path.isEmpty() ? String.valueOf(key) : path + "." + key, problems));
+        } else if (json instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                nonFinite(list.get(i), path + "[" + i + "]", problems);
+            }
+        } else if (json instanceof Number number && !Double.isFinite(number.doubleValue())) {
+            problems.add(new ConfigProblem(path, "expected a finite number (at most 1.7976931348623157e308 either way), got "
+                    + (number instanceof BigDecimal exact ? exact.toString() : String.valueOf(number))));
+        }
+    }
+
+    private static Object withDoubles(Object json) {
+        if (json instanceof Map<?, ?> map) {
+            Map<String, Object> copy = new LinkedHashMap<>();
+            map.forEach((key, value) -> copy.put(String.valueOf(key), withDoubles(value)));
+            return copy;
+        }
+        if (json instanceof List<?> list) {
+            List<Object> copy = new ArrayList<>(list.size());
+            list.forEach(value -> copy.add(withDoubles(value)));
+            return copy;
+        }
+        return json instanceof BigDecimal exact ? (Object) exact.doubleValue() : json;
     }
 
     /**

@@ -784,7 +784,7 @@ public final class Experiment {
             case TRIAL_CONCURRENCY -> UpdatableFields.trialConcurrency(value);
             case MAX_TRIAL_NUM -> UpdatableFields.maxTrialNumber(value);
             case MAX_EXEC_DURATION -> value instanceof Duration given ? given : UpdatableFields.maxExperimentDuration(value);
-            case SEARCH_SPACE -> value;
+            case SEARCH_SPACE -> UpdatableFields.searchSpace(value);
         };
         call(() -> {
             ExperimentConfig c = config;
@@ -800,11 +800,9 @@ public final class Experiment {
                     yield c.withMaxExperimentDuration(duration, value instanceof Duration ? duration.toSeconds() + "s" : value);
                 }
                 case SEARCH_SPACE -> {
-                    if (!(value instanceof Map<?, ?> space)) {
-                        throw new IllegalArgumentException("searchSpace: expected a JSON object, got " + value);
-                    }
                     @SuppressWarnings("unchecked")
-                    Map<String, Object> searchSpace = (Map<String, Object>) space;
+                    Map<String, Object> searchSpace = (Map<String, Object>) checked;
+                    // then what the tuner reads, by the rules the config file's space passed
                     algorithm.updateSearchSpace(searchSpace);
                     yield c.withSearchSpace(searchSpace);
                 }

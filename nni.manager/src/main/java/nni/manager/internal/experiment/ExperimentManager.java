@@ -32,6 +32,7 @@ import nni.api.tuner.Tuner;
 import nni.manager.internal.ids.Ids;
 import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
+import nni.manager.internal.config.StoredDefinition;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
 import nni.manager.internal.report.KeeperLinks;
@@ -201,9 +202,15 @@ public class ExperimentManager {
         Experiment experiment = Experiment.reopen(id, directory);
         watch(experiment);
         try {
-            Algorithm algorithm = algorithm(choose(experiment.config()), id, directory, experiment.config());
+            AlgorithmRegistry.Choice choice = choose(experiment.config());
+            List<String> refused = StoredDefinition.problems(experiment.config(), choice);
+            Algorithm algorithm = refused.isEmpty() ? algorithm(choice, id, directory, experiment.config())
+                    : new RefusedAlgorithm(refusal(id, refused));
             experiments.put(id, experiment);
             experiment.resume(algorithm, this::open);
+            if (algorithm instanceof RefusedAlgorithm refusing) {
+                refusing.refuse(); // its trials are taken back first: seen, and stopped with it
+            }
         } catch (PlatformException | RuntimeException e) {
             experiments.remove(id);
             experiment.detach();
@@ -212,6 +219,12 @@ public class ExperimentManager {
         listeners.opened(experiment);
         LOG.info("experiment {} resumed", id);
         return experiment;
+    }
+
+    private static String refusal(String id, List<String> problems) {
+        return "experiment " + id + "'s stored definition has a value the config file's rules refuse, so no new trial is started: "
+                + String.join("; ", problems) + ". Its running trials were taken back; stop it (nni:halt " + id
+                + ", or DELETE /api/v1/nni/experiment) to end them";
     }
 
     /** Opens an experiment read-only. */

@@ -19,7 +19,6 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.FrameworkUtil;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -161,6 +160,7 @@ final class ExperimentRoutes {
                     + " has no entry in NNI's experiment registry"));
         });
         router.withBody("POST", "/experiment/import-data", (request, path) -> require(request), (request, path, body) -> {
+            JsonBodies.read(body, "the body"); // as strict as every JSON body
             Experiment experiment = require(request);
             try {
                 experiment.importData(new String(body, StandardCharsets.UTF_8));
@@ -304,40 +304,37 @@ final class ExperimentRoutes {
     private Object update(HttpServletRequest request, Map<String, String> path, byte[] bytes) {
         String type = updateType(request);
         // numbers are read exactly (1e309 stays 1e309) and checked by the rules the config loader uses
-        JsonNode body = readJson(type.equals("SEARCH_SPACE") ? JSON : JsonServlet.EXACT_NUMBERS, bytes, "the body");
-        JsonNode params = body == null ? null : body.get("params");
-        if (params == null || !params.isObject()) {
+        Map<String, Object> body = JsonBodies.object(bytes, "the body");
+        if (!(body.get("params") instanceof Map<?, ?> params)) {
             throw HttpError.badRequest("params: expected the experiment profile with its params object");
         }
         // the profile names its experiment: NNI's clients send back the one they read
         String named = request.getParameter("experiment_id");
-        JsonNode profileId = body.get("id");
-        if (named != null && profileId != null && profileId.isTextual() && !profileId.asText().equals(named)) {
-            throw HttpError.badRequest("id: the profile is experiment " + profileId.asText() + "'s, the request is for " + named);
+        Object profileId = body.get("id");
+        if (named != null && profileId instanceof String id && !id.equals(named)) {
+            throw HttpError.badRequest("id: the profile is experiment " + id + "'s, the request is for " + named);
         }
-        Experiment experiment = named == null && profileId != null && profileId.isTextual()
-                ? manager.get().get(profileId.asText()).orElseThrow(() -> HttpError.notFound("no open experiment "
-                        + profileId.asText() + "; open: " + manager.get().open().stream().map(Experiment::id).toList()))
+        Experiment experiment = named == null && profileId instanceof String id
+                ? manager.get().get(id).orElseThrow(() -> HttpError.notFound("no open experiment "
+                        + id + "; open: " + manager.get().open().stream().map(Experiment::id).toList()))
                 : require(request);
         try {
             switch (type) {
                 case "TRIAL_CONCURRENCY" -> experiment.update(Experiment.Update.TRIAL_CONCURRENCY,
-                        plain(params, "trialConcurrency"));
+                        params.get("trialConcurrency"));
                 case "MAX_TRIAL_NUM" -> experiment.update(Experiment.Update.MAX_TRIAL_NUM,
-                        plain(params, params.has("maxTrialNumber") ? "maxTrialNumber" : "maxTrialNum"));
+                        params.get(params.containsKey("maxTrialNumber") ? "maxTrialNumber" : "maxTrialNum"));
                 case "MAX_EXEC_DURATION" -> experiment.update(Experiment.Update.MAX_EXEC_DURATION,
-                        plain(params, params.has("maxExperimentDuration") ? "maxExperimentDuration" : "maxExecDuration"));
+                        params.get(params.containsKey("maxExperimentDuration") ? "maxExperimentDuration" : "maxExecDuration"));
                 default -> {
-                    JsonNode space = params.get("searchSpace");
-                    if (space != null && space.isTextual()) {
-                        space = readJson(JSON, space.asText().getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                                "params.searchSpace");
+                    Object space = params.get("searchSpace");
+                    if (space instanceof String text) { // NNI's clients send the space as JSON text
+                        space = JsonBodies.read(text.getBytes(StandardCharsets.UTF_8), "params.searchSpace");
                     }
-                    if (space == null || !space.isObject()) {
+                    if (!(space instanceof Map<?, ?>)) {
                         throw HttpError.badRequest("params.searchSpace: expected a search space object");
                     }
-                    experiment.update(Experiment.Update.SEARCH_SPACE,
-                            JSON.convertValue(space, new TypeReference<Map<String, Object>>() { }));
+                    experiment.update(Experiment.Update.SEARCH_SPACE, space);
                 }
             }
         } catch (IllegalArgumentException e) {
@@ -358,28 +355,6 @@ final class ExperimentRoutes {
                     + "SEARCH_SPACE" + (type == null ? "" : ", got '" + type + "'"));
         }
         return type;
-    }
-
-    private static JsonNode readJson(ObjectMapper mapper, byte[] bytes, String what) {
-        try {
-            return mapper.readTree(bytes);
-        } catch (IOException e) {
-            String reason = e instanceof JsonProcessingException parse ? parse.getOriginalMessage() : e.getMessage();
-            throw HttpError.badRequest(what + " is not JSON: " + reason);
-        }
-    }
-
-    /** @return a field's value as parsed (Integer, Long, BigInteger, BigDecimal, String, ...), or null */
-    private static Object plain(JsonNode params, String field) {
-        JsonNode value = params.get(field);
-        if (value == null || value.isNull()) {
-            return null;
-        }
-        try {
-            return JsonServlet.EXACT_NUMBERS.treeToValue(value, Object.class);
-        } catch (JsonProcessingException e) {
-            throw HttpError.badRequest("params." + field + ": " + e.getOriginalMessage());
-        }
     }
 
     /**

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.CompletionStage;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
@@ -22,16 +21,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Before any handler runs, the path must be plain ({@link Router#requireCanonical}) and the query
  * string must decode ({@link QueryParameters}); routes with a body admit the request from its head,
- * then get the body read by {@link RequestBodies}, which costs no thread while it arrives.
+ * then get the body read by {@link RequestBodies}, which costs no thread while it arrives; a JSON
+ * body is read by {@link JsonBodies}, the same strict way on every route.
  */
 public abstract class JsonServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(JsonServlet.class);
 
     protected static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
-    /** Reads request bodies with numbers as written: {@code 1e400} stays 1E+400 to be refused, not Infinity. */
-    protected static final ObjectMapper EXACT_NUMBERS = new ObjectMapper()
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     private final transient Router router = new Router();
     private final transient RequestBodies bodies;

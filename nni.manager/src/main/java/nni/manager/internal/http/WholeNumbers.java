@@ -3,7 +3,7 @@ package nni.manager.internal.http;
 import java.math.BigInteger;
 
 /**
- * Whole numbers in request bodies, as {@link JsonServlet#EXACT_NUMBERS} parses them (Integer, Long,
+ * Whole numbers in request bodies, as {@link JsonBodies} reads them (Integer, Long,
  * BigInteger; a number written with a fraction or an exponent is a BigDecimal): range-checked and
  * never converted to fit, so {@code 1e400} or {@code 4294967297} is a 400 naming the field and its
  * range rather than {@code Long.MAX_VALUE} or {@code 1}.

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -48,7 +49,9 @@ import nni.manager.internal.http.Router;
  * each request before any servlet, resource or error page). Bound to loopback the port stays open,
  * as NNI's is, so that {@code nnictl} and NNI's Python client keep working; bound to any other
  * address (the wildcard included) every REST route and UI page asks for the token, as an
- * {@code Authorization: Bearer} header or the cookie the login page ({@code /login}) sets. The trial
+ * {@code Authorization: Bearer} header or the session cookie the login page ({@code /login}) sets: a
+ * random session id kept here ({@link Sessions}), never the token itself, so that logging out, the
+ * session's end ({@code session.minutes}) or a new token takes the cookie's power away. The trial
  * keepers' routes ({@code /api/v1/nni-trial/}) and NNI's dispatchers' channels ({@code /tuner/}) are
  * not behind it: each keeper and each channel has a token of its own.
  *
@@ -85,6 +88,9 @@ public class LoginGate implements Preprocessor {
 
         @AttributeDefinition(description = "Ask for the token on a loopback address too (beyond loopback it is always asked for)")
         boolean require_on_loopback() default false;
+
+        @AttributeDefinition(description = "How long a login of the web UI lasts, in minutes (logging out ends it sooner)")
+        int session_minutes() default 720;
     }
 
     /**
@@ -101,6 +107,7 @@ public class LoginGate implements Preprocessor {
     private volatile Config config;
     private volatile Map<String, Object> runtime;
     private volatile Policy policy = new Policy(true, null, "the login is being set up");
+    private final Sessions sessions = new Sessions(Duration.ofMinutes(720), System::nanoTime);
 
     /** The HTTP runtime's properties say where the port is bound: set before {@link #activate}, updated after. */
     @Reference(service = HttpServiceRuntime.class, updated = "runtimeChanged")
@@ -111,6 +118,7 @@ public class LoginGate implements Preprocessor {
     @Activate
     void activate(Config initial, BundleContext bundleContext) {
         this.config = initial;
+        sessions.lifetime(sessionLifetime(initial));
         this.context = bundleContext;
         decide();
     }
@@ -123,6 +131,7 @@ public class LoginGate implements Preprocessor {
     @Modified
     void modified(Config changed) {
         this.config = changed;
+        sessions.lifetime(sessionLifetime(changed));
         decide();
     }
 
@@ -135,6 +144,24 @@ public class LoginGate implements Preprocessor {
     public boolean accepts(String candidate) {
         byte[] digest = policy.digest();
         return digest != null && candidate != null && MessageDigest.isEqual(digest(candidate), digest);
+    }
+
+    /** @return a new session of the web UI, for someone who gave the token */
+    String startSession() {
+        return sessions.start();
+    }
+
+    /** Ends a session of the web UI (logout). */
+    void endSession(String id) {
+        sessions.end(id);
+    }
+
+    private static Duration sessionLifetime(Config config) {
+        if (config.session_minutes() >= 1) {
+            return Duration.ofMinutes(config.session_minutes());
+        }
+        LOG.error("{}: session.minutes: expected a number >= 1, got {}; using 720", PID, config.session_minutes());
+        return Duration.ofMinutes(720);
     }
 
     @Override
@@ -151,7 +178,7 @@ public class LoginGate implements Preprocessor {
             refuse(http, answer, new HttpError(503, "the login is not set up: " + now.refusal()));
             return;
         }
-        if (accepts(bearer(http)) || accepts(cookie(http))) {
+        if (accepts(bearer(http)) || sessions.valid(cookie(http))) {
             chain.doFilter(request, response);
             return;
         }
@@ -207,7 +234,7 @@ public class LoginGate implements Preprocessor {
         return null;
     }
 
-    private static String cookie(HttpServletRequest request) {
+    static String cookie(HttpServletRequest request) {
         Cookie[] cookies = request.getCookies();
         if (cookies != null) {
             for (Cookie cookie : cookies) {
@@ -221,6 +248,15 @@ public class LoginGate implements Preprocessor {
 
     /** Decides from the bound address and the configuration; makes the token file when one is needed. */
     private synchronized void decide() {
+        byte[] before = policy.digest();
+        decidePolicy();
+        byte[] after = policy.digest();
+        if (before != null && (after == null || !MessageDigest.isEqual(before, after))) {
+            sessions.endAll(); // a session stands for the token it was started with
+        }
+    }
+
+    private void decidePolicy() {
         List<String> hosts = hosts();
         boolean beyondLoopback = hosts.stream().anyMatch(host -> !loopback(host));
         Config current = config;

@@ -24,9 +24,10 @@ import nni.manager.internal.http.RequestBodies;
 
 /**
  * {@code /login}: the page that asks for the token (GET) and checks it (POST, a form with
- * {@code token} and {@code next}); the right token sets the cookie ({@code HttpOnly},
- * {@code SameSite=Strict}, the whole site) and goes on to {@code next}, a wrong one gets the page again
- * with 401. {@code /logout} (POST) removes the cookie.
+ * {@code token} and {@code next}); the right token starts a session whose id is the cookie
+ * ({@code HttpOnly}, {@code SameSite=Strict}, the whole site; never the token itself) and goes on to
+ * {@code next}, a wrong one gets the page again with 401. {@code /logout} (POST) ends the session and
+ * removes the cookie.
  */
 @Component(service = Servlet.class)
 @HttpWhiteboardServletPattern({LoginGate.LOGIN_PATH, LoginServlet.LOGOUT_PATH})
@@ -65,6 +66,7 @@ public class LoginServlet extends HttpServlet {
     @Override
     protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
         if (LOGOUT_PATH.equals(request.getServletPath())) {
+            gate.endSession(LoginGate.cookie(request));
             response.addHeader("Set-Cookie", cookie("", 0));
             response.setStatus(303);
             response.setHeader("Location", LoginGate.LOGIN_PATH);
@@ -90,7 +92,7 @@ public class LoginServlet extends HttpServlet {
                 LoginPage.send(response, 401, next, "That is not the token.");
                 return;
             }
-            response.addHeader("Set-Cookie", cookie(token.strip(), -1));
+            response.addHeader("Set-Cookie", cookie(gate.startSession(), -1));
             response.setStatus(303);
             response.setHeader("Location", next);
         });

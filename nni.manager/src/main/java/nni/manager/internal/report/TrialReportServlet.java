@@ -1,12 +1,9 @@
 package nni.manager.internal.report;
 
-import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
 
 import jakarta.servlet.Servlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -25,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.manager.internal.http.HttpError;
+import nni.manager.internal.http.JsonBodies;
 import nni.manager.internal.http.JsonServlet;
 import nni.manager.internal.http.RequestBodies;
 import nni.manager.internal.http.Router;
@@ -120,18 +118,7 @@ public class TrialReportServlet extends JsonServlet {
     }
 
     private static Map<String, Object> body(byte[] bytes) {
-        try {
-            Object value = EXACT_NUMBERS.readValue(bytes, Object.class);
-            if (!(value instanceof Map)) {
-                throw HttpError.badRequest("the body must be a JSON object");
-            }
-            @SuppressWarnings("unchecked")
-            Map<String, Object> map = (Map<String, Object>) value;
-            return map;
-        } catch (IOException e) {
-            String reason = e instanceof JsonProcessingException parse ? parse.getOriginalMessage() : e.getMessage();
-            throw HttpError.badRequest("the body is not JSON: " + reason);
-        }
+        return JsonBodies.object(bytes, "the body");
     }
 
     private Object handshake(KeeperLink link, Map<String, Object> hello) {

@@ -1,13 +1,9 @@
 package nni.manager.internal.ui;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
 
 import jakarta.servlet.Servlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -25,6 +21,7 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPa
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.http.HttpError;
+import nni.manager.internal.http.JsonBodies;
 import nni.manager.internal.http.JsonServlet;
 import nni.manager.internal.http.RequestBodies;
 import nni.manager.internal.http.Router;
@@ -158,15 +155,8 @@ public class UiApiServlet extends JsonServlet {
     }
 
     private static Map<String, Object> values(byte[] body) {
-        Map<String, Object> parsed;
-        try {
-            parsed = JSON.readValue(body, new TypeReference<Map<String, Object>>() { });
-        } catch (JsonProcessingException e) {
-            throw HttpError.badRequest("the body is not JSON: " + e.getOriginalMessage());
-        } catch (IOException e) {
-            throw HttpError.badRequest("the body is not JSON: " + e.getMessage());
-        }
-        if (parsed == null || !(parsed.get("values") instanceof Map<?, ?> values)) {
+        Map<String, Object> parsed = JsonBodies.object(body, "the body");
+        if (!(parsed.get("values") instanceof Map<?, ?> values)) {
             throw HttpError.badRequest("values: expected an object of settings, {\"values\": {\"id\": \"value\"}}");
         }
         @SuppressWarnings("unchecked")

@@ -390,6 +390,27 @@ public class ExperimentConfigLoaderTest {
     }
 
     @Test
+    public void aSearchSpaceNumberNoDoubleHoldsIsRefusedByTheRuleAnUpdatePassesToo() throws Exception {
+        // YAML's .inf and a float past a double's range (Infinity once read), in the file and in a search space file,
+        // for a Java tuner and one run through the dispatcher alike
+        List<ConfigError> inline = errors(COMMON + "searchSpace: {x: {_type: uniform, _value: [.inf, 1.0e+999]}}\n"
+                + "trainingService: {platform: local}\n");
+        assertEquals(List.of("searchSpace.x._value[0]", "searchSpace.x._value[1]"), inline.stream().map(ConfigError::path).toList());
+        assertTrue(inline.get(0).message(), inline.get(0).message().startsWith("expected a finite number"));
+        write("exp/ss.json", "{\"x\": {\"_type\": \"uniform\", \"_value\": [0, 1e309]}}");
+        List<ConfigError> file = errors(COMMON.replace("Random", "SMAC") + "searchSpaceFile: ss.json\ntrainingService: {platform: local}\n");
+        assertEquals("searchSpaceFile", file.get(0).path());
+        assertTrue(file.get(0).message(), file.get(0).message().startsWith("x._value[1]: expected a finite number"));
+        // the update's rule: the same words, the field named from the root; numbers read exactly are named as written
+        IllegalArgumentException update = assertThrows(IllegalArgumentException.class, () -> UpdatableFields.searchSpace(
+                Map.of("x", Map.of("_type", "uniform", "_value", List.of(new java.math.BigDecimal("1e309"), 2)))));
+        assertEquals("searchSpace.x._value[0]: expected a finite number (at most 1.7976931348623157e308 either way), got 1E+309",
+                update.getMessage());
+        assertEquals(Map.of("x", Map.of("_type", "uniform", "_value", List.of(0.5, 2))), UpdatableFields.searchSpace(
+                Map.of("x", Map.of("_type", "uniform", "_value", List.of(new java.math.BigDecimal("0.5"), 2)))));
+    }
+
+    @Test
     public void theSearchSpaceIsCheckedOnlyAsFarAsTheChosenAlgorithmReadsIt() throws Exception {
         // SMAC declares the types it reads: normal is not one of them
         List<ConfigError> smac = errors(COMMON.replace("Random", "SMAC")

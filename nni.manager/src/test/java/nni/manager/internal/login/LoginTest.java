@@ -72,4 +72,24 @@ public class LoginTest {
         }
         assertEquals("&lt;script&gt;&quot;&#39;&amp;", LoginPage.escape("<script>\"'&"));
     }
+    @Test
+    public void aSessionIsARandomIdThatEndsOnLogoutAtItsLifetimeOrWhenTheTokenChanges() {
+        long[] now = {0};
+        Sessions sessions = new Sessions(java.time.Duration.ofMinutes(10), () -> now[0]);
+        String first = sessions.start();
+        String second = sessions.start();
+        assertTrue(first, first.matches("[A-Za-z0-9_-]{43}"));
+        assertNotEquals(first, second);
+        assertTrue(sessions.valid(first) && sessions.valid(second));
+        assertFalse(sessions.valid(first.substring(1) + "x"));
+        assertFalse(sessions.valid(null));
+        sessions.end(first);
+        assertFalse("logged out", sessions.valid(first));
+        assertTrue(sessions.valid(second));
+        now[0] = java.time.Duration.ofMinutes(10).toNanos();
+        assertFalse("past its lifetime", sessions.valid(second));
+        String third = sessions.start();
+        sessions.endAll();
+        assertFalse("the token changed", sessions.valid(third));
+    }
 }
