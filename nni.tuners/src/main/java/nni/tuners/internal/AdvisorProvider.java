@@ -8,6 +8,7 @@ import java.util.SplittableRandom;
 import org.osgi.service.component.annotations.Component;
 
 import nni.api.config.ConfigProblem;
+import nni.api.searchspace.Option;
 import nni.api.searchspace.Parameter;
 import nni.api.searchspace.SearchSpace;
 import nni.api.searchspace.SearchSpaceException;
@@ -101,7 +102,7 @@ public class AdvisorProvider implements DispatcherProvider {
         if (problems.isEmpty() && isBohb(tuner)) {
             try {
                 for (Parameter parameter : SearchSpace.parse(searchSpace).parameters()) {
-                    if (parameter.options().stream().anyMatch(nni.api.searchspace.Option::nested)) {
+                    if (parameter.options().stream().anyMatch(Option::nested)) {
                         problems.add(new ConfigProblem(parameter.name(), "BOHB does not read nested search spaces"));
                     }
                 }

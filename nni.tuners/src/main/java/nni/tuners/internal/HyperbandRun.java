@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,6 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import nni.api.model.TrialStatus;
+import nni.api.searchspace.SearchSpace;
 import nni.api.tuner.Dispatcher;
 import nni.api.tuner.DispatcherContext;
 
@@ -60,7 +62,7 @@ final class HyperbandRun implements Dispatcher {
     private final Settings settings;
     private Dims dims;
     private Configurations configurations;
-    private final java.util.function.BiFunction<Dims, Configurations, Configurations> newConfigurations;
+    private final BiFunction<Dims, Configurations, Configurations> newConfigurations;
 
     private final Deque<Bracket.Entry> waiting = new ArrayDeque<>();
     private final Map<Long, Bracket> owners = new HashMap<>();
@@ -77,7 +79,7 @@ final class HyperbandRun implements Dispatcher {
      *                       previous source when the space changes, null at first)
      */
     HyperbandRun(DispatcherContext context, Settings settings, Dims dims,
-                 java.util.function.BiFunction<Dims, Configurations, Configurations> configurations) {
+                 BiFunction<Dims, Configurations, Configurations> configurations) {
         this.context = context;
         this.settings = settings;
         this.dims = dims;
@@ -162,7 +164,7 @@ final class HyperbandRun implements Dispatcher {
     @Override
     public synchronized void updateSearchSpace(Map<String, Object> searchSpace) {
         guarded(() -> {
-            dims = new Dims(nni.api.searchspace.SearchSpace.parse(searchSpace));
+            dims = new Dims(SearchSpace.parse(searchSpace));
             configurations = newConfigurations.apply(dims, configurations);
         });
     }
