@@ -173,10 +173,12 @@ public class NniDispatcherProvider implements DispatcherProvider {
         env.put("NNI_INCLUDE_INTERMEDIATE_RESULTS", Boolean.toString(includeIntermediate));
         env.put("NNI_TUNER_COMMAND_CHANNEL", url);
         env.put("CUDA_VISIBLE_DEVICES", gpuIndices(experiment.get("tunerGpuIndices")));
-        builder.command(python, "-m", "nni", "--exp_params", Base64.getEncoder().encodeToString(json(experiment)
-                .getBytes(StandardCharsets.UTF_8)));
         runs.add(run);
         try {
+            List<String> command = new ArrayList<>(AdvisorIds.launch(python, context.tuner(), directory.resolve("log")));
+            command.addAll(List.of("--exp_params", Base64.getEncoder().encodeToString(json(experiment)
+                    .getBytes(StandardCharsets.UTF_8))));
+            builder.command(command);
             Files.createDirectories(directory.resolve("checkpoint"));
             run.start(builder);
         } catch (IOException e) {

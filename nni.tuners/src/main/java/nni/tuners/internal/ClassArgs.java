@@ -35,8 +35,15 @@ final class ClassArgs {
         return args.get(name);
     }
 
-    private void problem(String name, String message) {
+    void problem(String name, String message) {
         problems.add(new ConfigProblem(prefix + name, message));
+    }
+
+    /** Refuses an argument NNI takes and this implementation cannot honour, saying why. */
+    void refused(String name, String why) {
+        if (take(name) != null) {
+            problem(name, why);
+        }
     }
 
     /** @return whether the tuner minimizes; {@code optimize_mode} is {@code minimize} or {@code maximize} */

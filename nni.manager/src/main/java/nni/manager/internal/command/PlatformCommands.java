@@ -55,14 +55,21 @@ public class PlatformCommands {
         TextTable table = new TextTable(List.of("TYPE", "NAME", "BUNDLE", "VERSION"));
         algorithms.tunerEntries().forEach(e -> table.add(List.of("tuner", e.name(), e.bundleName(), e.bundleVersion())));
         algorithms.assessorEntries().forEach(e -> table.add(List.of("assessor", e.name(), e.bundleName(), e.bundleVersion())));
+        boolean java = false;
+        boolean nni = false;
         for (AlgorithmRegistry.DispatcherEntry dispatcher : algorithms.dispatchers()) {
             String bundle = dispatcher.reference().getBundle() == null ? "?" : dispatcher.reference().getBundle().getSymbolicName();
             String version = dispatcher.reference().getBundle() == null ? "?" : dispatcher.reference().getBundle().getVersion().toString();
-            dispatcher.names().stream().sorted().forEach(name -> table.add(List.of("NNI dispatcher", name, bundle, version)));
+            boolean inJava = AlgorithmRegistry.JAVA.equalsIgnoreCase(dispatcher.implementation());
+            java |= inJava;
+            nni |= !inJava;
+            String type = inJava ? "advisor" : "NNI dispatcher";
+            dispatcher.names().stream().sorted().forEach(name -> table.add(List.of(type, name, bundle, version)));
         }
-        return table + (algorithms.dispatchers().isEmpty() ? "advisors: none installed (NNI's Hyperband and BOHB run through NNI's "
-                + "dispatcher, which is not installed)\n" : "advisors (Hyperband, BOHB) and every other NNI algorithm run through "
-                + "NNI's dispatcher (rows above), with python3 and NNI's nni package\n");
+        return table + (java ? "advisors (rows \"advisor\") run in Java; implementation: python runs NNI's instead\n"
+                : "advisors: none installed in Java (bundle nni.tuners has Hyperband and BOHB)\n")
+                + (nni ? "the rows \"NNI dispatcher\" run through NNI's dispatcher, with python3 and NNI's nni package\n"
+                : "NNI's dispatcher is not installed (bundle nni.dispatcher)\n");
     }
 
     @Descriptor("shows the versions of the manager, the platform SPI, the framework and Java")

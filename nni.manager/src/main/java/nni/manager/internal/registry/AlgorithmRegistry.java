@@ -132,7 +132,8 @@ public class AlgorithmRegistry implements AlgorithmLookup {
     /**
      * Chooses what runs an experiment's tuner and assessor: the Java providers when both have one
      * and neither section asks for another {@code implementation}; else the best-ranked dispatcher
-     * provider that runs both (custom classes only ever run there).
+     * provider that runs both (custom classes only ever run there). {@code implementation: java}
+     * also accepts a dispatcher provider implemented in Java (Hyperband and BOHB in nni.tuners).
      *
      * @param assessor the assessor section, or null
      */
@@ -157,7 +158,7 @@ public class AlgorithmRegistry implements AlgorithmLookup {
             if (javaTuner.isPresent() && (assessor == null || javaAssessor.isPresent())) {
                 return new JavaAlgorithms(javaTuner.get(), javaAssessor.orElse(null));
             }
-            if (asked != null) {
+            if (asked != null && !javaDispatcherRuns(tuner, assessor, installed)) {
                 return javaTuner.isEmpty() ? new Unavailable(key(tuner, "tuner"), "no Java tuner named \"" + tuner.name()
                         + "\" is installed; installed: " + String.join(", ", installed.tunerNames()))
                         : new Unavailable("assessor.name", "no Java assessor named \"" + assessor.name()
@@ -171,6 +172,12 @@ public class AlgorithmRegistry implements AlgorithmLookup {
             }
         }
         return unavailable(tuner, assessor, asked, installed);
+    }
+
+    /** @return whether a dispatcher provider implemented in Java (the advisors Hyperband and BOHB) runs both */
+    private static boolean javaDispatcherRuns(AlgorithmConfig tuner, AlgorithmConfig assessor, AlgorithmLookup installed) {
+        return installed.dispatchers().stream().anyMatch(entry -> JAVA.equalsIgnoreCase(entry.implementation())
+                && entry.runs(tuner) && entry.runs(assessor));
     }
 
     private static String implementationAsked(AlgorithmConfig tuner, AlgorithmConfig assessor) {
@@ -188,7 +195,8 @@ public class AlgorithmRegistry implements AlgorithmLookup {
         List<DispatcherEntry> candidates = installed.dispatchers();
         if (asked != null && candidates.stream().noneMatch(entry -> asked.equalsIgnoreCase(entry.implementation()))) {
             List<String> known = new ArrayList<>(List.of(JAVA));
-            candidates.forEach(entry -> known.add(entry.implementation()));
+            candidates.stream().map(DispatcherEntry::implementation)
+                    .filter(name -> known.stream().noneMatch(name::equalsIgnoreCase)).forEach(known::add);
             return new Unavailable((tuner.implementation() != null ? "tuner" : "assessor") + ".implementation",
                     "expected " + String.join(" or ", known) + ", got \"" + asked + "\"");
         }

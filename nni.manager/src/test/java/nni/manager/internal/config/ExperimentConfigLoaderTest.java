@@ -455,6 +455,37 @@ public class ExperimentConfigLoaderTest {
         assertEquals("tuner.name: Curvefitting is an assessor, not a tuner", wrongKind.path() + ": " + wrongKind.message());
     }
 
+    /** Issue 25: Hyperband and BOHB run in Java unless the section asks for NNI's; NNI's example classArgs are valid for both. */
+    @Test
+    public void advisorsRunInJavaUnlessTheSectionAsksForNnis() throws Exception {
+        String hyperband = """
+                searchSpace: {x: {_type: uniform, _value: [0, 1]}}
+                trialCommand: python3 mnist.py
+                trialConcurrency: 2
+                advisor:
+                  name: Hyperband
+                  classArgs: {R: 100, eta: 3, optimize_mode: maximize, exec_mode: parallelism}%s
+                trainingService: {platform: local}
+                """;
+        Path java = write("exp/hyperband.yml", hyperband.formatted(""));
+        assertEquals(List.of("OK: " + java, java + ": advisor Hyperband: runs through nni-osgi's Java implementation (no Python needed)"),
+                loader.validate(java).lines());
+        Path insisted = write("exp/hyperband-java.yml", hyperband.formatted("\n  implementation: java"));
+        assertEquals(List.of("OK: " + insisted, insisted + ": advisor Hyperband: runs through nni-osgi's Java implementation (no Python needed)"),
+                loader.validate(insisted).lines());
+        Path python = write("exp/hyperband-python.yml", hyperband.formatted("\n  implementation: python"));
+        assertEquals(List.of("OK: " + python, python + ": advisor Hyperband: runs through NNI's dispatcher (needs the nni package)"),
+                loader.validate(python).lines());
+        Path bohb = write("exp/bohb.yml", hyperband.replace("Hyperband", "BOHB").formatted("")
+                .replace("{R: 100, eta: 3, optimize_mode: maximize, exec_mode: parallelism}", "{max_budget: 27, min_budget: 1, eta: 3,"
+                        + " optimize_mode: maximize, min_points_in_model: 7, top_n_percent: 15, num_samples: 64, random_fraction: 0.33,"
+                        + " bandwidth_factor: 3.0, min_bandwidth: 0.001}"));
+        assertEquals(List.of("OK: " + bohb, bohb + ": advisor BOHB: runs through nni-osgi's Java implementation (no Python needed)"),
+                loader.validate(bohb).lines());
+        ConfigError wrong = errors(hyperband.formatted("").replace("R: 100", "R: many")).get(0);
+        assertEquals("advisor.classArgs.R: expected an integer >= 1, got \"many\"", wrong.path() + ": " + wrong.message());
+    }
+
     @Test
     public void errorsAreListedOnePerLineAsFileLineColumnPathMessage() throws Exception {
         Path file = write("exp/bad.yml", """

@@ -63,7 +63,7 @@ public final class Loaders {
                 () -> List.copyOf(platforms.keySet()));
     }
 
-    /** Every built-in platform of this project, every built-in algorithm and NNI's dispatcher. */
+    /** Every built-in platform of this project, every built-in algorithm (Java advisors included) and NNI's dispatcher. */
     public static ExperimentConfigLoader builtIn() {
         Map<String, TrainingPlatform> platforms = new LinkedHashMap<>();
         platforms.put("local", new nni.ts.local.internal.LocalPlatform(defaults(nni.ts.local.internal.LocalPlatform.Config.class)));
@@ -83,7 +83,13 @@ public final class Loaders {
         tuners.put("anneal", new nni.tuners.internal.AnnealTunerProvider());
         tuners.put("evolution", new nni.tuners.internal.EvolutionTunerProvider());
         return with(platforms, tuners, Map.of("medianstop", new nni.tuners.internal.MedianstopAssessorProvider()),
-                List.of(nniDispatcher()));
+                List.of(javaAdvisors(), nniDispatcher()));
+    }
+
+    /** Hyperband and BOHB in Java as the runtime registers them: ranked before NNI's dispatcher. */
+    static AlgorithmRegistry.DispatcherEntry javaAdvisors() {
+        return new AlgorithmRegistry.DispatcherEntry(null, new nni.tuners.internal.AdvisorProvider(),
+                java.util.Set.of("Hyperband", "BOHB"), false, "java");
     }
 
     /** NNI's dispatcher as the runtime registers it (its checks need no channel). */
