@@ -46,8 +46,12 @@ final class DispatcherRun implements Dispatcher {
     record Timing(Duration connect, Duration silence, Duration ping, Duration stop, Duration answer) {
     }
 
-    /** The share of the waiting time a dispatcher that owes trials must spend on the CPU to count as working on them. */
-    private static final double BUSY_SHARE = 0.1;
+    /**
+     * The share of the waiting time a dispatcher that owes trials must spend on the CPU to count as
+     * working on them: a stuck one uses next to nothing (its channel thread answering pings), a busy
+     * one on a loaded machine still gets a few percent.
+     */
+    private static final double BUSY_SHARE = 0.01;
     private static final String TRACEBACK = "Traceback (most recent call last)";
 
     private final DispatcherContext context;
