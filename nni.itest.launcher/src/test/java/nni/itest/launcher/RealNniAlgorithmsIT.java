@@ -99,7 +99,7 @@ public class RealNniAlgorithmsIT {
                 + "logLevel: debug\n" + algorithms + "\ntrainingService:\n  platform: local\n";
     }
 
-    @Test(timeout = 600_000)
+    @Test(timeout = 1_200_000)
     public void everyNniAlgorithmRunsToDoneAndReceivesTheResults() throws Exception {
         String python = RealNni.python("RealNniAlgorithmsIT").toString();
         Path code = folder.newFolder("code").toPath();
@@ -174,7 +174,7 @@ public class RealNniAlgorithmsIT {
                 default -> "DONE";
             };
             JsonNode[] status = new JsonNode[1];
-            await().atMost(Duration.ofSeconds(300)).ignoreExceptions().until(() -> {
+            await().atMost(Duration.ofSeconds(600)).ignoreExceptions().until(() -> {
                 status[0] = checkStatus(run.id());
                 String now = status[0].get("status").asText();
                 return now.equals("ERROR") || now.equals("DONE")

@@ -32,7 +32,7 @@ public class RealNniFailureIT {
         }
     }
 
-    @Test(timeout = 240_000)
+    @Test(timeout = 600_000)
     public void anAlgorithmThatRaisesInNnisDispatcherFailsTheRunWithItsTraceback() throws Exception {
         String python = RealNni.python("RealNniFailureIT").toString();
         Path code = folder.newFolder("code").toPath();
@@ -54,13 +54,13 @@ public class RealNniFailureIT {
                 RealNni.patientHome(folder.newFolder("runtime").toPath(), null), folder.newFolder("experiments").toPath(), "run",
                 config.toString());
         // before issue 25 the experiment idled with nothing running until maxExperimentDuration: no exit at all
-        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(180)));
+        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(500)));
         String console = runtime.console();
         assertTrue(console, console.contains(" ERROR ") && console.contains("raised an error"));
         assertTrue(console, console.contains("TypeError: 'float' object is not subscriptable"));
     }
 
-    @Test(timeout = 240_000)
+    @Test(timeout = 600_000)
     public void anAlgorithmStuckInNnisDispatcherFailsTheRunAlthoughTheDispatcherAnswersPings() throws Exception {
         String python = RealNni.python("RealNniFailureIT").toString();
         Path code = folder.newFolder("code").toPath();
@@ -84,7 +84,7 @@ public class RealNniFailureIT {
                 RealNni.patientHome(folder.newFolder("runtime").toPath(), null), folder.newFolder("experiments").toPath(), "run",
                 config.toString());
         // NNI's worker sleeps in generate_parameters while its channel thread answers pings: only the owed answer tells
-        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(180)));
+        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(500)));
         String console = runtime.console();
         assertTrue(console, console.contains("did not answer a request for trials within 20 s") && console.contains("the tuner hangs"));
     }

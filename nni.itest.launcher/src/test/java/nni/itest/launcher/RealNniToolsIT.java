@@ -67,7 +67,7 @@ public class RealNniToolsIT {
         }
     }
 
-    @Test(timeout = 400_000)
+    @Test(timeout = 900_000)
     public void nnisClientAndNnictlWorkAgainstTheRuntime() throws Exception {
         Path python = RealNni.python("RealNniToolsIT");
         Path code = folder.newFolder("code").toPath();
@@ -100,7 +100,7 @@ public class RealNniToolsIT {
         runtime = RuntimeProcess.start(environment, RealNni.patientHome(folder.newFolder("runtime").toPath(), python),
                 home.resolve("nni-experiments"),
                 "run", config.toString());
-        await().atMost(Duration.ofSeconds(120)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=SUCCEEDED").size() == 2
+        await().atMost(Duration.ofSeconds(400)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=SUCCEEDED").size() == 2
                 && runtime.get("trial-jobs?status=RUNNING").size() == 2);
         Matcher started = STARTED.matcher(runtime.console());
         assertTrue(runtime.console(), started.find());
