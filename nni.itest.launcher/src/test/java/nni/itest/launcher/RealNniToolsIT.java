@@ -42,9 +42,10 @@ public class RealNniToolsIT {
             profile = exp.get_experiment_profile()
             out['profileId'] = profile['id']
             out['jobs'] = sorted(job.trialJobId for job in exp.list_trial_jobs())
-            out['statistics'] = {s.trialJobStatus: s.trialJobNumber for s in exp.get_job_statistics()}
+            out['statistics'] = {s['trialJobStatus']: s['trialJobNumber'] for s in exp.get_job_statistics()}
             out['metrics'] = {trial: len(metrics) for trial, metrics in exp.get_job_metrics().items()}
-            out['export'] = sorted([d.parameter['x'], d.value] for d in exp.export_data())
+            out['export'] = sorted([d.parameter['x'], float(d.value['default'] if isinstance(d.value, dict) else d.value)]
+                                   for d in exp.export_data())
             exp.update_trial_concurrency(3)
             exp.update_max_trial_number(7)
             exp.update_max_experiment_duration('2h')
