@@ -125,6 +125,8 @@ def main():
     try:
         while True:
             kind, content = channel.receive()
+            if kind == 'PI':
+                continue  # NNI's ping: nothing to do (not recorded, so that the tests see the protocol's commands)
             record.write(json.dumps({'type': kind, 'content': content}) + '\n')
             record.flush()
             if kind == 'TE':

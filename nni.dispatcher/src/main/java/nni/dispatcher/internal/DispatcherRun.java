@@ -43,8 +43,16 @@ final class DispatcherRun implements Dispatcher {
     private static final int TAIL_BYTES = 4096;
 
     /** How long things may take (the {@code nni.dispatcher} configuration). */
-    record Timing(Duration connect, Duration silence, Duration ping, Duration stop) {
+    record Timing(Duration connect, Duration silence, Duration ping, Duration stop, Duration answer) {
     }
+
+    /**
+     * The share of the waiting time a dispatcher that owes trials must spend on the CPU to count as
+     * working on them: a stuck one uses next to nothing (its channel thread answering pings), a busy
+     * one on a loaded machine still gets a few percent.
+     */
+    private static final double BUSY_SHARE = 0.01;
+    private static final String TRACEBACK = "Traceback (most recent call last)";
 
     private final DispatcherContext context;
     private final Framing framing;
@@ -65,6 +73,11 @@ final class DispatcherRun implements Dispatcher {
     private boolean failed;
     private long lastHeard;
     private long disconnectedSince;
+    /** Trials asked for ({@code GE}) and not given yet: each {@code TR} pays one, {@code NO} all. */
+    private int owed;
+    /** Since when the dispatcher owes trials without answering, and its CPU time then. */
+    private long owedSince;
+    private Duration cpuWhenOwed = Duration.ZERO;
 
     /**
      * @param intermediate whether intermediate results are sent ({@link #wantsIntermediateResults()})
@@ -98,7 +111,36 @@ final class DispatcherRun implements Dispatcher {
 
     @Override
     public void requestTrials(int count) {
+        synchronized (this) {
+            if (owed == 0) {
+                owedFromNow();
+            }
+            owed += count;
+        }
         send("GE", Integer.toString(count));
+    }
+
+    /** The dispatcher answered a request ({@code all}: it has nothing more for now). */
+    private synchronized void answered(boolean all) {
+        owed = all ? 0 : Math.max(0, owed - 1);
+        owedFromNow();
+    }
+
+    private void owedFromNow() {
+        owedSince = System.nanoTime();
+        cpuWhenOwed = cpuTime();
+    }
+
+    /** @return the CPU time the dispatcher's process and its children used so far (zero where the system does not tell) */
+    private Duration cpuTime() {
+        if (process == null) {
+            return Duration.ZERO;
+        }
+        Duration total = process.toHandle().info().totalCpuDuration().orElse(Duration.ZERO);
+        for (ProcessHandle child : process.descendants().toList()) {
+            total = total.plus(child.info().totalCpuDuration().orElse(Duration.ZERO));
+        }
+        return total;
     }
 
     @Override
@@ -237,9 +279,15 @@ final class DispatcherRun implements Dispatcher {
         }
         switch (command.type()) {
             case "ID" -> initialized();
-            case "TR" -> context.newTrial(command.content());
+            case "TR" -> {
+                answered(false);
+                context.newTrial(command.content());
+            }
             case "SP" -> context.sendParameters(command.content());
-            case "NO" -> context.noMoreTrials();
+            case "NO" -> {
+                answered(true);
+                context.noMoreTrials();
+            }
             case "KI" -> context.killTrial(trialIdOf(command.content()));
             case "ER" -> fail(description + " reported an error: " + command.content().strip());
             case Framing.KEEP_ALIVE, Framing.BYE -> { }
@@ -262,6 +310,7 @@ final class DispatcherRun implements Dispatcher {
             return;
         }
         initialized = true;
+        owedFromNow(); // what was asked before counts from now: starting is not answering late
         LOG.info("experiment {}: {} initialized", context.experimentId(), description);
         List<String> history = new ArrayList<>();
         if (context.resuming()) {
@@ -299,8 +348,16 @@ final class DispatcherRun implements Dispatcher {
                 }
             } else if (now - lastHeard > timing.silence().toNanos()) {
                 problem = description + " stopped answering: nothing heard for " + timing.silence().toSeconds() + " s";
+            } else if (initialized && owed > 0 && now - owedSince > timing.answer().toNanos() && !busySinceOwed(now)) {
+                problem = description + " did not answer a request for trials within " + timing.answer().toSeconds()
+                        + " s and did not work on it (it used almost no CPU meanwhile): its algorithm is stuck";
             } else {
                 session.sendPing(ByteBuffer.allocate(0), Callback.NOOP);
+                if (initialized) {
+                    // NNI's dispatcher notices that its worker died (an algorithm raised) only when a command
+                    // comes; NNI's own ping makes it exit then, instead of idling with the experiment waiting on it
+                    session.sendText(framing.encode("PI", ""), Callback.NOOP);
+                }
                 if (framing == Framing.JSON && now - lastHeard > 3 * timing.ping().toNanos()) {
                     // pongs are missing: a real command tells a dead connection from a slow peer, as NNI does
                     session.sendText(framing.encode(Framing.KEEP_ALIVE, null), Callback.NOOP);
@@ -312,13 +369,28 @@ final class DispatcherRun implements Dispatcher {
         }
     }
 
+    /** @return whether the dispatcher worked (used the CPU) on what it owes; if so, it gets another while */
+    private boolean busySinceOwed(long now) {
+        Duration cpu = cpuTime();
+        Duration used = cpu.minus(cpuWhenOwed);
+        if (used.toNanos() >= BUSY_SHARE * (now - owedSince)) {
+            owedSince = now;
+            cpuWhenOwed = cpu;
+            return true;
+        }
+        return false;
+    }
+
     private void exited(Process ended) {
         synchronized (this) {
             if (closing || failed) {
                 return;
             }
         }
-        fail(description + " exited with code " + ended.exitValue());
+        // NNI's dispatcher exits (code 0 too) after its worker raised: the traceback in its log says so
+        boolean raised = tail().contains(TRACEBACK);
+        fail(description + (raised ? " ended after its algorithm raised an error (exit code " + ended.exitValue() + ")"
+                : " exited with code " + ended.exitValue()));
     }
 
     /** Fails the experiment once, with what the dispatcher logged last, and ends the process. */

@@ -80,8 +80,8 @@ public class NniDispatcherProvider implements DispatcherProvider {
             + " algorithm classes, in NNI's own dispatcher process")
     public @interface Config {
         @AttributeDefinition(description = "the Python interpreter that has the nni package (a name looked up on PATH,"
-                + " after the experiment's pythonPath, or a path)")
-        String python_command() default "python3";
+                + " after the experiment's pythonPath, or a path); empty: $" + PYTHON_VARIABLE + ", else python3")
+        String python_command() default "";
 
         @AttributeDefinition(description = "how long the dispatcher may take to connect (or to come back after losing its channel)")
         int connect_seconds() default 60;
@@ -94,7 +94,14 @@ public class NniDispatcherProvider implements DispatcherProvider {
 
         @AttributeDefinition(description = "how long a stopped dispatcher may take to end before it is killed")
         int stop_seconds() default 10;
+
+        @AttributeDefinition(description = "how long the dispatcher may owe trials it was asked for while using almost no"
+                + " CPU (its algorithm is stuck) before it is given up")
+        int answer_seconds() default 20;
     }
+
+    /** The environment variable naming the interpreter when {@code python.command} is not configured. */
+    static final String PYTHON_VARIABLE = "NNI_OSGI_PYTHON";
 
     private static final Logger LOG = LoggerFactory.getLogger(NniDispatcherProvider.class);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -155,7 +162,8 @@ public class NniDispatcherProvider implements DispatcherProvider {
         DispatcherRun run = new DispatcherRun(context, framing, includeIntermediate
                 || KnownAlgorithms.wantsIntermediateResults(context.tuner(), context.assessor().orElse(null)),
                 new DispatcherRun.Timing(Duration.ofSeconds(config.connect_seconds()), Duration.ofSeconds(config.silence_seconds()),
-                        Duration.ofSeconds(config.ping_seconds()), Duration.ofSeconds(config.stop_seconds())),
+                        Duration.ofSeconds(config.ping_seconds()), Duration.ofSeconds(config.stop_seconds()),
+                        Duration.ofSeconds(config.answer_seconds())),
                 scheduler, this::ended);
         String token = HexFormat.of().formatHex(token());
         String url;
@@ -265,13 +273,21 @@ public class NniDispatcherProvider implements DispatcherProvider {
         return pythonPath == null || pythonPath.toString().isBlank() ? base : pythonPath + File.pathSeparator + base;
     }
 
+    /** @return the configured command, else the environment's {@value #PYTHON_VARIABLE}, else {@code python3} */
+    static String pythonCommand(String configured, String environment) {
+        if (configured != null && !configured.isBlank()) {
+            return configured.strip();
+        }
+        return environment != null && !environment.isBlank() ? environment.strip() : "python3";
+    }
+
     /** @return the interpreter's path: the configured command as given when it has a slash, else found on {@code path} */
     private String interpreter(String path, String algorithm) throws DispatcherException {
-        String command = config.python_command();
+        String command = pythonCommand(config.python_command(), System.getenv(PYTHON_VARIABLE));
         if (command.contains("/")) {
             if (!Files.isExecutable(Path.of(command))) {
                 throw new DispatcherException(algorithm + " runs through NNI's dispatcher, which needs Python with the nni"
-                        + " package; " + command + " (nni.dispatcher python.command) is not an executable file");
+                        + " package; " + command + " (nni.dispatcher python.command, else $" + PYTHON_VARIABLE + ") is not an executable file");
             }
             return command;
         }
@@ -306,7 +322,7 @@ public class NniDispatcherProvider implements DispatcherProvider {
                 String[] lines = text.split("\n");
                 throw new DispatcherException(algorithm + " runs through NNI's dispatcher, which needs the nni package, and "
                         + python + " cannot import it (" + lines[lines.length - 1].strip() + "): install it there"
-                        + " (python3 -m pip install nni), set nni.dispatcher python.command to a Python that has it,"
+                        + " (python3 -m pip install nni), set " + PYTHON_VARIABLE + " or nni.dispatcher python.command to a Python that has it,"
                         + " or choose an algorithm nni-osgi has in Java");
             }
             return text;

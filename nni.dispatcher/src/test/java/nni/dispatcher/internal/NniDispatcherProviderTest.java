@@ -81,6 +81,14 @@ public class NniDispatcherProviderTest {
     }
 
     @Test
+    public void theInterpreterIsTheConfiguredCommandElseNniOsgiPythonElsePython3() {
+        assertEquals("/opt/py/bin/python3", NniDispatcherProvider.pythonCommand("/opt/py/bin/python3", "/elsewhere/python"));
+        assertEquals("/elsewhere/python", NniDispatcherProvider.pythonCommand("", "/elsewhere/python"));
+        assertEquals("python3", NniDispatcherProvider.pythonCommand("", null));
+        assertEquals("python3", NniDispatcherProvider.pythonCommand(" ", ""));
+    }
+
+    @Test
     public void theTunerGetsTheGpusOfTunerGpuIndices() {
         assertEquals("0,2", NniDispatcherProvider.gpuIndices(List.of(0, 2)));
         assertEquals("", NniDispatcherProvider.gpuIndices(null));

@@ -67,7 +67,12 @@ public final class RuntimeProcess implements AutoCloseable {
      * user at a terminal has it; {@link #type} sends it lines.
      */
     public static RuntimeProcess startWithShell(Path home, Path experiments) throws IOException {
-        return start(Map.of(), true, "127.0.0.1", 0, home, experiments);
+        return startWithShell(Map.of(), home, experiments);
+    }
+
+    /** {@link #startWithShell(Path, Path)} with extra environment variables. */
+    public static RuntimeProcess startWithShell(Map<String, String> environment, Path home, Path experiments) throws IOException {
+        return start(environment, true, "127.0.0.1", 0, home, experiments);
     }
 
     private static RuntimeProcess start(Map<String, String> environment, boolean shell, String host, int port, Path home,

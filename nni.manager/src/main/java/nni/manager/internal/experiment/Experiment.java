@@ -105,6 +105,7 @@ public final class Experiment {
     private boolean algorithmWaits;
     private long nextSequenceId;
     private int submitted;
+    private volatile int trialsWhenOpened;
     private boolean tunerExhausted;
     private boolean durationReached;
     private CompletableFuture<Void> allEnded;
@@ -184,6 +185,12 @@ public final class Experiment {
     private void loadHistory() {
         nextSequenceId = trials.load(store, id, directory, config.trainingServices().size()) + 1;
         submitted = trials.size();
+        trialsWhenOpened = submitted;
+    }
+
+    /** @return how many trials the experiment had when it was opened, before a resume added any (issue 25) */
+    public int trialsWhenOpened() {
+        return trialsWhenOpened;
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -375,7 +382,7 @@ public final class Experiment {
         // the members' free slots, when they know them: the concurrency is a ceiling, not a promise
         TrialScheduler.Turn room = scheduler.new Turn();
         int turn = 0;
-        while (live < config.trialConcurrency() && room.any() && !limitsReached() && !tunerExhausted) {
+        while (live < config.trialConcurrency() && room.any() && !limitsReached() && (!tunerExhausted || !offered.isEmpty())) {
             if (stopping.get() || scheduler.detaching() || !status.counting()) {
                 return;
             }
@@ -393,7 +400,8 @@ public final class Experiment {
         if (limitsReached() && status != ExperimentStatus.NO_MORE_TRIAL) {
             becomeCounting(ExperimentStatus.NO_MORE_TRIAL);
         }
-        if ((limitsReached() || tunerExhausted) && live == 0) {
+        // parameters kept (issue 25): what an exhausted tuner gave before it said so still becomes trials
+        if ((limitsReached() || (tunerExhausted && offered.isEmpty())) && live == 0) {
             clock.ended();
             becomeStatic(ExperimentStatus.DONE);
             saveProfile();

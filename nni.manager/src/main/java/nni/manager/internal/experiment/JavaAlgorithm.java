@@ -1,5 +1,6 @@
 package nni.manager.internal.experiment;
 
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -7,6 +8,8 @@ import java.util.Optional;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import com.fasterxml.jackson.databind.JsonNode;
 
 import nni.api.model.TrialStatus;
 import nni.api.searchspace.SearchSpace;
@@ -27,6 +30,12 @@ final class JavaAlgorithm implements Algorithm {
     private final Assessor assessor;
     private Host host;
     private long nextParameterId;
+    /**
+     * Resume history (issue 25): the parameter sets a resumed experiment's trials have, each as many
+     * times as trials have it. A new tuner (a seeded one above all) may draw them again; each is
+     * passed over once instead of becoming a second trial.
+     */
+    private final Map<JsonNode, Integer> tried = new HashMap<>();
 
     /** @param assessor the assessor, or null */
     JavaAlgorithm(Tuner tuner, Assessor assessor) {
@@ -46,6 +55,9 @@ final class JavaAlgorithm implements Algorithm {
             }
         }
         for (Trial trial : history) {
+            if (trial.parameters != null) {
+                tried.merge(comparable(trial.parameters), 1, Integer::sum);
+            }
             if (trial.parameterId instanceof Number number) {
                 nextParameterId = Math.max(nextParameterId, number.longValue() + 1);
                 if (trial.finalValue != null) {
@@ -71,7 +83,49 @@ final class JavaAlgorithm implements Algorithm {
                 return;
             }
             nextParameterId++;
+            if (triedBefore(parameters.get())) {
+                LOG.info("parameter {} was tried before the experiment was resumed; asking the tuner again", parameterId);
+                endUnused(parameterId);
+                i--;
+                continue;
+            }
             host.offer(Experiment.json(packed(parameterId, parameters.get(), null, 0)));
+        }
+    }
+
+    /** @return whether a resumed experiment has a trial of these parameters not passed over yet (and passes it over) */
+    private boolean triedBefore(Map<String, Object> parameters) {
+        if (tried.isEmpty()) {
+            return false;
+        }
+        JsonNode key = comparable(parameters);
+        Integer left = tried.get(key);
+        if (left == null) {
+            return false;
+        }
+        if (left == 1) {
+            tried.remove(key);
+        } else {
+            tried.put(key, left - 1);
+        }
+        return true;
+    }
+
+    /** A passed-over parameter id ends unused, so that a tuner that counts its pending ids does not wait for it. */
+    private void endUnused(long parameterId) {
+        try {
+            tuner.trialEnd(parameterId, false);
+        } catch (RuntimeException e) {
+            host.fail("the tuner failed on the end of parameter " + parameterId + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @return parameters as JSON read back, so that a stored {@code 3} and a generated {@code 3L} compare equal */
+    private static JsonNode comparable(Map<String, Object> parameters) {
+        try {
+            return Experiment.JSON.readTree(Experiment.json(parameters));
+        } catch (java.io.IOException e) {
+            return Experiment.JSON.valueToTree(parameters);
         }
     }
 

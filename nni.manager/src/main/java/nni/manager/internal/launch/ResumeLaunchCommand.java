@@ -41,7 +41,7 @@ public class ResumeLaunchCommand implements LaunchCommand {
             err.println("nni-osgi: resume: " + e.getMessage());
             return 1;
         }
-        out.println("experiment " + experiment.id() + " resumed with " + experiment.trials().size() + " trials so far");
+        out.println("experiment " + experiment.id() + " resumed with " + experiment.trialsWhenOpened() + " trials so far");
         webUi.of(experiment.id()).ifPresent(address -> out.println("web UI: " + address));
         return RunLaunchCommand.follow(experiments, experiment, out, err);
     }

@@ -1,0 +1,91 @@
+package nni.itest.launcher;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import org.junit.After;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/**
+ * Issue 25 item 4, with the real nni package ({@link RealNni}): NNI's GPTuner raises in its worker
+ * at its second request (SciPy 1.10 here) while the dispatcher process lives on. The run ends in
+ * ERROR with exit code 1 and the traceback's last lines in its output, instead of idling.
+ */
+public class RealNniFailureIT {
+
+    @Rule
+    public TemporaryFolder folder = new TemporaryFolder();
+
+    private RuntimeProcess runtime;
+
+    @After
+    public void stop() throws InterruptedException {
+        if (runtime != null) {
+            runtime.close();
+        }
+    }
+
+    @Test(timeout = 600_000)
+    public void anAlgorithmThatRaisesInNnisDispatcherFailsTheRunWithItsTraceback() throws Exception {
+        String python = RealNni.python("RealNniFailureIT").toString();
+        Path code = folder.newFolder("code").toPath();
+        Files.writeString(code.resolve("trial.py"), "import nni\nnni.report_final_result(nni.get_next_parameter()['x'])\n");
+        Path config = Files.writeString(code.resolve("config.yml"), """
+                searchSpace:
+                  x: {_type: uniform, _value: [0, 10]}
+                trialCommand: %s trial.py
+                trialCodeDirectory: .
+                trialConcurrency: 1
+                maxTrialNumber: 5
+                tuner:
+                  name: GPTuner
+                  classArgs: {optimize_mode: maximize, cold_start_num: 1}
+                trainingService:
+                  platform: local
+                """.formatted(python));
+        runtime = RuntimeProcess.start(Map.of("NNI_OSGI_PYTHON", python, "HOME", folder.newFolder("home").toString()),
+                RealNni.patientHome(folder.newFolder("runtime").toPath(), null), folder.newFolder("experiments").toPath(), "run",
+                config.toString());
+        // before issue 25 the experiment idled with nothing running until maxExperimentDuration: no exit at all
+        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(500)));
+        String console = runtime.console();
+        assertTrue(console, console.contains(" ERROR ") && console.contains("raised an error"));
+        assertTrue(console, console.contains("TypeError: 'float' object is not subscriptable"));
+    }
+
+    @Test(timeout = 600_000)
+    public void anAlgorithmStuckInNnisDispatcherFailsTheRunAlthoughTheDispatcherAnswersPings() throws Exception {
+        String python = RealNni.python("RealNniFailureIT").toString();
+        Path code = folder.newFolder("code").toPath();
+        try (java.io.InputStream in = RealNniFailureIT.class.getResourceAsStream("/dispatcher/algorithms.py")) {
+            Files.copy(in, code.resolve("algorithms.py"));
+        }
+        Files.writeString(code.resolve("trial.py"), "import nni\nnni.report_final_result(1)\n");
+        Path config = Files.writeString(code.resolve("config.yml"), """
+                searchSpace: {}
+                trialCommand: %s trial.py
+                trialCodeDirectory: .
+                trialConcurrency: 1
+                maxTrialNumber: 2
+                tuner:
+                  className: algorithms.Hangs
+                  codeDirectory: .
+                trainingService:
+                  platform: local
+                """.formatted(python));
+        runtime = RuntimeProcess.start(Map.of("NNI_OSGI_PYTHON", python, "HOME", folder.newFolder("home").toString()),
+                RealNni.patientHome(folder.newFolder("runtime").toPath(), null), folder.newFolder("experiments").toPath(), "run",
+                config.toString());
+        // NNI's worker sleeps in generate_parameters while its channel thread answers pings: only the owed answer tells
+        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(500)));
+        String console = runtime.console();
+        assertTrue(console, console.contains("did not answer a request for trials within 20 s") && console.contains("the tuner hangs"));
+    }
+}
