@@ -5,8 +5,9 @@
 #
 # Runs `java -jar target/nni-osgi.jar run config.yml` (local platform, `reuseMode: true` with
 # `reuse`, trialConcurrency 4, TRIALS trials that each report 10 intermediate results 0.2 s apart
-# and a final one), kills the runtime's JVM and its launcher with SIGKILL a random 0.5-6 s after it
-# started (so some kills land while `resume` takes the trials back), then `resume`s it, CYCLES times;
+# and a final one), kills the runtime's JVM and its launcher with SIGKILL (one cycle in three a random
+# 0.5-4 s after it started, so while it starts or `resume` takes the trials back; the others a random
+# 0-2.5 s after a trial started in that round, while trials start and end), then `resume`s it, CYCLES times;
 # a last `resume` runs the experiment to its end. Then checks, from the experiment's SQLite store and
 # a log each trial appends its id to when it starts: every trial SUCCEEDED, each started exactly
 # once, 10 intermediate and 1 final result each, stored once; no process of the experiment is left.
@@ -76,7 +77,17 @@ id="$(grep -o 'experiment [A-Za-z0-9]\{8\} is being created' "$work/console.0" |
 kills=0
 done_early=""
 while [ "$kills" -lt "$cycles" ]; do
-    sleep "$(python3 -c 'import random; print(round(random.uniform(0.5, 6), 2))')"
+    if [ $((kills % 3)) -eq 0 ]; then
+        sleep "$(python3 -c 'import random; print(round(random.uniform(0.5, 4), 2))')" # at start-up or while it resumes
+    else # once a trial started in this round (at most 120 s), while trials start, report and end
+        started="$(cat "$work/code/runs.log" 2>/dev/null | wc -l)"
+        for _ in $(seq 2400); do
+            [ "$(cat "$work/code/runs.log" 2>/dev/null | wc -l)" -gt "$started" ] && break
+            kill -0 "$launcher" 2>/dev/null || break
+            sleep 0.05
+        done
+        sleep "$(python3 -c 'import random; print(round(random.uniform(0, 2.5), 2))')"
+    fi
     if ! kill -0 "$launcher" 2>/dev/null; then
         done_early="the experiment ended after $kills kills"
         break

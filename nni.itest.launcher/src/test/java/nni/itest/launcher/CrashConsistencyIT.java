@@ -201,7 +201,7 @@ public class CrashConsistencyIT {
      * is killed. On resume both are taken back, none is refused as unknown, the running trial keeps
      * every metric, and no keeper outlives the experiment.
      */
-    @Test(timeout = 420_000)
+    @Test(timeout = 600_000)
     public void everyKeeperIsTakenBackAfterAKillAndNoneOutlivesTheExperiment() throws Exception {
         Path code = trialCode();
         Path config = config(code, "1, 20", 2, 2, "  reuseMode: true\n");
@@ -226,7 +226,7 @@ public class CrashConsistencyIT {
                 || runtime.log().contains("unknown keeper"));
         await().atMost(Duration.ofSeconds(60)).until(() -> runtime.log().contains("trial " + running + " taken back"));
         Files.writeString(code.resolve("release"), "");
-        int exit = runtime.awaitExit(Duration.ofSeconds(180));
+        int exit = runtime.awaitExit(Duration.ofSeconds(300));
         String log = runtime.log();
         assertEquals(runtime.console(), 0, exit);
         assertFalse(log, log.contains("unknown keeper"));
