@@ -2,6 +2,7 @@
 # kill -9 cycles of a running experiment (issue 26; not part of mvn verify).
 #
 #   nni.bench/crash.sh [local|reuse] [CYCLES] [TRIALS]      e.g. nni.bench/crash.sh reuse 30 120
+#   NNI_JAR=/path/to/copy.jar nni.bench/crash.sh ...        another jar than target/nni-osgi.jar
 #
 # Runs `java -jar target/nni-osgi.jar run config.yml` (local platform, `reuseMode: true` with
 # `reuse`, trialConcurrency 4, TRIALS trials that each report 10 intermediate results 0.2 s apart
@@ -14,7 +15,7 @@
 # Prints the figures and the load average; exits 1 when anything was lost or ran twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-jar="$PWD/target/nni-osgi.jar"
+jar="${NNI_JAR:-$PWD/target/nni-osgi.jar}"
 mode="${1:-local}"
 cycles="${2:-30}"
 trials="${3:-120}"
@@ -59,6 +60,8 @@ trainingService:
 $reuse
 YAML
 
+started_trials() { if [ -f "$work/code/runs.log" ]; then wc -l < "$work/code/runs.log"; else echo 0; fi; }
+
 start() { # start ARGS...: the runtime in the background, its console in $work/console.<n>
     java -Dnni.experiments.dir="$work/experiments" -jar "$jar" --port "$port" --host 127.0.0.1 --home "$work/home" "$@" \
         </dev/null >"$work/console.$round" 2>&1 &
@@ -69,20 +72,23 @@ begin=$(date +%s)
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 round=0
 start run "$work/code/config.yml"
-for _ in $(seq 600); do
+for _ in $(seq 3000); do
     grep -q 'is being created' "$work/console.0" 2>/dev/null && break
     sleep 0.1
 done
-id="$(grep -o 'experiment [A-Za-z0-9]\{8\} is being created' "$work/console.0" | cut -d' ' -f2)"
+id="$(grep -o 'experiment [A-Za-z0-9]\{8\} is being created' "$work/console.0" | cut -d' ' -f2 || true)"
+if [ -z "$id" ]; then
+    echo "run printed no experiment id within 300 s:"; cat "$work/console.0"; exit 1
+fi
 kills=0
 done_early=""
 while [ "$kills" -lt "$cycles" ]; do
     if [ $((kills % 3)) -eq 0 ]; then
         sleep "$(python3 -c 'import random; print(round(random.uniform(0.5, 4), 2))')" # at start-up or while it resumes
     else # once a trial started in this round (at most 120 s), while trials start, report and end
-        started="$(cat "$work/code/runs.log" 2>/dev/null | wc -l)"
+        started="$(started_trials)"
         for _ in $(seq 2400); do
-            [ "$(cat "$work/code/runs.log" 2>/dev/null | wc -l)" -gt "$started" ] && break
+            [ "$(started_trials)" -gt "$started" ] && break
             kill -0 "$launcher" 2>/dev/null || break
             sleep 0.05
         done

@@ -60,7 +60,7 @@ public class CrashConsistencyIT {
                     time.sleep(5)  # a trial that takes time to end when cancelled
                     os._exit(143)
                 signal.signal(signal.SIGTERM, slow_exit)
-                here = os.path.dirname(os.path.abspath(__file__))
+                here = %s  # the code directory here, also when a keeper runs an unpacked copy
                 with open(os.path.join(here, 'runs.log'), 'a') as runs:
                     runs.write(os.environ['NNI_TRIAL_JOB_ID'] + '\\n')
                 params = nni.get_next_parameter()
@@ -75,7 +75,7 @@ public class CrashConsistencyIT {
                 for step in range(5, 10):
                     nni.report_intermediate_result(step)
                 nni.report_final_result(params['x'])
-                """);
+                """.formatted("'" + code + "'"));
         return code;
     }
 
