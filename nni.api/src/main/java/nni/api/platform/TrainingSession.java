@@ -115,7 +115,8 @@ public interface TrainingSession extends AutoCloseable {
      * @param trial the trial as the experiment last stored it
      * @return the trial as the platform sees it now, or empty when the platform has lost it (the
      *         manager then submits a trial that never started again, and marks the others FAILED,
-     *         as NNI does on resume)
+     *         as NNI does on resume); a trial shown WAITING that may have started (the runtime
+     *         stopped while it was being started) is never answered empty, or it would run twice
      */
     default Optional<TrialJob> reattach(TrialJob trial) {
         return Optional.empty();

@@ -155,6 +155,16 @@ public final class Experiment {
                     public void messageChanged(Trial trial) {
                         listener.trialChanged(Experiment.this, trial.id);
                     }
+
+                    @Override
+                    public void launching(Trial trial, boolean launching) {
+                        if (launching && !trial.launched) {
+                            store.saveTrialLaunch(trial.id, System.currentTimeMillis());
+                        } else if (!launching && trial.launched) {
+                            store.forgetTrialLaunch(trial.id);
+                        }
+                        trial.launched = launching;
+                    }
                 });
         this.intake = new MetricIntake(id, store, trials);
     }
@@ -287,6 +297,9 @@ public final class Experiment {
                         endTrial(trial, trial.job.ended(TrialStatus.SYS_CANCELED, Instant.now(), "the experiment stopped while "
                                 + away.get() + "; the trial's processes may still run"));
                     } else {
+                        // stored before the platform is asked: a stop that the runtime's own stop cuts short
+                        // (SIGTERM ends both) still leaves the trial USER_CANCELED, never FAILED by the signal
+                        cancelRequested(trial);
                         scheduler.cancel(trial, false);
                     }
                 }
@@ -582,6 +595,11 @@ public final class Experiment {
             return;
         }
         TrialJob job = withPlatformFacts(reported, known);
+        if (job.status() == TrialStatus.FAILED && trial.cancelRequested) {
+            // killed by the cancel before its platform took the cancel in (or by a platform that cannot tell)
+            job = job.toBuilder().status(TrialStatus.USER_CANCELED).earlyStopped(false)
+                    .message(job.message().isEmpty() ? "cancelled" : "cancelled (" + job.message() + ")").build();
+        }
         if (job.status().isTerminal()) {
             endTrial(trial, job);
             return;
@@ -736,8 +754,7 @@ public final class Experiment {
                 if (!trial.waitsForSubmit() && away.isPresent()) {
                     throw new IllegalStateException("cannot cancel trial " + trialId + " now: " + away.get());
                 }
-                store.addEvent(new TrialEvent(System.currentTimeMillis(), trialId, "USER_TO_CANCEL", null,
-                        trial.job.url(), trial.sequenceId, null));
+                cancelRequested(trial);
                 if (trial.waitsForSubmit()) {
                     endTrial(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
                 } else {
@@ -746,6 +763,18 @@ public final class Experiment {
             }
             return null;
         });
+    }
+
+    /**
+     * Stores the user's cancel of a trial (NNI's {@code USER_TO_CANCEL} event) before its platform
+     * is asked: from then on the trial counts as USER_CANCELED, also for a resume after the runtime
+     * died before the platform reported its end, and an end the platform reports as FAILED (the
+     * signal's exit code) is stored as USER_CANCELED.
+     */
+    private void cancelRequested(Trial trial) {
+        store.addEvent(new TrialEvent(System.currentTimeMillis(), trial.id, "USER_TO_CANCEL", null, trial.job.url(),
+                trial.sequenceId, null));
+        trial.cancelRequested = true;
     }
 
     /**

@@ -31,6 +31,13 @@ final class Trial {
     ScheduledFuture<?> retry;
     /** True while the trial waits to be submitted when its member's platform is back. */
     boolean submitWhenBack;
+    /**
+     * True once the trial was handed to its platform to be started (stored before the hand-over):
+     * its process may have run, so a resume asks the platform for it before submitting it again.
+     */
+    volatile boolean launched;
+    /** True once the user cancelled the trial (stored as {@code USER_TO_CANCEL}): it ends USER_CANCELED. */
+    boolean cancelRequested;
 
     Trial(String id, long sequenceId, Object parameterId, Map<String, Object> parameters, String packed) {
         this.id = id;

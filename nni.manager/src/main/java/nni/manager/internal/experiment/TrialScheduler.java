@@ -57,6 +57,13 @@ final class TrialScheduler {
 
         /** A trial's message changed (a retry's reason); the experiment tells its listeners. */
         void messageChanged(Trial trial);
+
+        /**
+         * A trial is about to be handed to its platform ({@code launching}), or its platform refused
+         * it for now (not {@code launching}): the experiment stores which, durably, before the
+         * platform may start it.
+         */
+        void launching(Trial trial, boolean launching);
     }
 
     /** One member of the experiment: its context and its session, or why its platform is away. */
@@ -306,10 +313,12 @@ final class TrialScheduler {
             return;
         }
         try {
+            outcomes.launching(trial, true);
             TrialJob accepted = session.submit(application(trial));
             trial.failedSubmits = 0;
             outcomes.reported(accepted);
         } catch (TransientPlatformException e) {
+            outcomes.launching(trial, false);
             if (detaching) {
                 trial.submitWhenBack = true; // the runtime is letting go: resume submits it
                 return;
@@ -341,12 +350,15 @@ final class TrialScheduler {
     /**
      * Takes back a live trial into its member's new session: re-attached when the platform still
      * has it, submitted again when it never started (with its id, sequence id and parameters; NNI
-     * v3 re-queues too), else FAILED with {@code lostWhy}.
+     * v3 re-queues too), else FAILED with {@code lostWhy}. Only a trial whose hand-over was stored
+     * ({@link Trial#launched}) is asked for: the platform may have started it, and then has it (a
+     * platform answers empty only for a trial it never started, see
+     * {@link TrainingSession#reattach}); one never handed over is submitted without asking.
      */
     void takeBack(Trial trial, String lostWhy) {
         Optional<TrialJob> attached = Optional.empty();
         TrainingSession session = members.get(trial.member).session;
-        if (!trial.waitsForSubmit() && session != null) {
+        if (!trial.waitsForSubmit() && session != null && trial.launched) {
             try {
                 attached = session.reattach(trial.job);
             } catch (RuntimeException e) {
@@ -357,7 +369,8 @@ final class TrialScheduler {
             LOG.info("experiment {}: trial {} re-attached ({})", experimentId, trial.id, attached.get().status());
             outcomes.reported(attached.get());
         } else if (trial.job.status() == TrialStatus.WAITING) {
-            LOG.info("experiment {}: trial {} had not started; submitting it again", experimentId, trial.id);
+            LOG.info("experiment {}: trial {} had not started{}; submitting it again", experimentId, trial.id,
+                    trial.launched ? " (its platform never started it)" : " (it was never handed to its platform)");
             trial.cancelRetry();
             send(trial);
         } else {

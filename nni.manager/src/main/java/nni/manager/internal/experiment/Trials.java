@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
 
@@ -148,8 +149,11 @@ final class Trials {
         long maxSequence = -1;
         Map<String, TrialPlatformRecord> platformFacts = store.trialPlatforms();
         Map<String, Integer> placed = store.trialMembers();
+        Set<String> launched = store.launchedTrials();
         for (TrialRecord record : store.trials()) {
             Trial trial = trialOf(record, platformFacts.get(record.id()), experimentId, directory);
+            // a trial stored RUNNING was launched, even by a version that did not record launches
+            trial.launched = launched.contains(record.id()) || !"WAITING".equals(record.status());
             int member = placed.getOrDefault(record.id(), 0);
             trial.member = member < members ? member : 0;
             add(trial);

@@ -32,8 +32,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * Readable by its owner only (mode 0600), like {@code secrets.json}: tokens are secrets, and never
  * appear in the store, the REST API or the log.
  *
- * <p>The sequence is written lazily ({@link #flush}); applying a report twice changes nothing, so a
- * sequence older than the truth after a crash costs only reports sent again. Thread-safe.
+ * <p>The keepers a runtime before a restart left stay in the file until this runtime took them back
+ * ({@link #put}) or let them go ({@link #remove}): a runtime killed again while it resumes still
+ * finds them all. The sequence is written lazily ({@link #flush}); applying a report twice changes
+ * nothing, so a sequence older than the truth after a crash costs only reports sent again.
+ * Thread-safe.
  */
 public final class KeeperLinkFile {
 
@@ -115,6 +118,11 @@ public final class KeeperLinkFile {
         return previous.values().stream().filter(k -> trialId.equals(k.trial())).findFirst();
     }
 
+    /** @return the keepers the runtime before a restart left that this one has neither taken back nor let go */
+    public synchronized java.util.List<Keeper> previousLeft() {
+        return java.util.List.copyOf(previous.values());
+    }
+
     /** @return where the keepers of the runtime before a restart call back, or null */
     public String previousManagerUrl() {
         return previousManagerUrl;
@@ -154,7 +162,8 @@ public final class KeeperLinkFile {
     }
 
     public synchronized void remove(String keeperId) {
-        if (keepers.remove(keeperId) != null) {
+        boolean listed = keepers.remove(keeperId) != null;
+        if (previous.remove(keeperId) != null || listed) {
             write();
         }
     }
@@ -169,7 +178,9 @@ public final class KeeperLinkFile {
         ObjectNode root = JSON.createObjectNode();
         root.put("managerUrl", managerUrl);
         ObjectNode all = root.putObject("keepers");
-        for (Keeper keeper : keepers.values()) {
+        Map<String, Keeper> listed = new LinkedHashMap<>(previous); // not decided on yet: kept for a restart to come
+        listed.putAll(keepers);
+        for (Keeper keeper : listed.values()) {
             ObjectNode one = all.putObject(keeper.id());
             one.put("token", keeper.token());
             one.put("trial", keeper.trial());

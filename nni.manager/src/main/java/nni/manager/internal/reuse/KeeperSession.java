@@ -118,6 +118,8 @@ final class KeeperSession implements TrainingSession {
     private ScheduledFuture<?> startRetry;
     private boolean closed;
     private volatile boolean detached;
+    /** Whether the keepers a runtime before a restart left that no re-attached trial claimed were settled (done once). */
+    private boolean leftoversSettled;
 
     KeeperSession(SessionContext context, EnvironmentLauncher launcher, KeeperOptions options, KeeperLinks links,
                   FileChannels channels, Map<KeeperRuntime, Path> keeperFiles, Path codeArchive, String managerUrl,
@@ -134,6 +136,9 @@ final class KeeperSession implements TrainingSession {
         this.timer = timer;
         this.ended = ended;
         timer.scheduleWithFixedDelay(linkFile::flush, LINKS_FLUSH.toMillis(), LINKS_FLUSH.toMillis(), TimeUnit.MILLISECONDS);
+        synchronized (lock) {
+            takeLeftoversBack();
+        }
     }
 
     @Override
@@ -157,7 +162,11 @@ final class KeeperSession implements TrainingSession {
 
     /** Gives waiting trials to idle environments and starts environments for the rest. Holds the lock. */
     private void schedule() {
-        if (closed || startRetry != null) {
+        if (closed) {
+            return;
+        }
+        settleLeftovers();
+        if (startRetry != null) {
             return;
         }
         List<Trial> waiting = trials.values().stream()
@@ -305,6 +314,57 @@ final class KeeperSession implements TrainingSession {
         }
     }
 
+    /**
+     * Registers again, as the session opens, the link of every keeper the runtime before a restart
+     * left (its link file lists them), so that none is refused while the experiment resumes: their
+     * environments wait, unclaimed, for {@link #reattach} to give them back their trials; those
+     * left unclaimed are settled at the first scheduling ({@link #settleLeftovers}). Holds the lock.
+     */
+    private void takeLeftoversBack() {
+        for (KeeperLinkFile.Keeper keeper : linkFile.previousLeft()) {
+            Environment environment = adopt(keeper.id());
+            if (environment == null) {
+                environment = restore(keeper);
+            }
+            if (environment == null) {
+                linkFile.remove(keeper.id());
+                continue;
+            }
+            environment.leftover = keeper;
+            environments.put(keeper.id(), environment);
+            LOG.info("experiment {}: keeper {} of the runtime before the restart taken back{}", context.experimentId(),
+                    keeper.id(), keeper.trial() == null ? " (idle)" : " (trial " + keeper.trial() + ")");
+        }
+    }
+
+    /**
+     * The keepers taken back at the opening that no trial claimed (idle runners, keepers whose
+     * trial's end is already stored): a runner takes trials again, any other is stopped; so no
+     * keeper outlives the experiment. Runs once, at the first scheduling or the close. Holds the lock.
+     */
+    private void settleLeftovers() {
+        if (leftoversSettled || detached) {
+            return;
+        }
+        leftoversSettled = true;
+        for (Environment environment : List.copyOf(environments.values())) {
+            KeeperLinkFile.Keeper keeper = environment.leftover;
+            if (keeper == null || environment.current != null || environment.state != State.STARTING) {
+                continue;
+            }
+            environment.leftover = null;
+            linkFile.put(keeper.id(), keeper.token(), null, keeper.applied(), keeper.handle());
+            findAgain(environment, keeper.handle());
+            if (options.reuse() && !closed) {
+                environment.restoredIdle = true;
+                environment.connected = true;
+                becomeIdle(environment);
+            } else {
+                stopEnvironment(environment);
+            }
+        }
+    }
+
     private void assign(Trial trial, Environment environment) {
         environment.state = State.BUSY;
         environment.current = trial;
@@ -338,6 +398,10 @@ final class KeeperSession implements TrainingSession {
         State state = State.STARTING;
         Trial current;
         boolean connected;
+        /** As the link file listed it, while it waits to be claimed after a restart; else null. */
+        volatile KeeperLinkFile.Keeper leftover;
+        /** Settled idle after a restart: a trial given to it before it called back may go to another. */
+        boolean restoredIdle;
         Instant idleSince;
         ScheduledFuture<?> idleCheck;
         volatile Map<String, Object> gpus;
@@ -375,6 +439,11 @@ final class KeeperSession implements TrainingSession {
             if (detached) {
                 throw new HttpError(503, "the " + options.platform() + " session of experiment " + context.experimentId()
                         + " is detached; keep the reports and send them again later");
+            }
+            if (leftover != null) {
+                // taken back as the session opened, its trial not yet: the reports would name a trial unknown here
+                throw new HttpError(503, "experiment " + context.experimentId() + " is taking its keepers back;"
+                        + " keep the reports and send them again later");
             }
         }
 
@@ -781,7 +850,9 @@ final class KeeperSession implements TrainingSession {
             linkFile.remove(environment.id);
             Trial trial = environment.current;
             environment.current = null;
-            if (trial != null) {
+            if (trial != null && environment.restoredIdle && trial.job.status() == TrialStatus.WAITING) {
+                trial.environment = null; // never reached the keeper: another one runs it
+            } else if (trial != null) {
                 end(trial, TrialStatus.FAILED, "its keeper " + environment.id + " did not call back within "
                         + RECONNECT_WAIT.toSeconds() + " s after the runtime restarted");
             }
@@ -796,6 +867,7 @@ final class KeeperSession implements TrainingSession {
                 if (closed) {
                     return;
                 }
+                settleLeftovers(); // stopped below with the others
                 closed = true;
                 for (Trial trial : new ArrayList<>(trials.values())) {
                     if (trial.job.status().isTerminal()) {
@@ -895,19 +967,22 @@ final class KeeperSession implements TrainingSession {
             if (closed || trials.containsKey(stored.id())) {
                 return Optional.empty();
             }
-            Environment environment = adopt(handleEnvironment);
-            if (environment == null && keeper == null) {
+            Environment leftover = leftoverOf(stored.id(), handleEnvironment);
+            Environment environment = leftover != null ? leftover : adopt(handleEnvironment);
+            if (leftover != null) {
+                keeper = leftover.leftover;
+            } else if (environment == null && keeper == null) {
                 if (!trialHandle.isEmpty()) {
                     LOG.info("experiment {}: trial {} cannot be re-attached: the link of its keeper {} is gone",
                             context.experimentId(), stored.id(), handleEnvironment);
                 }
                 return Optional.empty();
             }
-            String environmentId = environment != null ? handleEnvironment : keeper.id();
+            String environmentId = environment != null ? environment.id : keeper.id();
             String platformHandle = keeper != null && keeper.id().equals(environmentId) && !keeper.handle().isEmpty()
                     ? keeper.handle()
                     : environmentId.equals(handleEnvironment) && space >= 0 ? trialHandle.substring(space + 1) : "";
-            if (environment != null) {
+            if (environment != null && leftover == null) {
                 if (keeper != null && keeper.id().equals(environmentId)) { // still listed for a restart to come
                     linkFile.put(keeper.id(), keeper.token(), stored.id(), keeper.applied(), platformHandle);
                 }
@@ -923,10 +998,13 @@ final class KeeperSession implements TrainingSession {
                     context.trialChanged(stored.ended(TrialStatus.FAILED, Instant.now(), why));
                     return Optional.of(stored);
                 }
-                environment = restore(keeper);
+                if (environment == null) {
+                    environment = restore(keeper);
+                }
                 if (environment == null) {
                     return Optional.empty();
                 }
+                environment.leftover = null;
                 linkFile.put(keeper.id(), keeper.token(), stored.id(), keeper.applied(), platformHandle);
                 LOG.info("experiment {}: trial {} taken back; its keeper {} reports from sequence {} on", context.experimentId(),
                         stored.id(), keeper.id(), keeper.applied() + 1);
@@ -943,6 +1021,21 @@ final class KeeperSession implements TrainingSession {
             findAgain(environment, platformHandle);
             return Optional.of(stored);
         }
+    }
+
+    /**
+     * @return the environment of a keeper taken back as the session opened ({@link #takeLeftoversBack})
+     *         that ran the trial, by the link file or by the trial's handle, and no other trial yet; or null
+     */
+    private Environment leftoverOf(String trialId, String handleEnvironment) {
+        for (Environment environment : environments.values()) {
+            KeeperLinkFile.Keeper keeper = environment.leftover;
+            if (keeper != null && environment.current == null
+                    && (trialId.equals(keeper.trial()) || keeper.id().equals(handleEnvironment))) {
+                return environment;
+            }
+        }
+        return null;
     }
 
     /** @return a new environment holding the live link of keeper {@code id} in this runtime, or null. Holds the lock. */

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.Properties;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -54,6 +56,8 @@ public final class ExperimentStore implements AutoCloseable {
             + "(trialJobId text primary key, handle text, host text, attributes text)";
     private static final String CREATE_TRIAL_MEMBER = "create table if not exists TrialMember "
             + "(trialJobId text primary key, member integer)";
+    private static final String CREATE_TRIAL_LAUNCH = "create table if not exists TrialLaunch "
+            + "(trialJobId text primary key, timestamp integer)";
 
     private final Connection connection;
     private final boolean readOnly;
@@ -99,6 +103,7 @@ public final class ExperimentStore implements AutoCloseable {
                 statement.executeUpdate("create table if not exists NniOsgiExperiment (definition text)");
                 statement.executeUpdate(CREATE_TRIAL_PLATFORM);
                 statement.executeUpdate(CREATE_TRIAL_MEMBER);
+                statement.executeUpdate(CREATE_TRIAL_LAUNCH);
             }
             return new ExperimentStore(connection, new Checkpointer(connect(file, config), experimentDirectory));
         } catch (SQLException e) {
@@ -353,6 +358,51 @@ public final class ExperimentStore implements AutoCloseable {
             checkpointer.committed();
         } catch (SQLException e) {
             throw new StoreException("cannot store the member of trial " + trialId, e);
+        }
+    }
+
+    /**
+     * Records that a trial is handed to its platform to be started, before its process may start:
+     * a trial with this record that a resume finds neither running nor ended is not started again
+     * (it may have run while nobody watched), so that no trial runs twice.
+     */
+    public synchronized void saveTrialLaunch(String trialId, long timestamp) {
+        try (PreparedStatement insert = connection.prepareStatement("insert or replace into TrialLaunch values (?,?)")) {
+            insert.setString(1, trialId);
+            insert.setLong(2, timestamp);
+            insert.executeUpdate();
+            checkpointer.committed();
+        } catch (SQLException e) {
+            throw new StoreException("cannot store the launch of trial " + trialId, e);
+        }
+    }
+
+    /** Forgets a trial's launch: its platform refused it for now, so it certainly did not start. */
+    public synchronized void forgetTrialLaunch(String trialId) {
+        try (PreparedStatement delete = connection.prepareStatement("delete from TrialLaunch where trialJobId = ?")) {
+            delete.setString(1, trialId);
+            delete.executeUpdate();
+            checkpointer.committed();
+        } catch (SQLException e) {
+            throw new StoreException("cannot forget the launch of trial " + trialId, e);
+        }
+    }
+
+    /** @return the trials whose launch {@link #saveTrialLaunch} recorded; none for a database older than the table */
+    public synchronized Set<String> launchedTrials() {
+        Set<String> launched = new HashSet<>();
+        try (Statement query = connection.createStatement()) {
+            if (!tableExists(query, "TrialLaunch")) {
+                return launched;
+            }
+            try (ResultSet rows = query.executeQuery("select trialJobId from TrialLaunch")) {
+                while (rows.next()) {
+                    launched.add(rows.getString(1));
+                }
+            }
+            return launched;
+        } catch (SQLException e) {
+            throw new StoreException("cannot read the trials' launches", e);
         }
     }
 

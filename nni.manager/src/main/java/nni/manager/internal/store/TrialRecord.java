@@ -36,8 +36,9 @@ public record TrialRecord(String id, Long sequenceId, String status, String para
         } else if (start == null && "WAITING".equals(event.event())) {
             start = event.timestamp();
         }
-        Long end = TERMINAL.contains(newStatus) ? (TERMINAL.contains(event.event()) ? Long.valueOf(event.timestamp()) : endTime)
-                : null;
+        // a cancel requested and never followed by the trial's end (the runtime died meanwhile) ends the trial then
+        boolean ends = TERMINAL.contains(event.event()) || "USER_TO_CANCEL".equals(event.event());
+        Long end = TERMINAL.contains(newStatus) ? (ends ? Long.valueOf(event.timestamp()) : endTime) : null;
         return new TrialRecord(id, sequenceId != null ? sequenceId : event.sequenceId(), newStatus,
                 parameters != null || "ADD_HYPERPARAMETER".equals(event.event()) ? parameters : event.data(),
                 submitTime, start, end, event.logPath() != null ? event.logPath() : logPath,

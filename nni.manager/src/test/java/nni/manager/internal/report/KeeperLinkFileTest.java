@@ -46,4 +46,34 @@ public class KeeperLinkFileTest {
         KeeperLinkFile.delete(experiment);
         assertFalse("a stopped experiment's keepers are not listed", KeeperLinkFile.lists(experiment, "envA", "secret-a"));
     }
+
+    /**
+     * A runtime killed while it resumes (issue 26): the keepers the runtime before it left stay listed
+     * until it took them back or let them go, whatever it wrote meanwhile, so that a second resume
+     * finds every keeper and none is refused as unknown.
+     */
+    @Test
+    public void keepersLeftBeforeARestartStayListedUntilTakenBackOrLetGo() throws Exception {
+        Path experiment = folder.newFolder("exp").toPath();
+        KeeperLinkFile first = KeeperLinkFile.open(experiment, "http://127.0.0.1:4711/");
+        first.put("envA", "secret-a", "Trial1", 3, "11:1700000000000");
+        first.put("envB", "secret-b", "Trial2", 5, "12:1700000000000");
+        first.put("envC", "secret-c", null, 7, "13:1700000000000");
+
+        KeeperLinkFile resuming = KeeperLinkFile.open(experiment, "http://127.0.0.1:4711/");
+        resuming.put("envA", "secret-a", "Trial1", 3, "11:1700000000000"); // taken back; killed before the others
+        resuming.put("envD", "secret-d", null, 0, "");
+
+        KeeperLinkFile second = KeeperLinkFile.open(experiment, "http://127.0.0.1:4711/");
+        assertEquals(new KeeperLinkFile.Keeper("envB", "secret-b", "Trial2", 5, "12:1700000000000"),
+                second.previousRunning("Trial2").orElseThrow());
+        assertEquals("envA", second.previousRunning("Trial1").orElseThrow().id());
+        for (String keeper : java.util.List.of("A", "B", "C", "D")) {
+            assertTrue("env" + keeper, KeeperLinkFile.lists(experiment, "env" + keeper, "secret-" + keeper.toLowerCase()));
+        }
+
+        second.remove("envC"); // let go: refused from now on
+        assertFalse(KeeperLinkFile.lists(experiment, "envC", "secret-c"));
+        assertTrue(KeeperLinkFile.lists(experiment, "envB", "secret-b"));
+    }
 }

@@ -30,6 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.model.HyperParameters;
+import nni.api.model.Placement;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -71,6 +72,8 @@ final class LocalSession implements TrainingSession {
     private static final Logger LOG = LoggerFactory.getLogger(LocalSession.class);
     private static final long GPU_RECHECK_SECONDS = 2;
     private static final long SWEEP_SECONDS = 10;
+    /** How long a resume waits for the pid of a trial whose launch script had claimed its start. */
+    private static final long PID_WAIT_SECONDS = 10;
 
     /** A trial of this session. Mutable fields are guarded by the session's lock. */
     private static final class LocalTrial {
@@ -180,6 +183,7 @@ final class LocalSession implements TrainingSession {
         try {
             Files.createDirectories(directory.resolve(".nni"));
             Files.deleteIfExists(stateFile(directory));
+            Files.deleteIfExists(startClaim(directory));
             Path metrics = directory.resolve(".nni").resolve("metrics");
             if (!Files.exists(metrics)) {
                 Files.createFile(metrics);
@@ -321,7 +325,7 @@ final class LocalSession implements TrainingSession {
         Optional<ProcessHandle> handle = ProcessHandle.of(pid);
         Instant started = handle.flatMap(p -> p.info().startInstant()).orElse(Instant.now());
         try {
-            Files.writeString(trial.directory.resolve(".nni").resolve("pid"), pid + " " + started.toEpochMilli());
+            writeAtomically(pidFile(trial.directory), pid + " " + started.toEpochMilli());
         } catch (IOException e) {
             LOG.warn("trial {}: cannot write its pid file: {}", trial.application.trialId(), e.getMessage());
         }
@@ -384,21 +388,29 @@ final class LocalSession implements TrainingSession {
     }
 
     /**
-     * The script the nursery runs for a trial (argument: the nursery's request id): starts
-     * {@code run.sh} as a session of its own with the trial's environment and files, reports its pid,
-     * waits for it and writes its exit status to {@code .nni/state} (renamed in place: one event,
-     * whole content).
+     * The script the nursery runs for a trial (argument: the nursery's request id): claims the start
+     * ({@code .nni/started}, made atomically: a resume that claims it first keeps an old request from
+     * starting the trial), starts {@code run.sh} as a session of its own with the trial's environment
+     * and files, writes its pid to {@code .nni/pid} and reports it, waits for it and writes its exit
+     * status to {@code .nni/state} (renamed in place: one event, whole content). The pid and the exit
+     * status are written by the script, not this JVM, so that a runtime killed at any moment finds
+     * the trial again on resume: running, or ended with its exit status.
      */
     private String launchScript(Path directory, Map<String, String> env) {
         StringBuilder script = new StringBuilder("unset REUSE_MODE\n");
         env.forEach((name, value) -> script.append("export ").append(name).append('=').append(quote(value)).append('\n'));
         Path state = stateFile(directory);
+        Path pid = pidFile(directory);
         return script
                 .append("cd ").append(quote(codeDirectory.toString())).append(" || { echo \"$1 cannot enter the code directory\"; exit 0; }\n")
+                .append("mkdir ").append(quote(startClaim(directory).toString()))
+                .append(" 2>/dev/null || { echo \"$1 the trial was started before, or a resume took it back\"; exit 0; }\n")
                 .append("setsid ").append(quote(shell)).append(' ').append(quote(directory.resolve("run.sh").toString()))
                 .append(" </dev/null >").append(quote(directory.resolve("stdout").toString()))
                 .append(" 2>").append(quote(directory.resolve("stderr").toString())).append(" &\n")
                 .append("trial=$!\n")
+                .append("echo \"$trial\" > ").append(quote(pid + ".tmp")).append(" && mv -f ").append(quote(pid + ".tmp"))
+                .append(' ').append(quote(pid.toString())).append('\n')
                 .append("echo \"$1 $trial\"\n")
                 .append("exec >/dev/null 2>&1\n")
                 .append("wait \"$trial\"\n")
@@ -409,6 +421,16 @@ final class LocalSession implements TrainingSession {
 
     private static Path stateFile(Path directory) {
         return directory.resolve(".nni").resolve("state");
+    }
+
+    /** The trial's pid, and its start time once this JVM learnt it: {@code <pid>[ <start epoch ms>]}. */
+    private static Path pidFile(Path directory) {
+        return directory.resolve(".nni").resolve("pid");
+    }
+
+    /** Made by whoever starts the trial first: its launch script, or a resume that found no trace of a start. */
+    private static Path startClaim(Path directory) {
+        return directory.resolve(".nni").resolve("started");
     }
 
     private String runScript(Path directory) {
@@ -495,6 +517,9 @@ final class LocalSession implements TrainingSession {
                 trial.job = trial.job.ended(TrialStatus.cancelled(earlyStopped), Instant.now(), "cancelled before it started");
                 ended = trial.job;
             } else if (trial.process != null) {
+                if (Long.parseLong(trial.job.handle().split(":")[0]) <= 0) {
+                    return; // found ended on resume with no pid: its end is being reported
+                }
                 terminate(trial);
             } // else its start is in flight: started() kills it once its pid is known
         }
@@ -531,21 +556,37 @@ final class LocalSession implements TrainingSession {
     public Optional<TrialJob> reattach(TrialJob stored) {
         Path directory = context.experimentDirectory().resolve("trials").resolve(stored.id());
         long[] pidAndStart = processOf(stored, directory);
-        if (pidAndStart == null) {
-            return Optional.empty();
+        if (pidAndStart == null && !Files.exists(stateFile(directory))) {
+            if (!Files.isRegularFile(directory.resolve("run.sh"))) {
+                return Optional.empty(); // never submitted here
+            }
+            // submitted, no trace of a start: the runtime stopped before the launch script ran, or while it started the trial
+            if (claimStart(directory)) {
+                return submitAgain(stored); // it never ran, and the old launch (if any) now never starts it
+            }
+            pidAndStart = awaitPidFile(stored, directory);
+            if (pidAndStart == null && !Files.exists(stateFile(directory))) {
+                LOG.warn("trial {}: its launch script claimed the start but wrote no pid within {} s", stored.id(), PID_WAIT_SECONDS);
+                return Optional.empty();
+            }
         }
-        long pid = pidAndStart[0];
-        long startMillis = pidAndStart[1];
+        // the trial started: running, or ended while nobody watched (its exit status in .nni/state)
+        Path launch = directory.resolve(".nni").resolve("launch.sh");
+        long pid = pidAndStart == null ? -1 : pidAndStart[0];
+        long knownStart = pidAndStart == null ? -1 : pidAndStart[1];
+        Optional<ProcessHandle> process = pid < 0 ? Optional.empty() : ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                .filter(p -> startedAsLaunched(p, knownStart, launch));
+        long startMillis = knownStart >= 0 ? knownStart
+                : process.flatMap(p -> p.info().startInstant()).map(Instant::toEpochMilli).orElseGet(() -> modifiedMillis(launch));
         TrialApplication application = TrialApplication.builder(stored.id()).sequenceId(stored.sequenceId())
                 .hyperParameters(stored.hyperParameters()).build();
         LocalTrial trial = new LocalTrial(application, directory,
                 new MetricTail(stored.id(), directory, context::metricReported),
                 stored.toBuilder().status(TrialStatus.RUNNING).endTime(null).message("")
-                        .startTime(stored.startTime() == null ? Instant.ofEpochMilli(startMillis) : stored.startTime())
+                        .startTime(stored.startTime() == null || stored.status() == TrialStatus.WAITING
+                                ? Instant.ofEpochMilli(startMillis) : stored.startTime())
                         .workingDirectory(directory.toString()).url("file://localhost" + directory)
                         .handle(pid + ":" + startMillis).host(stored.host().isEmpty() ? host : stored.host()).build());
-        Optional<ProcessHandle> process = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                .filter(p -> p.info().startInstant().map(Instant::toEpochMilli).orElse(-1L) == startMillis);
         synchronized (this) {
             trials.put(stored.id(), trial);
             order.add(stored.id());
@@ -564,15 +605,86 @@ final class LocalSession implements TrainingSession {
     }
 
     /**
-     * @return the pid and start time (epoch ms) of the trial's process group leader: from its handle,
-     *         or, for trials stored before handles existed, from {@code .nni/pid}; null when neither
-     *         says
+     * Submits a trial that never started (the runtime stopped before its launch) as new, with the
+     * placement the experiment asks for.
+     */
+    private Optional<TrialJob> submitAgain(TrialJob stored) {
+        Object gpus = context.section().get("trialGpuNumber");
+        TrialApplication application = TrialApplication.builder(stored.id()).sequenceId(stored.sequenceId())
+                .hyperParameters(stored.hyperParameters())
+                .placement(gpus instanceof Number n ? Placement.gpus(n.intValue()) : Placement.none()).build();
+        try {
+            LOG.info("trial {} had not started; starting it now", stored.id());
+            return Optional.of(submit(application));
+        } catch (PlatformException e) {
+            LOG.warn("trial {} had not started and cannot be started now: {}", stored.id(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /** @return whether this call claimed the start (atomically): the trial never started and its old launch never will */
+    private static boolean claimStart(Path directory) {
+        try {
+            Files.createDirectory(startClaim(directory));
+            return true;
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            return false;
+        } catch (IOException e) {
+            LOG.warn("{}: cannot claim the trial's start: {}", directory, e.getMessage());
+            return false;
+        }
+    }
+
+    /**
+     * Waits for the pid of a trial whose launch script claimed the start when the runtime stopped: it
+     * writes the pid right after starting the trial, so at most a moment (the script was scheduled
+     * late) passes.
+     */
+    private static long[] awaitPidFile(TrialJob stored, Path directory) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PID_WAIT_SECONDS);
+        long[] found = null;
+        while (found == null && !Files.exists(stateFile(directory)) && System.nanoTime() < deadline) {
+            try {
+                TimeUnit.MILLISECONDS.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            found = processOf(stored, directory);
+        }
+        return found;
+    }
+
+    /**
+     * @return whether a live process with the trial's pid is the trial: its start time as stored, or,
+     *         when only the launch script wrote the pid, started after the launch script was written
+     */
+    private static boolean startedAsLaunched(ProcessHandle process, long knownStart, Path launch) {
+        long started = process.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
+        if (knownStart >= 0) {
+            return started == knownStart;
+        }
+        return started >= 0 && started >= modifiedMillis(launch) - 2_000; // start times are coarse (clock ticks)
+    }
+
+    private static long modifiedMillis(Path file) {
+        try {
+            return Files.getLastModifiedTime(file).toMillis();
+        } catch (IOException e) {
+            return System.currentTimeMillis();
+        }
+    }
+
+    /**
+     * @return the pid and start time (epoch ms, -1 when only the launch script wrote the pid) of the
+     *         trial's process group leader: from its handle, or from {@code .nni/pid} (a trial whose
+     *         start the runtime did not store before it stopped); null when neither says
      */
     private static long[] processOf(TrialJob stored, Path directory) {
         String handle = stored.handle();
         String source = "handle";
         if (handle.isEmpty()) {
-            Path pidFile = directory.resolve(".nni").resolve("pid");
+            Path pidFile = pidFile(directory);
             if (!Files.isRegularFile(pidFile)) {
                 return null;
             }
@@ -586,9 +698,9 @@ final class LocalSession implements TrainingSession {
         }
         try {
             String[] words = handle.split(":");
-            return new long[] {Long.parseLong(words[0]), Long.parseLong(words[1])};
+            return new long[] {Long.parseLong(words[0]), words.length > 1 ? Long.parseLong(words[1]) : -1};
         } catch (RuntimeException e) {
-            LOG.warn("trial {}: {} '{}' is not <pid>:<start time>", stored.id(), source, handle);
+            LOG.warn("trial {}: {} '{}' is not <pid>[:<start time>]", stored.id(), source, handle);
             return null;
         }
     }
