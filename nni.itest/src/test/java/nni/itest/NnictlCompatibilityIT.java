@@ -80,7 +80,7 @@ public class NnictlCompatibilityIT extends RuntimeTestSupport {
     private HttpResponse<String> http(String method, String path, String body) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(endpoint().resolve(path))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private JsonNode api(String path) throws Exception {
