@@ -102,7 +102,8 @@ public class NnictlCompatibilityIT extends RuntimeTestSupport {
         }
     }
 
-    @Test(timeout = 240_000)
+    /** A dozen runs of NNI's Python tools, each starting python3 and importing its modules: minutes together on a loaded machine. */
+    @Test(timeout = 900_000)
     public void nnictlAndTheClientDriveEachExperimentAlone() throws Exception {
         assumeTrue("python3 is needed to play NNI's tools", python());
         Path root = Path.of(context.getProperty("nni.it.root"));
