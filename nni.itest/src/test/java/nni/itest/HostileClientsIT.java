@@ -121,14 +121,17 @@ public class HostileClientsIT extends RuntimeTestSupport {
 
     /**
      * 300 connections send their headers, announce 100,000 bytes of body and then send one byte
-     * every 1.5 s, half of them to the keepers' report route without a token (refused), half to
-     * {@code PUT /experiment} (read). Meanwhile {@code check-status} must answer every time, and
-     * the port's thread pool must not grow with the attack.
+     * every 1.5 s (or slower, when the machine is busy), half of them to the keepers' report route
+     * without a token (refused), half to {@code PUT /experiment} (read). Meanwhile a fixed number
+     * of {@code check-status} probes must each be answered, and no pool thread may wait in a
+     * blocking read of a body. How fast the probes are answered is printed, not asserted: it
+     * depends on the CPU the test gets.
      */
-    @Test(timeout = 180_000)
+    @Test(timeout = 300_000)
     public void slowBodiesTakeNoThreadAndCheckStatusKeepsAnswering() throws Exception {
         int connections = 300;
         int rounds = 6;
+        int probesPerRound = 4;
         long pauseMillis = 1_500;
         int baseline = jettyThreads();
         List<RawClient> attackers = new ArrayList<>();
@@ -136,8 +139,8 @@ public class HostileClientsIT extends RuntimeTestSupport {
         int peak = baseline;
         int busiest = 0;
         int held = 0;
-        int failures = 0;
         List<String> failed = new ArrayList<>();
+        long began = System.nanoTime();
         try {
             for (int i = 0; i < connections; i++) {
                 // from five loopback addresses, so that no address is over the per-address limit
@@ -151,26 +154,28 @@ public class HostileClientsIT extends RuntimeTestSupport {
                             "Content-Length: 100000").write("{");
                 }
             }
-            long nextByte = System.nanoTime();
             for (int round = 0; round < rounds; round++) {
-                nextByte += TimeUnit.MILLISECONDS.toNanos(pauseMillis);
-                while (System.nanoTime() < nextByte) {
+                long nextByte = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMillis);
+                for (int p = 0; p < probesPerRound; p++) {
                     long start = System.nanoTime();
-                    try (RawClient probe = RawClient.connect(endpoint(), "127.0.0.2", Duration.ofSeconds(10))) {
+                    // a generous bound for one answer: a loaded machine may take seconds, a held port never answers
+                    try (RawClient probe = RawClient.connect(endpoint(), "127.0.0.2", Duration.ofSeconds(60))) {
                         Answer answer = probe.exchange("GET", "api/v1/nni/check-status", "");
                         latencies.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
                         if (answer.status() != 200) {
-                            failures++;
-                            failed.add(answer.toString());
+                            failed.add("probe " + (round * probesPerRound + p) + ": " + answer);
                         }
                     } catch (IOException e) {
-                        failures++;
-                        failed.add(e.toString());
+                        failed.add("probe " + (round * probesPerRound + p) + ": " + e);
                     }
                     peak = Math.max(peak, jettyThreads());
                     busiest = Math.max(busiest, busyJettyThreads());
                     held = Math.max(held, heldJettyThreads());
-                    Thread.sleep(100);
+                }
+                // the attackers' pace: a byte every 1.5 s at the fastest (pacing the attack, not waiting for anything)
+                long left = TimeUnit.NANOSECONDS.toMillis(nextByte - System.nanoTime());
+                if (left > 0) {
+                    Thread.sleep(left);
                 }
                 for (RawClient attacker : attackers) {
                     try {
@@ -185,14 +190,14 @@ public class HostileClientsIT extends RuntimeTestSupport {
         }
         List<Long> sorted = new ArrayList<>(latencies);
         Collections.sort(sorted);
-        System.out.printf(Locale.ROOT, "slow-body attack: %d connections for %.1f s; check-status answered %d times, "
+        System.out.printf(Locale.ROOT, "slow-body attack: %d connections for %.1f s; check-status answered %d of %d probes, "
                         + "median %d ms, max %d ms; Jetty threads %d before, at most %d during, at most %d of them busy, %d waiting for a body; "
                         + "load average %s%n",
-                connections, rounds * pauseMillis / 1000.0, latencies.size(), sorted.isEmpty() ? -1 : sorted.get(sorted.size() / 2),
-                sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1), baseline, peak, busiest, held,
-                Files.readString(Path.of("/proc/loadavg")).strip());
-        assertEquals("check-status failed during the attack: " + failed, 0, failures);
-        assertTrue(latencies.size() > 20);
+                connections, (System.nanoTime() - began) / 1e9, latencies.size(), rounds * probesPerRound,
+                sorted.isEmpty() ? -1 : sorted.get(sorted.size() / 2), sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1),
+                baseline, peak, busiest, held, Files.readString(Path.of("/proc/loadavg")).strip());
+        assertEquals("check-status failed during the attack", List.of(), failed);
+        assertEquals("every probe was answered", rounds * probesPerRound, latencies.size());
         // no thread waits for a slow client's bytes (a blocking read); threads busy for a moment with the bytes
         // that came are counted above only as a figure: on a loaded machine a snapshot finds many of them
         assertEquals("pool threads were held by the attack, waiting in a blocking read of a body", 0, held);
@@ -279,7 +284,7 @@ public class HostileClientsIT extends RuntimeTestSupport {
         }
     }
 
-    @Test(timeout = 60_000)
+    @Test(timeout = 180_000)
     public void oneAddressGetsOnlyItsShareOfTheBodiesBeingRead() throws Exception {
         List<RawClient> slow = new ArrayList<>();
         try {
@@ -290,15 +295,25 @@ public class HostileClientsIT extends RuntimeTestSupport {
                 client.head("PUT", experimentPut("TRIAL_CONCURRENCY"), "Content-Type: application/json",
                         "Content-Length: 1000").write("{");
             }
-            // the bodies above are being read (no answer yet); one more from the same address is turned away at once
+            // the bodies above are being read (no answer yet); one more from the same address is turned away. On a
+            // loaded machine the server may not have begun reading all of them when the next one comes: that one is
+            // then read too (no answer within a few seconds), is left open as one more body being read, and another
+            // is tried. None of them is answered before the body deadline, 12 s after it was sent.
+            Answer[] refused = {null};
             await().atMost(WAIT).until(() -> {
-                try (RawClient one = client("127.0.0.5")) {
-                    one.head("PUT", experimentPut("TRIAL_CONCURRENCY"), "Content-Type: application/json",
-                            "Content-Length: 1000").write("{");
-                    Answer answer = one.read();
-                    return answer.status() == 503 && answer.closes() && answer.body().contains("127.0.0.5");
+                RawClient one = RawClient.connect(endpoint(), "127.0.0.5", Duration.ofSeconds(3));
+                slow.add(one);
+                one.head("PUT", experimentPut("TRIAL_CONCURRENCY"), "Content-Type: application/json",
+                        "Content-Length: 1000").write("{");
+                try {
+                    refused[0] = one.read();
+                    return true;
+                } catch (java.net.SocketTimeoutException beingRead) {
+                    return false;
                 }
             });
+            assertEquals(refused[0].toString(), 503, refused[0].status());
+            assertTrue(refused[0].toString(), refused[0].closes() && refused[0].body().contains("127.0.0.5"));
             // another address is not affected
             try (RawClient other = client("127.0.0.6")) {
                 Answer answer = other.exchange("PUT", experimentPut("TRIAL_CONCURRENCY"), "{\"params\":{\"trialConcurrency\":0}}",

@@ -134,9 +134,12 @@ public abstract class RuntimeTestSupport {
      */
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    /** @return status code and body of a GET below the endpoint */
+    /**
+     * @return status code and body of a GET below the endpoint; a loaded machine may take many
+     *         seconds to answer (a check-status of a runtime just started took over 10 s at load 55)
+     */
     protected HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(endpoint().resolve(path)).timeout(Duration.ofSeconds(10)).build(),
+        return HTTP.send(HttpRequest.newBuilder(endpoint().resolve(path)).timeout(Duration.ofSeconds(60)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

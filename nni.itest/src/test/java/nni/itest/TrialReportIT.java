@@ -399,7 +399,7 @@ public class TrialReportIT extends RuntimeTestSupport {
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
-        return http.send(request.timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(request.timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
 }

@@ -66,7 +66,7 @@ public class ConsoleIT {
 
     private static JsonNode rest(String endpoint, String path) throws Exception {
         HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(endpoint
-                + "api/v1/nni/" + path)).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+                + "api/v1/nni/" + path)).timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(response.body(), 200, response.statusCode());
         return RuntimeProcess.JSON.readTree(response.body());
     }

@@ -119,7 +119,7 @@ public final class RuntimeProcess implements AutoCloseable {
 
     public HttpResponse<String> request(String method, String path, String body) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint() + "api/v1/nni/" + path))
-                .timeout(Duration.ofSeconds(20))
+                .timeout(Duration.ofSeconds(60))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .header("Content-Type", "application/json").build();
         return HTTP.send(request, HttpResponse.BodyHandlers.ofString());

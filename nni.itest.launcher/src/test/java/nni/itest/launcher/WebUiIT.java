@@ -357,7 +357,7 @@ public class WebUiIT {
 
     private static JsonNode uiJson(String path) throws IOException, InterruptedException {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(runtime.endpoint() + "api/v1/nni-ui/" + path))
-                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+                .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(response.body(), 200, response.statusCode());
         return RuntimeProcess.JSON.readTree(response.body());
     }

@@ -280,11 +280,11 @@ public class LocalExperimentTest {
         String script = """
                 import time, nni
                 params = nni.get_next_parameter()
-                for step in range(200):
+                for step in range(3000):
                     nni.report_intermediate_result(step)
                     time.sleep(0.1)
                 nni.report_final_result(1000)
-                """;
+                """; // 5 minutes: it is stopped early however slowly a loaded machine handles its results
         Experiments setup = setup("trial.py", script);
         setup.maxTrials = 1;
         Assessor stopAtThree = (trialId, history) -> history.size() >= 3 ? Assessor.Verdict.BAD : Assessor.Verdict.GOOD;
@@ -295,7 +295,7 @@ public class LocalExperimentTest {
         TrialView trial = experiment.trials().get(0);
         assertEquals(TrialStatus.EARLY_STOPPED, trial.job().status());
         assertTrue(trial.intermediate().size() >= 3);
-        assertTrue(trial.intermediate().size() < 200);
+        assertTrue(trial.intermediate().size() < 3000);
         assertEquals(null, trial.finalValue());
         assertFalse(tuner.ended.get(0L));
     }

@@ -139,23 +139,41 @@ public class SessionOutcomesTest {
         Path code = folder.newFolder("code").toPath();
         Experiments setup = new Experiments(code, folder.newFolder("work").toPath());
         setup.maxTrials = 1;
-        List<String> messages = new CopyOnWriteArrayList<>();
         ScriptedSession[] session = new ScriptedSession[1];
         experiment = Experiment.create("outcome2", setup.config());
+        // what the trial went through, as the manager's listeners (the web UI's live stream) are told of it
+        List<String> seen = new CopyOnWriteArrayList<>();
+        experiment.listen(new ExperimentManager.Listener() {
+            @Override
+            public void opened(Experiment experiment) {
+            }
+
+            @Override
+            public void changed(Experiment experiment) {
+            }
+
+            @Override
+            public void closed(Experiment experiment, boolean stopped) {
+            }
+
+            @Override
+            public void trialChanged(Experiment experiment, String trialId) {
+                experiment.trial(trialId).map(TrialView::job).ifPresent(job -> seen.add(job.status() + " " + job.message()));
+            }
+        });
         experiment.start(new ListTuner(1), null, member -> {
             session[0] = new ScriptedSession(member);
             session[0].transientRefusals.set(3);
             return session[0];
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
-            String message = only().job().message();
-            if (!message.isEmpty() && !messages.contains(message)) {
-                messages.add(message);
-            }
-            return only().job().status() == TrialStatus.RUNNING;
-        });
+        await().atMost(Duration.ofSeconds(20)).until(() -> seen.contains("RUNNING "));
+        // each refusal was shown as the trial's reason while it waited, and the reason went when it ran
+        String refused = "WAITING retrying in 1 s: quota exceeded";
+        assertEquals(seen.toString(), 3, seen.stream().filter(refused::equals).count());
+        int running = seen.indexOf("RUNNING ");
+        assertTrue(seen.toString(), running > seen.lastIndexOf(refused));
+        assertTrue("before it ran, it waited: " + seen, seen.subList(0, running).stream().allMatch(s -> s.startsWith("WAITING ")));
         assertEquals(List.of(), experiment.trials().stream().filter(t -> t.job().status().isTerminal()).toList());
-        assertTrue(messages.toString(), messages.contains("retrying in 1 s: quota exceeded"));
         List<TrialApplication> tries = session[0].submitted;
         assertEquals(4, tries.size());
         assertEquals("the same trial each time", 1, tries.stream().map(TrialApplication::trialId).distinct().count());

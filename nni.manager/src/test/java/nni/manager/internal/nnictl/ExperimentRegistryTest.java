@@ -101,6 +101,8 @@ public class ExperimentRegistryTest {
         assertTrue("a stale lock is NNI's to clean, not ours", Files.exists(stale));
 
         Path fresh = Files.createFile(directory.resolve(".experiment.lock.888888"));
+        // fresh until the test deletes it, however long a loaded machine takes to get there (a lock turns stale after 2 s)
+        Files.setLastModifiedTime(fresh, FileTime.fromMillis(System.currentTimeMillis() + 3_600_000));
         AtomicBoolean released = new AtomicBoolean();
         AtomicReference<Boolean> ranAfterRelease = new AtomicReference<>();
         AtomicReference<Thread> updater = new AtomicReference<>();
@@ -117,7 +119,9 @@ public class ExperimentRegistryTest {
         });
         // it waits (sleeping between looks) while the other process's lock is fresh
         await().atMost(Duration.ofSeconds(10)).until(() -> updater.get() != null
-                && updater.get().getState() == Thread.State.TIMED_WAITING);
+                && updater.get().getState() == Thread.State.TIMED_WAITING
+                && java.util.Arrays.stream(updater.get().getStackTrace())
+                        .anyMatch(f -> f.getClassName().equals(ExperimentRegistry.class.getName()) && f.getMethodName().equals("lock")));
         released.set(true);
         Files.delete(fresh);
         update.get();

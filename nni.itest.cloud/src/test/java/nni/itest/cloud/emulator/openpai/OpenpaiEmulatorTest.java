@@ -33,6 +33,9 @@ public class OpenpaiEmulatorTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
+    /** For a job's process to start or end: seconds on a loaded machine. */
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
     @Rule
     public TemporaryFolder folder = new TemporaryFolder();
 
@@ -94,7 +97,7 @@ public class OpenpaiEmulatorTest {
         HttpResponse<String> accepted = submit(job("ok", "worker", "'echo hello > /mnt/data/out.txt', 'echo $PAI_CURRENT_TASK_ROLE_NAME >> /mnt/data/out.txt'"));
         assertEquals(accepted.body(), 202, accepted.statusCode());
         // until the job ends, whichever way: it did not succeed within 10 s once in CI, and the state says why
-        await().atMost(Duration.ofSeconds(60)).until(() -> Set.of("SUCCEEDED", "FAILED", "STOPPED").contains(state("ok")));
+        await().atMost(WAIT).until(() -> Set.of("SUCCEEDED", "FAILED", "STOPPED").contains(state("ok")));
         assertEquals(call("GET", "jobs/alice~ok", "secret-token", null, null).body(), "SUCCEEDED", state("ok"));
         assertEquals("hello\nworker\n", Files.readString(storage.resolve("out.txt")));
         assertTrue("the container path is never created here", !Files.exists(Path.of("/mnt/data/out.txt")));
@@ -134,28 +137,28 @@ public class OpenpaiEmulatorTest {
         assertEquals(400, call("PUT", "jobs/alice~h/executionType", "secret-token", "application/json", "{\"value\":\"PAUSE\"}").statusCode());
     }
 
-    @Test(timeout = 30_000)
+    @Test(timeout = 180_000)
     public void failuresCarryTheExitCodeAndStopEndsAJobStopped() throws Exception {
         assertEquals(202, submit(job("fails", "worker", "'exit 3'")).statusCode());
         assertEquals(202, submit(job("runs", "worker", "'sleep 60'")).statusCode());
-        await().atMost(Duration.ofSeconds(10)).until(() -> state("fails").equals("FAILED"));
+        await().atMost(WAIT).until(() -> state("fails").equals("FAILED"));
         JsonNode failed = JSON.readTree(call("GET", "jobs/alice~fails", "secret-token", null, null).body()).get("jobStatus");
         assertEquals(3, failed.get("appExitCode").asInt());
-        await().atMost(Duration.ofSeconds(10)).until(() -> state("runs").equals("RUNNING"));
+        await().atMost(WAIT).until(() -> state("runs").equals("RUNNING"));
         assertEquals(202, call("PUT", "jobs/alice~runs/executionType", "secret-token", "application/json", "{\"value\":\"STOP\"}").statusCode());
-        await().atMost(Duration.ofSeconds(10)).until(() -> state("runs").equals("STOPPED"));
+        await().atMost(WAIT).until(() -> state("runs").equals("STOPPED"));
         assertEquals(-210, pai.job("runs").exitCode().intValue());
         assertEquals("STOP", pai.job("runs").executionType());
     }
 
-    @Test(timeout = 30_000)
+    @Test(timeout = 180_000)
     public void injectedFailuresAndAVanishingJob() throws Exception {
         pai.faults().failNext(2, 503);
         assertEquals(503, call("GET", "jobs?username=alice", "secret-token", null, null).statusCode());
         assertEquals(503, call("GET", "jobs?username=alice", "secret-token", null, null).statusCode());
         assertEquals(200, call("GET", "jobs?username=alice", "secret-token", null, null).statusCode());
         assertEquals(202, submit(job("gone", "worker", "'sleep 60'")).statusCode());
-        await().atMost(Duration.ofSeconds(10)).until(() -> state("gone").equals("RUNNING"));
+        await().atMost(WAIT).until(() -> state("gone").equals("RUNNING"));
         pai.vanish("gone");
         assertEquals(404, call("GET", "jobs/alice~gone", "secret-token", null, null).statusCode());
     }
