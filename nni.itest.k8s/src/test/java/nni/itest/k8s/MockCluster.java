@@ -45,7 +45,9 @@ import io.fabric8.mockwebserver.http.WebSocketListener;
  * <ul>
  * <li>bearer tokens: {@link #PLATFORM_TOKEN} and {@link #OPERATOR_TOKEN} may do anything,
  *     {@link #FORBIDDEN_TOKEN} (user {@code restricted}) gets 403 for everything but {@code /version} and discovery,
- *     any other token 401;</li>
+ *     {@link #LIMITED_TOKEN} (user {@code limited}) may do what the README's Role {@code nni-experiments} allows
+ *     ({@link RoleRules}; nothing on Secrets) and gets 403 for the rest, any other token 401;</li>
+ * <li>SelfSubjectAccessReviews answered from those rights, as the RBAC authorizer answers them;</li>
  * <li>{@code /version} and API group discovery ({@code /apis/<group>}) for the installed CRDs;</li>
  * <li>CRDs installed as objects ({@link #install}), and every custom object created or replaced
  *     checked against its CRD's {@code openAPIV3Schema} ({@link CrdSchema}): a violation is answered
@@ -54,7 +56,8 @@ import io.fabric8.mockwebserver.http.WebSocketListener;
  *     only sends the objects that exist when a watch opens);</li>
  * <li>the platform's watches can be cut and refused for a while ({@link #cutPlatformWatches},
  *     {@link #refusePlatformWatches}), the operators' go on;</li>
- * <li>every DELETE request is recorded with its body ({@link #deletes()}).</li>
+ * <li>every DELETE request is recorded with its body ({@link #deletes()}), every request of the limited
+ *     user with its method ({@link #limitedRequests()}).</li>
  * </ul>
  */
 public final class MockCluster implements AutoCloseable {
@@ -62,6 +65,10 @@ public final class MockCluster implements AutoCloseable {
     public static final String PLATFORM_TOKEN = "nni-platform-token";
     public static final String OPERATOR_TOKEN = "operator-token";
     public static final String FORBIDDEN_TOKEN = "forbidden-token";
+    public static final String LIMITED_TOKEN = "limited-token";
+    /** The rights of {@link #LIMITED_TOKEN}'s user: the README's Role without the one on Secrets. */
+    public static final RoleRules LIMITED_ROLE = RoleRules.of("nni-experiments.yaml");
+    private static final String ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern CUSTOM_OBJECT = Pattern.compile("/apis/([^/]+)/([^/]+)/namespaces/([^/]+)/([^/?]+)(/[^/?]+)?(/status)?(\\?.*)?");
 
@@ -76,6 +83,7 @@ public final class MockCluster implements AutoCloseable {
     private final List<String> violations = new CopyOnWriteArrayList<>();
     private final List<Map<String, Object>> validated = new CopyOnWriteArrayList<>();
     private final List<DeleteRequest> deletes = new CopyOnWriteArrayList<>();
+    private final List<String> limitedRequests = new CopyOnWriteArrayList<>();
     private final Set<WebSocket> platformWatches = ConcurrentHashMap.newKeySet();
     /**
      * Ends watches off the server's event loop: the mock's listener waits there for its sender to
@@ -96,10 +104,12 @@ public final class MockCluster implements AutoCloseable {
         admin = client(OPERATOR_TOKEN);
     }
 
-    /** Starts the server with namespace {@code default} and the given CRDs installed. */
+    /** Starts the server with namespaces {@code default} and {@code nni} and the given CRDs installed. */
     public static MockCluster start(CrdSchema... crds) {
         MockCluster cluster = new MockCluster();
-        cluster.admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build()).create();
+        for (String namespace : List.of("default", "nni")) {
+            cluster.admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build()).create();
+        }
         for (CrdSchema crd : crds) {
             cluster.install(crd);
         }
@@ -176,6 +186,12 @@ public final class MockCluster implements AutoCloseable {
         return List.copyOf(validated);
     }
 
+    /** @return every request of {@link #LIMITED_TOKEN}'s user so far, as {@code <method> <path>} */
+    public List<String> limitedRequests() {
+        return Collections.unmodifiableList(limitedRequests);
+    }
+
+    /** @return every DELETE request so far */
     public List<DeleteRequest> deletes() {
         return List.copyOf(deletes);
     }
@@ -232,12 +248,21 @@ public final class MockCluster implements AutoCloseable {
                 return new MockResponse().setResponseCode(200).setBody("{\"major\":\"1\",\"minor\":\"29\",\"gitVersion\":\"v1.29.0-mock\","
                         + "\"platform\":\"linux/amd64\"}");
             }
+            if (token.equals(LIMITED_TOKEN)) {
+                limitedRequests.add(request.getMethod() + " " + path);
+            }
+            boolean known = token.equals(PLATFORM_TOKEN) || token.equals(OPERATOR_TOKEN) || token.equals(FORBIDDEN_TOKEN)
+                    || token.equals(LIMITED_TOKEN);
+            if (known && request.getMethod().equals("POST") && URI.create(path).getPath().equals(ACCESS_REVIEWS)) {
+                return accessReview(token, parse(body(request)));
+            }
             boolean allowed = token.equals(PLATFORM_TOKEN) || token.equals(OPERATOR_TOKEN)
-                    || token.equals(FORBIDDEN_TOKEN) && discovery(request);
+                    || (token.equals(FORBIDDEN_TOKEN) || token.equals(LIMITED_TOKEN)) && discovery(request)
+                    || token.equals(LIMITED_TOKEN) && LIMITED_ROLE.allows(request.getMethod(), path);
             if (!allowed) {
-                if (token.equals(FORBIDDEN_TOKEN)) {
-                    return status(403, "Forbidden", "the request is forbidden: User \"restricted\" cannot " + request.getMethod().toLowerCase()
-                            + " " + URI.create(path).getPath());
+                if (token.equals(FORBIDDEN_TOKEN) || token.equals(LIMITED_TOKEN)) {
+                    return status(403, "Forbidden", "the request is forbidden: User \"" + (token.equals(LIMITED_TOKEN) ? "limited" : "restricted")
+                            + "\" cannot " + request.getMethod().toLowerCase() + " " + URI.create(path).getPath());
                 }
                 return status(401, "Unauthorized", "Unauthorized");
             }
@@ -267,6 +292,27 @@ public final class MockCluster implements AutoCloseable {
                 }
             }
             return super.dispatch(request);
+        }
+
+        /** A SelfSubjectAccessReview, answered from the token's rights (every authenticated user may ask). */
+        @SuppressWarnings("unchecked")
+        private MockResponse accessReview(String token, Map<String, Object> review) {
+            Map<String, Object> spec = review.get("spec") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+            Map<String, Object> asked = spec.get("resourceAttributes") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+            boolean allowed = switch (token) {
+                case PLATFORM_TOKEN, OPERATOR_TOKEN -> true;
+                case LIMITED_TOKEN -> LIMITED_ROLE.allows(String.valueOf(asked.getOrDefault("namespace", "")),
+                        String.valueOf(asked.getOrDefault("group", "")), String.valueOf(asked.get("resource")),
+                        String.valueOf(asked.get("verb")));
+                default -> false;
+            };
+            Map<String, Object> answer = new java.util.LinkedHashMap<>(review);
+            answer.put("status", allowed ? Map.of("allowed", true) : Map.of("allowed", false, "reason", "no RBAC rule allows it"));
+            try {
+                return new MockResponse().setResponseCode(201).setBody(JSON.writeValueAsString(answer));
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
         }
 
         private MockResponse apiGroup(String name) {

@@ -82,6 +82,24 @@ public final class Cluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Asks the API server, with SelfSubjectAccessReviews, whether the user may do what the session
+     * does in {@code namespace}.
+     *
+     * @param remedy what to do about it, said after the missing rights
+     * @throws PlatformException naming the user, every verb missing on every resource, the namespace and the cluster
+     */
+    public void checkAccess(String namespace, List<AccessReview.Rule> rules, String remedy) throws PlatformException {
+        java.util.Map<String, List<String>> missing = AccessReview.missing(client, namespace, rules);
+        if (missing.isEmpty()) {
+            return;
+        }
+        String what = missing.entrySet().stream().map(e -> String.join(", ", e.getValue()) + " " + e.getKey())
+                .collect(Collectors.joining(" nor "));
+        throw new PlatformException("user '" + identity.user() + "' may not " + what + " in namespace '" + namespace + "' of "
+                + identity + "; " + remedy);
+    }
+
     /** Fails unless the cluster serves {@code type} in the version asked for. */
     private void served(CustomResourceType type) throws PlatformException {
         APIResourceList resources;

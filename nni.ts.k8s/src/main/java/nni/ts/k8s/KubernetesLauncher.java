@@ -41,7 +41,7 @@ import nni.ts.cloud.StagedFiles;
 
 /**
  * Starts keeper environments as Kubernetes jobs of one operator ({@link JobKind}): each
- * environment is a Secret with its keeper's token and the job, whose pods run the keeper script;
+ * environment is a Secret with its keeper's token (unless {@code keeper.token=environment}) and the job, whose pods run the keeper script;
  * AdaptDL adds its companions. Everything is labelled with NNI's labels. The experiment's
  * {@link ExperimentWatch} tells what becomes of them: pod progress goes to the environment's
  * listener, a job that ends ends its environment, a job deleted by someone else ends it too and is
@@ -66,6 +66,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
     private final ExperimentShare share;
     private final String experimentId;
     private final String keeperChoice;
+    private final KeeperToken keeperToken;
     private final long cancelGraceMillis;
     private final ScheduledExecutorService executor;
     private final ExperimentWatch watch;
@@ -83,12 +84,13 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
      *
      * @param share             the experiment's share, or null when the kind places the keeper itself
      * @param keeperChoice      the platform's keeper setting, shown as an attribute
+     * @param keeperToken       how the containers get their keeper's token
      * @param cancelGraceMillis how long a cancelled trial's keeper has to report before its job is deleted anyway
      * @param executor          runs deletes; owned by the caller, shut down by {@link #close} and {@link #detach}
      * @param onRefusal         told once when the cluster refuses the credentials
      */
     public KubernetesLauncher(Cluster cluster, String namespace, JobKind kind, ExperimentShare share, String experimentId,
-                              String keeperChoice, long cancelGraceMillis, ScheduledExecutorService executor, Runnable onRefusal)
+                              String keeperChoice, KeeperToken keeperToken, long cancelGraceMillis, ScheduledExecutorService executor, Runnable onRefusal)
             throws PlatformException {
         this.cluster = cluster;
         this.client = cluster.client();
@@ -97,6 +99,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         this.share = share;
         this.experimentId = experimentId;
         this.keeperChoice = keeperChoice;
+        this.keeperToken = keeperToken;
         this.cancelGraceMillis = cancelGraceMillis;
         this.refusal = new Refusal(kind.type().kind(), onRefusal);
         this.executor = executor;
@@ -127,6 +130,9 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
             String home = ExperimentShare.containerFolder(experimentId);
             placement = new NniObjects.KeeperPlacement(home, home + "/envs/" + id, secret);
         }
+        if (keeperToken == KeeperToken.ENVIRONMENT) {
+            placement = placement.withPlainToken(spec.token());
+        }
         JobRequest request = new JobRequest(spec, name, namespace, labels, placement,
                 KeeperScript.build(spec, kind.leadTest(name), kind.leadCommand()), share == null ? null : share.volume());
         Map<String, Object> job = kind.job(request);
@@ -140,10 +146,12 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
             byId.put(id, environment);
         }
         try {
-            client.secrets().inNamespace(namespace).resource(new SecretBuilder().withNewMetadata().withName(secret)
-                    .withNamespace(namespace).withLabels(labels).endMetadata().withType("Opaque")
-                    .addToData("token", Base64.getEncoder().encodeToString(spec.token().getBytes(StandardCharsets.UTF_8)))
-                    .build()).create();
+            if (keeperToken == KeeperToken.SECRET) {
+                client.secrets().inNamespace(namespace).resource(new SecretBuilder().withNewMetadata().withName(secret)
+                        .withNamespace(namespace).withLabels(labels).endMetadata().withType("Opaque")
+                        .addToData("token", Base64.getEncoder().encodeToString(spec.token().getBytes(StandardCharsets.UTF_8)))
+                        .build()).create();
+            }
             GenericKubernetesResource created = client.genericKubernetesResources(kind.type().context()).inNamespace(namespace)
                     .resource(client.getKubernetesSerialization().convertValue(job, GenericKubernetesResource.class)).create();
             for (Map<String, Object> companion : kind.companions(request, created.getMetadata().getUid())) {
@@ -397,7 +405,9 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         try {
             client.genericKubernetesResources(kind.type().context()).inNamespace(namespace).withLabels(labels)
                     .withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
-            client.secrets().inNamespace(namespace).withLabels(labels).withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
+            if (keeperToken == KeeperToken.SECRET) { // the user may have no rights on Secrets otherwise
+                client.secrets().inNamespace(namespace).withLabels(labels).withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
+            }
         } catch (KubernetesClientException e) {
             LOG.warn("experiment {}: deleting {} {} failed: {}", experimentId, kind.type().plural(), labels, Messages.of(e));
         }

@@ -50,6 +50,11 @@ public @interface KubernetesPlatformConfig {
             + " else Python)")
     String keeper() default "python";
 
+    @AttributeDefinition(description = "How the containers get their keeper's token: secret (a Secret per environment, read"
+            + " through secretKeyRef; the user needs rights to create and delete Secrets) or environment (a plain value in the"
+            + " pod spec: anyone who may read the job objects can read it; for users without rights on Secrets)")
+    String keeper_token() default "secret";
+
     @AttributeDefinition(description = "Most jobs (trials, or environments in reuseMode) alive at once")
     int max_environments() default 64;
 

@@ -39,8 +39,10 @@ public final class KubernetesSessions {
      * @param cancelGrace     how long a cancelled trial's keeper has before its job is deleted anyway
      * @param stopGrace       one job per trial: how long a job may run on after its trial ended
      * @param azure           how an Azure file share's key is read and the share reached
+     * @param keeperToken     how the containers get their keeper's token
      */
-    public record Settings(String kubeconfig, String context, String nfsMountPath, KeeperChoice keeper, int maxEnvironments,
+    public record Settings(String kubeconfig, String context, String nfsMountPath, KeeperChoice keeper, KeeperToken keeperToken,
+                           int maxEnvironments,
                            Duration idleTimeout, Duration cancelGrace, Duration stopGrace, AzureFileShare.Settings azure) {
 
         /**
@@ -50,13 +52,15 @@ public final class KubernetesSessions {
         public static Settings of(KubernetesPlatformConfig config) throws PlatformException {
             KeeperChoice keeper;
             AzureCredential.Source credential;
+            KeeperToken keeperToken;
             try {
                 keeper = KeeperChoice.of(config.keeper());
+                keeperToken = KeeperToken.of(config.keeper_token());
                 credential = AzureCredential.Source.of(config.azure_credential());
             } catch (IllegalArgumentException e) {
                 throw new PlatformException("the platform's configuration: " + e.getMessage(), e);
             }
-            return new Settings(config.kubeconfig(), config.context(), config.nfs_mount_path(), keeper,
+            return new Settings(config.kubeconfig(), config.context(), config.nfs_mount_path(), keeper, keeperToken,
                     config.max_environments(), Duration.ofSeconds(Math.max(1, config.reuse_idle_seconds())),
                     Duration.ofSeconds(Math.max(0, config.cancel_grace_seconds())),
                     Duration.ofSeconds(Math.max(0, config.stop_grace_seconds())),
@@ -90,6 +94,13 @@ public final class KubernetesSessions {
             K8sStorage.Choice storage = useShare ? K8sStorage.of(section) : null;
             cluster = ClusterAccess.connect(settings.kubeconfig(), settings.context(), System.getenv());
             cluster.check(namespace, List.of(kind.type()));
+            boolean secrets = settings.keeperToken() == KeeperToken.SECRET || storage instanceof K8sStorage.Azure;
+            cluster.checkAccess(namespace, AccessReview.needed(kind.type(), secrets), remedy(context.platform(), settings, storage));
+            if (settings.keeperToken() == KeeperToken.ENVIRONMENT) {
+                LOG.warn("experiment {}: keeper.token=environment: the keepers' tokens are plain values in the pod specs of namespace"
+                        + " {}; anyone who can read the {} objects there can read them", context.experimentId(), namespace,
+                        kind.type().plural());
+            }
             if (storage instanceof K8sStorage.Nfs nfs) {
                 share = NfsShare.open(nfs.server(), nfs.path(), settings.nfsMountPath(), context.experimentDirectory().resolve("nfs-root"));
             } else if (storage instanceof K8sStorage.Azure azure) {
@@ -106,7 +117,7 @@ public final class KubernetesSessions {
             // closing deletes everything of the experiment at once: deletes still waiting out a grace are dropped
             executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
             launcher = new KubernetesLauncher(cluster, namespace, kind, share, context.experimentId(), settings.keeper().toString(),
-                    settings.cancelGrace().toMillis(), executor, context::capacityChanged);
+                    settings.keeperToken(), settings.cancelGrace().toMillis(), executor, context::capacityChanged);
             kind.openExperiment(cluster.client(), namespace, context.experimentId());
             options = KeeperOptions.builder(context.platform()).reuse(reuse)
                     .maxEnvironments(Math.max(1, settings.maxEnvironments())).idleTimeout(settings.idleTimeout())
@@ -139,6 +150,16 @@ public final class KubernetesSessions {
             }
             throw e;
         }
+    }
+
+    /** @return what a user lacking rights can do: the README's Role, or (for Secrets) the setting that needs none */
+    private static String remedy(String platform, Settings settings, K8sStorage.Choice storage) {
+        String pid = "nni.ts." + (platform.equals("adl") ? "adaptdl" : platform);
+        String remedy = "give the Role of the README (\"Kubernetes RBAC\")";
+        if (settings.keeperToken() == KeeperToken.SECRET && !(storage instanceof K8sStorage.Azure)) {
+            remedy += " or set keeper.token=environment in etc/" + pid + ".cfg";
+        }
+        return remedy;
     }
 
     /**

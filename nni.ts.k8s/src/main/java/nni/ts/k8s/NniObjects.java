@@ -84,7 +84,8 @@ public final class NniObjects {
 
     /**
      * @return the environment every container of an environment gets: where the keeper and the
-     *         work directory are, the role's command, the token from the environment's Secret,
+     *         work directory are, the role's command, the token (from the environment's Secret, or
+     *         as a plain value with {@code keeper.token=environment}),
      *         and {@code CUDA_VISIBLE_DEVICES=""} for a role without GPUs (NNI's work-around for
      *         NVIDIA's device plugin, which shows every GPU to containers that asked for none)
      */
@@ -93,8 +94,12 @@ public final class NniObjects {
         env.add(variable(KeeperScript.HOME, placement.home()));
         env.add(variable(KeeperScript.WORK, placement.work()));
         env.add(variable(KeeperScript.ROLE_COMMAND, roleCommand));
-        env.add(Map.of("name", nni.api.environment.EnvironmentSpec.TOKEN_VARIABLE, "valueFrom",
-                Map.of("secretKeyRef", Map.of("name", placement.tokenSecret(), "key", "token"))));
+        if (placement.tokenValue() != null) {
+            env.add(variable(nni.api.environment.EnvironmentSpec.TOKEN_VARIABLE, placement.tokenValue()));
+        } else {
+            env.add(Map.of("name", nni.api.environment.EnvironmentSpec.TOKEN_VARIABLE, "valueFrom",
+                    Map.of("secretKeyRef", Map.of("name", placement.tokenSecret(), "key", "token"))));
+        }
         if (gpus == 0) {
             env.add(variable("CUDA_VISIBLE_DEVICES", ""));
         }
@@ -114,7 +119,17 @@ public final class NniObjects {
      * @param home        the folder with the keeper file(s) and the code archive
      * @param work        the keeper's directory
      * @param tokenSecret the Secret with the keeper's token under {@code token}
+     * @param tokenValue  the token itself, given as a plain value instead ({@link KeeperToken#ENVIRONMENT}), or null
      */
-    public record KeeperPlacement(String home, String work, String tokenSecret) {
+    public record KeeperPlacement(String home, String work, String tokenSecret, String tokenValue) {
+
+        public KeeperPlacement(String home, String work, String tokenSecret) {
+            this(home, work, tokenSecret, null);
+        }
+
+        /** @return this placement with the token given as a plain value, no Secret */
+        public KeeperPlacement withPlainToken(String token) {
+            return new KeeperPlacement(home, work, null, token);
+        }
     }
 }

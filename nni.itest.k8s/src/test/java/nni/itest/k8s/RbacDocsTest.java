@@ -1,0 +1,25 @@
+package nni.itest.k8s;
+
+import static org.junit.Assert.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.Test;
+
+/**
+ * The Roles the README gives under "Kubernetes RBAC" are the ones the mock API server grants its
+ * limited user ({@link MockCluster#LIMITED_TOKEN}) and the tests run with: the README shows the test
+ * resources verbatim, so that the documentation cannot drift from what is tested.
+ */
+public class RbacDocsTest {
+
+    @Test
+    public void theReadmeShowsTheTestedRolesVerbatim() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        for (String file : new String[] {"nni-experiments.yaml", "nni-keeper-secrets.yaml"}) {
+            String yaml = RoleRules.resource(file);
+            assertTrue("README.md shows src/test/resources/rbac/" + file + " as it is", readme.contains("```yaml\n" + yaml + "```\n"));
+        }
+    }
+}
