@@ -38,11 +38,12 @@ public final class DltsEmulator extends CloudEmulator {
     private final List<JsonNode> submitted = new ArrayList<>();
     private final List<String> refused = new ArrayList<>();
     private final AtomicInteger ids = new AtomicInteger();
+    /** How long a new endpoint is pending before it runs. */
+    private static final Duration ENDPOINT_START = Duration.ofMillis(1500);
     private volatile Duration waiting = Duration.ofMillis(300);
     /** Per job id, its endpoints; the time each started, for pending then running. */
     private final Map<String, List<Map<String, Object>>> endpoints = new LinkedHashMap<>();
     private volatile String nodeName = "localhost";
-    private volatile Duration endpointStart = Duration.ofMillis(1500);
 
     public DltsEmulator(String email, String password, String team, String cluster, Path tasks) throws Exception {
         this.email = email;
@@ -147,7 +148,7 @@ public final class DltsEmulator extends CloudEmulator {
                 for (Map<String, Object> endpoint : exposed) {
                     Map<String, Object> shown = new LinkedHashMap<>(endpoint);
                     long started = (Long) shown.remove("started");
-                    boolean running = System.nanoTime() - started >= endpointStart.toNanos();
+                    boolean running = System.nanoTime() - started >= ENDPOINT_START.toNanos();
                     shown.put("status", running ? "running" : "pending");
                     if (running) {
                         shown.put("nodeName", nodeName);
