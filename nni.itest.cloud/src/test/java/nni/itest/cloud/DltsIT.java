@@ -5,10 +5,12 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -20,6 +22,7 @@ import org.junit.rules.TemporaryFolder;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import nni.itest.cloud.emulator.CloudEmulator;
 import nni.itest.cloud.emulator.dlts.DltsEmulator;
 import nni.itest.cloud.emulator.dlts.DltsJob;
 import nni.itest.launcher.RuntimeProcess;
@@ -28,7 +31,9 @@ import nni.manager.internal.store.ExperimentStore;
 /**
  * NNI v1 experiment files on {@code trainingServicePlatform: dlts}, run by the runnable jar against
  * the DLTS emulator: to DONE with credentials from DLTS's environment variables, cancelled trials'
- * jobs killed, and a wrong password refused with a clear message that shows it nowhere.
+ * jobs killed, and a wrong password refused with a clear message that shows it nowhere. Run inside
+ * a DLTS job ({@code DLTS_JOB_ID}) without {@code nniManagerIp}, the manager's port is exposed
+ * through that job's endpoints and the keepers call it where DLTS says.
  */
 public class DltsIT {
 
@@ -132,6 +137,42 @@ public class DltsIT {
                     && r.path().equals("/api/clusters/c1/jobs/" + job.id() + "/status") && r.body().contains("killing"));
             assertEquals(trial, cancelled.contains(trial), killed);
             assertEquals(trial, cancelled.contains(trial) ? "killed" : "finished", job.status());
+        }
+        CloudRuns.assertNowhere(PASSWORD, runtime.console() + runtime.log(), runtime.home, experiments);
+    }
+
+    @Test(timeout = 240_000)
+    public void inADltsJobWithoutNniManagerIpTheManagerIsExposedThroughTheJobsEndpointsAndKeepersCallItThere() throws Exception {
+        dlts.runningJob("manager-job-7");
+        dlts.nodeName("localhost"); // a name for this machine that is not the address the port is bound to (127.0.0.1)
+        Path config = v1Config("team: t1");
+        Files.writeString(code.resolve("search_space.json"), """
+                {"x": {"_type": "choice", "_value": [2, 5]}}
+                """);
+        run(Map.of("DLWS_USER_EMAIL", "alice@example.com", "DLTS_JOB_TOKEN", PASSWORD, "DLTS_JOB_ID", "manager-job-7"), config);
+        int port = URI.create(runtime.endpoint()).getPort();
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        String id = CloudRuns.experimentId(runtime.console());
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
+            assertEquals(2, store.trials().size());
+            store.trials().forEach(t -> assertEquals(t.id(), "SUCCEEDED", t.status()));
+            CloudRuns.assertEveryMetricOnce(store);
+        }
+        String route = "/api/clusters/c1/jobs/manager-job-7/endpoints";
+        List<CloudEmulator.Request> asked = dlts.requests().stream().filter(r -> r.path().equals(route)).toList();
+        assertTrue(asked.toString(), asked.size() >= 3); // listed, asked for, listed until running
+        assertEquals("GET", asked.get(0).method());
+        assertEquals("POST", asked.get(1).method());
+        assertEquals(1, asked.stream().filter(r -> r.method().equals("POST")).count());
+        JsonNode endpoint = RuntimeProcess.JSON.readTree(asked.get(1).body()).get("endpoints").get(0);
+        assertEquals("nni-rest-server", endpoint.get("name").asText());
+        assertEquals(port, endpoint.get("podPort").asInt());
+        assertEquals(2, dlts.jobs().size());
+        for (DltsJob job : dlts.jobs()) {
+            String command = job.body().get("cmd").asText();
+            assertTrue(command, command.contains("http://localhost:" + port + "/"));
+            assertFalse(command, command.contains("127.0.0.1:" + port));
+            assertEquals("finished", job.status());
         }
         CloudRuns.assertNowhere(PASSWORD, runtime.console() + runtime.log(), runtime.home, experiments);
     }

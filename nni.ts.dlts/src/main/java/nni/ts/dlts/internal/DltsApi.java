@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,11 +32,17 @@ import nni.ts.cloud.SharedStorage;
  * the email and password as query parameters, which is why no URL is ever logged or put in a
  * message. The manager is meant to run in a DLTS job with the cluster's shared file system: the
  * code, the keeper and the trials' folders are below the experiment's folder, the same path in the
- * jobs.
+ * jobs. In that job, without {@code nniManagerIp}, the manager's port is exposed through the job's
+ * endpoints ({@code GET}/{@code POST api/clusters/<cluster>/jobs/<job>/endpoints}, see
+ * {@link #exposeManager}), and the keepers call it there.
  */
 final class DltsApi implements JobLauncher.Api {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The name NNI gave the endpoint of its REST server. */
+    static final String ENDPOINT_NAME = "nni-rest-server";
+    /** Between two looks at an endpoint DLTS is starting (NNI: 1 s). */
+    private static final Duration ENDPOINT_POLL = Duration.ofSeconds(1);
 
     private final DltsSection.Settings settings;
     private final HttpCalls http;
@@ -45,6 +52,8 @@ final class DltsApi implements JobLauncher.Api {
     private final String pythonCommand;
     private final Map<String, String> attributes;
     private volatile String gpuType;
+    /** Where the keepers call the manager when DLTS exposes its port ({@link #exposeManager}); null: the manager's choice. */
+    private volatile String exposedManagerUrl;
 
     DltsApi(DltsSection.Settings settings, HttpCalls http, SharedStorage storage, String experimentId, String keeperChoice,
             String javaCommand, String pythonCommand) {
@@ -91,8 +100,98 @@ final class DltsApi implements JobLauncher.Api {
         }
     }
 
+    /**
+     * Exposes the manager's HTTP port through the endpoints of the DLTS job it runs in, as NNI did in
+     * job mode: lists the job's endpoints, asks for one on {@code port} (named
+     * {@value #ENDPOINT_NAME}) when there is none, and looks again every second until DLTS says it is
+     * {@code running}. From then on the keepers call {@code http://<nodeName>:<port>/}, the node and
+     * port DLTS gives (the port on the node may differ from the pod's).
+     *
+     * @param job      the job the manager runs in ({@code DLTS_JOB_ID})
+     * @param port     the manager's HTTP port in that job
+     * @param patience how long the endpoint may take to run
+     * @return the URL the keepers are given
+     * @throws PlatformException when DLTS refuses, answers something else than a list of endpoints,
+     *                           or the endpoint does not run within {@code patience}
+     */
+    String exposeManager(String job, int port, Duration patience) throws PlatformException {
+        String path = "api/" + cluster() + "/jobs/" + encode(job) + "/endpoints";
+        String what = "the endpoint " + ENDPOINT_NAME + " of DLTS job " + job + " (port " + port + ")";
+        long deadline = System.nanoTime() + patience.toNanos();
+        boolean asked = false;
+        String last = "not listed";
+        while (true) {
+            try {
+                JsonNode endpoint = endpoint(path, job, port);
+                if (endpoint == null && !asked) {
+                    http.send(request(path).header("Content-Type", "application/json").POST(HttpCalls.jsonBody(
+                            Map.of("endpoints", List.of(Map.of("name", ENDPOINT_NAME, "podPort", port))))), "asking for " + what);
+                    asked = true;
+                } else if (endpoint != null) {
+                    last = endpoint.path("status").asText("without a status");
+                    if (last.equals("running")) {
+                        String node = endpoint.path("nodeName").asText("");
+                        if (node.isBlank()) {
+                            throw new PlatformException(settings.service() + ": " + what + " runs but names no nodeName: "
+                                    + endpoint + "; set nniManagerIp to an address the jobs reach the manager at");
+                        }
+                        int exposed = endpoint.path("port").asInt(port);
+                        exposedManagerUrl = "http://" + (node.contains(":") ? "[" + node + "]" : node) + ":" + exposed + "/";
+                        return exposedManagerUrl;
+                    }
+                }
+            } catch (CloudException e) {
+                if (e.kind() != CloudException.Kind.TRANSIENT || System.nanoTime() - deadline > 0) {
+                    throw new PlatformException(e.getMessage() + "; set nniManagerIp to an address the jobs reach the manager at"
+                            + " instead of exposing its port through DLTS", e);
+                }
+                last = e.getMessage();
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new PlatformException(settings.service() + ": " + what + " is not running after " + patience.toSeconds()
+                        + " s (" + last + "); set nniManagerIp to an address the jobs reach the manager at instead");
+            }
+            try {
+                Thread.sleep(ENDPOINT_POLL.toMillis()); // DLTS tells nothing when the endpoint runs: look again
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PlatformException("interrupted while waiting for " + what, e);
+            }
+        }
+    }
+
+    /** @return the job's endpoint on the pod's {@code port}, or null when DLTS lists none */
+    private JsonNode endpoint(String path, String job, int port) throws CloudException, PlatformException {
+        JsonNode endpoints = HttpCalls.json(http.send(request(path).GET(), "listing the endpoints of DLTS job " + job),
+                "the endpoints of DLTS job " + job);
+        if (!endpoints.isArray()) {
+            throw new PlatformException(settings.service() + " answered the endpoints of job " + job + " with no list: "
+                    + HttpCalls.serverSays(endpoints.toString()));
+        }
+        for (JsonNode endpoint : endpoints) {
+            if (endpoint.path("podPort").asInt(-1) == port) {
+                return endpoint;
+            }
+        }
+        return null;
+    }
+
+    /** @return the spec with the manager's URL that DLTS exposes, when it does; the spec as it is otherwise */
+    private EnvironmentSpec toExposedManager(EnvironmentSpec spec) {
+        String url = exposedManagerUrl;
+        if (url == null || spec.channel() != null) {
+            return spec;
+        }
+        EnvironmentSpec.Builder exposed = EnvironmentSpec.builder(spec.environmentId()).mode(spec.mode()).platform(spec.platform())
+                .experimentId(spec.experimentId()).managerUrl(url).token(spec.token()).codeArchive(spec.codeArchive())
+                .trialCommand(spec.trialCommand());
+        spec.keepers().forEach(runtime -> exposed.keeperFile(runtime, spec.keeperFile(runtime)));
+        return exposed.build();
+    }
+
     @Override
-    public String submit(EnvironmentSpec spec) throws CloudException {
+    public String submit(EnvironmentSpec asked) throws CloudException {
+        EnvironmentSpec spec = toExposedManager(asked);
         String name = "nni_exp_" + experimentId + "_trial_" + spec.environmentId();
         String token;
         try {

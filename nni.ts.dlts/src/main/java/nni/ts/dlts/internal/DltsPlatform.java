@@ -1,9 +1,16 @@
 package nni.ts.dlts.internal;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.FrameworkUtil;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -33,7 +40,9 @@ import nni.ts.cloud.SharedStorage;
  * trial a job of a DLTS (Microsoft DLWorkspace) cluster, submitted through its dashboard's REST API,
  * running a trial keeper that reports to the manager's endpoint. As in NNI, the manager runs where
  * the cluster's shared file system is (inside a DLTS job), so the jobs find the code and the keeper
- * below the experiment's folder. Configured through PID {@code nni.ts.dlts}.
+ * below the experiment's folder. There, without {@code nniManagerIp}, the manager's HTTP port is
+ * exposed through that job's DLTS endpoints ({@code DLTS_JOB_ID}) for the keepers to call, as NNI
+ * did. Configured through PID {@code nni.ts.dlts}.
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.ts.dlts", configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Platform("dlts")
@@ -68,6 +77,10 @@ public class DltsPlatform implements TrainingPlatform {
 
         @AttributeDefinition(description = "Most jobs alive at once")
         int max_jobs() default 64;
+
+        @AttributeDefinition(description = "Seconds DLTS may take to run the endpoint that exposes the manager's port"
+                + " (in a DLTS job without nniManagerIp)")
+        int endpoint_timeout_seconds() default 120;
     }
 
     private final Config config;
@@ -100,6 +113,12 @@ public class DltsPlatform implements TrainingPlatform {
         DltsApi api = new DltsApi(settings, http, storage, experiment, keeper.toString(), config.java_command(), config.python_command());
         try {
             api.lookUpGpuType();
+            String job = settings.exposingJob();
+            if (job != null) {
+                String url = api.exposeManager(job, managerPort(), Duration.ofSeconds(config.endpoint_timeout_seconds()));
+                LOG.info("experiment {}: keepers call the manager back at {}, where DLTS job {} exposes its port (no nniManagerIp)",
+                        experiment, url, job);
+            }
         } catch (PlatformException | RuntimeException e) {
             http.close();
             throw e;
@@ -110,5 +129,30 @@ public class DltsPlatform implements TrainingPlatform {
                 .managerHost(settings.nniManagerIp()).keeper(keeper).build();
         LOG.info("experiment {}: DLTS session on {} (keeper {})", experiment, settings.service(), keeper);
         return JobSession.open(context, launcher, options, Duration.ofSeconds(config.stop_grace_seconds()), keeperSessions);
+    }
+
+    /** @return the port of the manager's HTTP endpoint, as the HTTP runtime publishes it ({@code osgi.http.endpoint}) */
+    private int managerPort() throws PlatformException {
+        Bundle bundle = FrameworkUtil.getBundle(DltsPlatform.class);
+        BundleContext bundleContext = bundle == null ? null : bundle.getBundleContext();
+        if (bundleContext == null) {
+            throw new PlatformException("dlts: not running in an OSGi framework, so the manager's HTTP port is unknown;"
+                    + " set nniManagerIp to an address the jobs reach the manager at");
+        }
+        ServiceReference<?>[] runtimes;
+        try {
+            runtimes = bundleContext.getServiceReferences((String) null, "(osgi.http.endpoint=*)");
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        Object published = runtimes == null || runtimes.length == 0 ? null : runtimes[0].getProperty("osgi.http.endpoint");
+        Object first = published instanceof String[] all && all.length > 0 ? all[0]
+                : published instanceof Collection<?> all && !all.isEmpty() ? all.iterator().next() : published;
+        int port = first == null ? -1 : URI.create(String.valueOf(first)).getPort();
+        if (port <= 0) {
+            throw new PlatformException("dlts: the manager's HTTP port publishes no address yet, so DLTS cannot expose it;"
+                    + " set nniManagerIp to an address the jobs reach the manager at");
+        }
+        return port;
     }
 }

@@ -20,10 +20,20 @@ final class DltsSection {
     static final String EMAIL_VARIABLE = "DLWS_USER_EMAIL";
     static final String PASSWORD_VARIABLE = "DLTS_JOB_TOKEN";
     static final String TEAM_VARIABLE = "DLWS_VC_NAME";
+    /** Set in a DLTS job: the manager runs in that job ("job mode" in NNI). */
+    static final String JOB_VARIABLE = "DLTS_JOB_ID";
 
     /** A checked section with the environment's fallbacks applied. */
     record Settings(String dashboard, String cluster, String team, String email, String password, String image,
-                    int gpuNumber, String nniManagerIp) {
+                    int gpuNumber, String nniManagerIp, String managerJob) {
+
+        /**
+         * @return the DLTS job whose endpoints expose the manager's port to the trials' jobs: the job
+         *         the manager runs in, when the experiment gives no {@code nniManagerIp}; else null
+         */
+        String exposingJob() {
+            return managerJob != null && (nniManagerIp == null || nniManagerIp.isBlank()) ? managerJob : null;
+        }
 
         /** @return how messages name the cluster and the user: never the password */
         String service() {
@@ -81,7 +91,7 @@ final class DltsSection {
         Object gpus = section.get("trialGpuNumber");
         return new Settings(String.valueOf(section.get("dashboard")), String.valueOf(section.get("cluster")), team, email, password,
                 String.valueOf(section.get("image")), gpus == null ? 0 : ((Number) gpus).intValue(),
-                (String) section.get("nniManagerIp"));
+                (String) section.get("nniManagerIp"), orElse(null, environment.apply(JOB_VARIABLE)));
     }
 
     private static String orElse(Object configured, String fromEnvironment) {

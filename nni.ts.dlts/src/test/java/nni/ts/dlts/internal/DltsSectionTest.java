@@ -1,6 +1,7 @@
 package nni.ts.dlts.internal;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -43,6 +44,20 @@ public class DltsSectionTest {
         assertEquals("from-file", settings.password());
         assertEquals("vc1", settings.team());
         assertEquals("DLTS at http://dlts.example.com/ (bob@example.com, team vc1)", settings.service());
+    }
+
+    @Test
+    public void theManagersDltsJobExposesItsPortOnlyWithoutNniManagerIp() throws Exception {
+        Map<String, String> inJob = Map.of("DLWS_USER_EMAIL", "bob@example.com", "DLTS_JOB_TOKEN", "t", "DLWS_VC_NAME", "vc1",
+                "DLTS_JOB_ID", "job-42");
+        Map<String, Object> section = new LinkedHashMap<>(DltsSection.check(section(), Path.of(".")).section());
+        assertEquals("job-42", DltsSection.settings(section, inJob::get).exposingJob());
+        section.put("nniManagerIp", "10.0.0.5");
+        assertNull(DltsSection.settings(section, inJob::get).exposingJob());
+        section.remove("nniManagerIp");
+        Map<String, String> outside = new LinkedHashMap<>(inJob);
+        outside.remove("DLTS_JOB_ID");
+        assertNull(DltsSection.settings(section, outside::get).exposingJob());
     }
 
     @Test

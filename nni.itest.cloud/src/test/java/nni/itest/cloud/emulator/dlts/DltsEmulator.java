@@ -21,6 +21,11 @@ import nni.itest.cloud.emulator.CloudEmulator;
  * unknown job), {@code PUT api/clusters/<cluster>/jobs/<jobId>/status} ({@code {"status":"killing"}}).
  * Every call carries {@code email} and {@code password} as query parameters, else 403. Accepted jobs
  * run their {@code cmd} as a local process (the cluster's shared file system is this machine's).
+ * The endpoints of a job ({@link #runningJob} or a submitted one):
+ * {@code GET api/clusters/<cluster>/jobs/<jobId>/endpoints} (a list of {@code {name, podPort, port,
+ * nodeName, status, ...}}), {@code POST} the same with {@code {"endpoints":[{name, podPort}]}}; a new
+ * endpoint is {@code pending} for a moment, then {@code running} on {@link #nodeName} with its port
+ * on the node the same as the pod's.
  */
 public final class DltsEmulator extends CloudEmulator {
 
@@ -33,7 +38,12 @@ public final class DltsEmulator extends CloudEmulator {
     private final List<JsonNode> submitted = new ArrayList<>();
     private final List<String> refused = new ArrayList<>();
     private final AtomicInteger ids = new AtomicInteger();
+    /** How long a new endpoint is pending before it runs. */
+    private static final Duration ENDPOINT_START = Duration.ofMillis(1500);
     private volatile Duration waiting = Duration.ofMillis(300);
+    /** Per job id, its endpoints; the time each started, for pending then running. */
+    private final Map<String, List<Map<String, Object>>> endpoints = new LinkedHashMap<>();
+    private volatile String nodeName = "localhost";
 
     public DltsEmulator(String email, String password, String team, String cluster, Path tasks) throws Exception {
         this.email = email;
@@ -47,6 +57,18 @@ public final class DltsEmulator extends CloudEmulator {
     /** @return the dashboard's URL, ending in / */
     public String dashboard() {
         return address() + "/";
+    }
+
+    /** A job that runs outside the emulator's jobs (the one the manager runs in), for its endpoints. */
+    public void runningJob(String jobId) {
+        synchronized (jobs) {
+            endpoints.putIfAbsent(jobId, new ArrayList<>());
+        }
+    }
+
+    /** @param node the node the endpoints say they run on */
+    public void nodeName(String node) {
+        this.nodeName = node;
     }
 
     public void waiting(Duration time) {
@@ -93,6 +115,9 @@ public final class DltsEmulator extends CloudEmulator {
             return job == null ? Answer.json(404, map("error", "job not found")) : Answer.json(200, job.detail());
         }
         String jobsV1 = "/api/clusters/" + cluster + "/jobs/";
+        if (path.startsWith(jobsV1) && path.endsWith("/endpoints")) {
+            return endpoints(method, decode(path.substring(jobsV1.length(), path.length() - "/endpoints".length())), request.body());
+        }
         if (method.equals("PUT") && path.startsWith(jobsV1) && path.endsWith("/status")) {
             DltsJob job = job(path.substring(jobsV1.length(), path.length() - "/status".length()));
             if (job == null) {
@@ -106,6 +131,50 @@ public final class DltsEmulator extends CloudEmulator {
             return Answer.json(200, map("result", "success"));
         }
         return Answer.json(404, map("error", "no such API: " + method + " " + path));
+    }
+
+    private Answer endpoints(String method, String jobId, String body) throws Exception {
+        synchronized (jobs) {
+            List<Map<String, Object>> exposed = endpoints.get(jobId);
+            if (exposed == null && jobs.containsKey(jobId)) {
+                exposed = new ArrayList<>();
+                endpoints.put(jobId, exposed);
+            }
+            if (exposed == null) {
+                return Answer.json(404, map("error", "job not found"));
+            }
+            if (method.equals("GET")) {
+                List<Map<String, Object>> answer = new ArrayList<>();
+                for (Map<String, Object> endpoint : exposed) {
+                    Map<String, Object> shown = new LinkedHashMap<>(endpoint);
+                    long started = (Long) shown.remove("started");
+                    boolean running = System.nanoTime() - started >= ENDPOINT_START.toNanos();
+                    shown.put("status", running ? "running" : "pending");
+                    if (running) {
+                        shown.put("nodeName", nodeName);
+                        shown.put("port", shown.get("podPort"));
+                    }
+                    answer.add(shown);
+                }
+                return Answer.json(200, answer);
+            }
+            if (!method.equals("POST")) {
+                return Answer.json(405, map("error", "GET or POST"));
+            }
+            JsonNode asked = JSON.readTree(body).path("endpoints");
+            if (!asked.isArray() || asked.isEmpty()) {
+                return Answer.json(400, map("error", "endpoints: a list is required"));
+            }
+            for (JsonNode endpoint : asked) {
+                if (!endpoint.path("name").isTextual() || !endpoint.path("podPort").isIntegralNumber()) {
+                    return Answer.json(400, map("error", "endpoints: {name, podPort} is required, got " + endpoint));
+                }
+                exposed.add(map("id", jobId + "-" + endpoint.path("name").asText(), "name", endpoint.path("name").asText(),
+                        "username", email, "podName", jobId, "hostNetwork", false, "podPort", endpoint.path("podPort").asInt(),
+                        "started", System.nanoTime()));
+            }
+            return Answer.json(200, map("result", "success"));
+        }
     }
 
     private DltsJob job(String id) {
