@@ -148,6 +148,7 @@ public class AmlIT {
         aml.datastore("workspacefilestore", share);
         run(SECRET, config("x: {_type: choice, _value: [1, 9]}", "trialConcurrency: 1\nmaxTrialNumber: 2\ntuner: {name: GridSearch}\n"),
                 Map.of("datastore.mount", share.toString()));
+        String port = ":" + URI.create(runtime.endpoint()).getPort();
         assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
@@ -164,7 +165,6 @@ public class AmlIT {
         String env = job.name().substring(("nni_exp_" + id + "_env_").length());
         String command = job.properties().path("command").asText();
         assertTrue(command, command.contains("'--channel' '${{outputs.nni_channels}}/channels/" + env + "'"));
-        String port = ":" + URI.create(runtime.endpoint()).getPort();
         String told = command + job.properties().path("environmentVariables");
         assertFalse("the job is never told where the manager listens: " + told, told.contains("--manager") || told.contains(port));
         Path channel = share.resolve("nni-experiments").resolve(id).resolve("channels").resolve(env);
