@@ -5,9 +5,11 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -81,8 +83,14 @@ public class AmlIT {
     }
 
     private RuntimeProcess run(String secret, Path config) throws Exception {
-        Path home = CloudRuns.home(folder.newFolder().toPath(), "nni.ts.aml", Map.of("keeper", "java", "arm.endpoint", aml.address(),
+        return run(secret, config, Map.of());
+    }
+
+    private RuntimeProcess run(String secret, Path config, Map<String, String> more) throws Exception {
+        Map<String, String> settings = new HashMap<>(Map.of("keeper", "java", "arm.endpoint", aml.address(),
                 "status.refresh.seconds", "1", "missing.job.seconds", "5"));
+        settings.putAll(more);
+        Path home = CloudRuns.home(folder.newFolder().toPath(), "nni.ts.aml", settings);
         runtime = RuntimeProcess.start(Map.of("AZURE_TENANT_ID", TENANT, "AZURE_CLIENT_ID", CLIENT, "AZURE_CLIENT_SECRET", secret,
                 "AZURE_AUTHORITY_HOST", aml.address()), home, experiments, "run", config.toString());
         return runtime;
@@ -125,6 +133,46 @@ public class AmlIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> Set.of("Canceled", "Completed").contains(job.status()));
         assertTrue(aml.requests().stream().anyMatch(r -> r.method().equals("POST") && r.path().endsWith("/jobs/" + job.name() + "/cancel")));
         CloudRuns.assertNowhere(SECRET, runtime.console() + runtime.log(), runtime.home, experiments);
+    }
+
+    /**
+     * The manager's port is bound to loopback and no nniManagerIp is given: no address the compute
+     * could reach. With the workspace's file share mounted here ({@code datastore.mount}), the
+     * keepers report through it ({@code keeper.transport = auto}): the job mounts the share's
+     * experiment folder as an output, its keeper has a channel folder there and is never told the
+     * manager's address, so it could open no connection to it.
+     */
+    @Test(timeout = 240_000)
+    public void withoutAnAddressTheComputeCouldReachTheKeepersReportThroughTheWorkspacesFileShare() throws Exception {
+        Path share = folder.newFolder("workspacefilestore").toPath();
+        aml.datastore("workspacefilestore", share);
+        run(SECRET, config("x: {_type: choice, _value: [1, 9]}", "trialConcurrency: 1\nmaxTrialNumber: 2\ntuner: {name: GridSearch}\n"),
+                Map.of("datastore.mount", share.toString()));
+        String port = ":" + URI.create(runtime.endpoint()).getPort();
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        String id = CloudRuns.experimentId(runtime.console());
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
+            assertEquals(Map.of("1", "SUCCEEDED", "9", "SUCCEEDED"), CloudRuns.statusBy(store, "x"));
+            CloudRuns.assertEveryMetricOnce(store);
+        }
+        assertTrue(aml.refused().toString(), aml.refused().isEmpty());
+        assertEquals(1, aml.jobs().size());
+        AmlJob job = aml.jobs().get(0);
+        JsonNode output = job.properties().path("outputs").path("nni_channels");
+        assertEquals(job.properties().toString(), "azureml://datastores/workspacefilestore/paths/nni-experiments/" + id + "/",
+                output.path("uri").asText());
+        assertEquals("ReadWriteMount", output.path("mode").asText());
+        String env = job.name().substring(("nni_exp_" + id + "_env_").length());
+        String command = job.properties().path("command").asText();
+        assertTrue(command, command.contains("'--channel' '${{outputs.nni_channels}}/channels/" + env + "'"));
+        String told = command + job.properties().path("environmentVariables");
+        assertFalse("the job is never told where the manager listens: " + told, told.contains("--manager") || told.contains(port));
+        Path channel = share.resolve("nni-experiments").resolve(id).resolve("channels").resolve(env);
+        assertEquals(channel.getParent().getParent(), job.mounts().get("nni_channels"));
+        assertTrue("the keeper's handshake went through the share", Files.isRegularFile(channel.resolve("hello.json")));
+        assertTrue(Files.readString(channel.resolve("acked")).strip().matches("\\d+"));
+        String log = runtime.log();
+        assertTrue(log, log.contains("reports files on azureml://datastores/workspacefilestore/paths/nni-experiments/" + id));
     }
 
     @Test(timeout = 240_000)

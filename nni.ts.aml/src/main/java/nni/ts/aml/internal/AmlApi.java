@@ -58,15 +58,17 @@ final class AmlApi implements JobLauncher.Api {
     private final String javaCommand;
     private final String pythonCommand;
     private final Map<String, String> attributes;
+    private final AmlChannel channel;
     private String codeId;
     private String environmentId;
 
     /**
      * @param arm      the Resource Manager endpoint ({@code https://management.azure.com})
      * @param snapshot the folder uploaded as the jobs' code, on this machine
+     * @param channel  how the keepers report: with files, each job mounts the datastore's folder as an output
      */
     AmlApi(AmlSection.Settings settings, HttpCalls http, AzureCredential credential, String arm, Path snapshot,
-           String experimentId, String keeperChoice, String javaCommand, String pythonCommand) {
+           String experimentId, String keeperChoice, String javaCommand, String pythonCommand, AmlChannel channel) {
         this.settings = settings;
         this.http = http;
         this.credential = credential;
@@ -75,6 +77,7 @@ final class AmlApi implements JobLauncher.Api {
         this.experimentId = experimentId;
         this.javaCommand = javaCommand;
         this.pythonCommand = pythonCommand;
+        this.channel = channel;
         this.attributes = Map.of("keeper", keeperChoice, "workspace", settings.workspaceName(), "compute", settings.computeTarget());
     }
 
@@ -132,6 +135,9 @@ final class AmlApi implements JobLauncher.Api {
         properties.put("command", command(spec));
         properties.put("environmentVariables", Map.of(EnvironmentSpec.TOKEN_VARIABLE, spec.token()));
         properties.put("resources", Map.of("instanceCount", 1));
+        if (channel.transport().files()) {
+            properties.put("outputs", channel.outputs());
+        }
         try {
             http.send(request("/jobs/" + encode(name)).header("Content-Type", "application/json")
                     .PUT(HttpCalls.jsonBody(Map.of("properties", properties))), "submitting job " + name);

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -33,7 +34,8 @@ import nni.ts.cloud.JobSession;
  * NNI's {@code platform: aml} (reuse mode, as in NNI): trial keeper environments as Azure Machine
  * Learning command jobs on the workspace's compute target, with the configured docker image,
  * through the Azure Resource Manager jobs API ({@link AmlApi}). The keepers report to the manager's
- * endpoint over HTTP ({@code nniManagerIp}), so the compute target must reach it. Credentials as
+ * endpoint over HTTP ({@code nniManagerIp}), or through files on the workspace's datastore when the
+ * compute cannot reach the manager ({@link AmlChannel}). Credentials as
  * Azure users have them ({@link AzureCredential}). Configured through PID {@code nni.ts.aml}.
  */
 @Component(service = TrainingPlatform.class, configurationPid = "nni.ts.aml",
@@ -43,6 +45,8 @@ import nni.ts.cloud.JobSession;
 public class AmlPlatform implements TrainingPlatform {
 
     private static final Logger LOG = LoggerFactory.getLogger(AmlPlatform.class);
+    /** The host the manager's one port is bound to ({@code --host}); unset: every address. */
+    private static final String HTTP_HOST = "org.apache.felix.http.host";
 
     @ObjectClassDefinition(name = "NNI aml platform", description = "Trials on an Azure ML compute target")
     public @interface Config {
@@ -63,6 +67,20 @@ public class AmlPlatform implements TrainingPlatform {
         @AttributeDefinition(description = "The keeper the jobs run: python (Python 3.7+, which NNI's images have),"
                 + " java (Java 17+), or auto (Java 17+ when the image has it, else Python)")
         String keeper() default "auto";
+
+        @AttributeDefinition(description = "How the keepers in the jobs talk to the manager: http (to nniManagerIp and the"
+                + " manager's port, which the compute must reach), files (channel folders on the workspace's datastore, mounted"
+                + " read-write in the jobs and at datastore.mount here: no connection to the manager), or auto (files when"
+                + " nniManagerIp is not set, the port is bound to loopback only and datastore.mount is set; else http)")
+        String keeper_transport() default "auto";
+
+        @AttributeDefinition(description = "The workspace's datastore (an Azure Files share or blob container) the jobs mount"
+                + " for the file transport")
+        String datastore() default "workspacefilestore";
+
+        @AttributeDefinition(description = "Where that datastore is mounted on this machine (an SMB or blobfuse2 mount); empty:"
+                + " no file transport")
+        String datastore_mount() default "";
 
         @AttributeDefinition(description = "The Java command in the jobs' image")
         String java_command() default "java";
@@ -88,11 +106,22 @@ public class AmlPlatform implements TrainingPlatform {
 
     private final Config config;
     private final KeeperSessions keeperSessions;
+    private final String httpHost;
 
     @Activate
-    public AmlPlatform(Config config, @Reference KeeperSessions keeperSessions) {
+    public AmlPlatform(Config config, @Reference KeeperSessions keeperSessions, BundleContext context) {
+        this(config, keeperSessions, context.getProperty(HTTP_HOST));
+    }
+
+    /** A platform outside a framework (section checks in tests): its port counts as bound to every address. */
+    public AmlPlatform(Config config, KeeperSessions keeperSessions) {
+        this(config, keeperSessions, (String) null);
+    }
+
+    private AmlPlatform(Config config, KeeperSessions keeperSessions, String httpHost) {
         this.config = config;
         this.keeperSessions = keeperSessions;
+        this.httpHost = httpHost;
     }
 
     @Override
@@ -112,6 +141,8 @@ public class AmlPlatform implements TrainingPlatform {
             throw new PlatformException("aml: " + e.getMessage(), e);
         }
         String experiment = context.experimentId();
+        AmlChannel channel = AmlChannel.choose(config.keeper_transport(), config.datastore(), config.datastore_mount(),
+                settings.nniManagerIp(), httpHost, experiment);
         Duration timeout = Duration.ofSeconds(config.request_timeout_seconds());
         AzureCredential credential;
         try {
@@ -121,7 +152,7 @@ public class AmlPlatform implements TrainingPlatform {
         }
         HttpCalls http = new HttpCalls(settings.service(), timeout, "nni-aml-" + experiment);
         AmlApi api = new AmlApi(settings, http, credential, config.arm_endpoint(), context.experimentDirectory().resolve("aml-snapshot"),
-                experiment, keeper.toString(), config.java_command(), config.python_command());
+                experiment, keeper.toString(), config.java_command(), config.python_command(), channel);
         try {
             String unchecked = api.checkWorkspace();
             if (unchecked != null) {
@@ -136,9 +167,10 @@ public class AmlPlatform implements TrainingPlatform {
                 context::capacityChanged);
         KeeperOptions options = KeeperOptions.builder("aml").reuse(true).maxEnvironments(Math.max(1, config.max_jobs()))
                 .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost(settings.nniManagerIp()).keeper(keeper)
-                .build();
-        LOG.info("experiment {}: Azure ML session on {} (compute {}, image {}, {}, keeper {})", experiment, settings.service(),
-                settings.computeTarget(), settings.dockerImage(), credential.description(), keeper);
+                .transport(channel.transport()).build();
+        LOG.info("experiment {}: Azure ML session on {} (compute {}, image {}, {}, keeper {}, reports {}: {})", experiment,
+                settings.service(), settings.computeTarget(), settings.dockerImage(), credential.description(), keeper, channel,
+                channel.why());
         return JobSession.open(context, launcher, options, Duration.ofSeconds(5), keeperSessions);
     }
 }

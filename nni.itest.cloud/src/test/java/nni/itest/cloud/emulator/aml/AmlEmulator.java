@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.regex.Pattern;
+import java.util.regex.Matcher;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,6 +41,7 @@ public final class AmlEmulator extends CloudEmulator {
     private final String compute;
     private final Path root;
     private final Map<String, AmlJob> jobs = new LinkedHashMap<>();
+    private final Map<String, Path> datastores = new LinkedHashMap<>();
     private final Map<String, JsonNode> environments = new HashMap<>();
     private final Map<String, Path> codes = new HashMap<>();
     private final Map<String, String> uploads = new HashMap<>();
@@ -57,6 +60,17 @@ public final class AmlEmulator extends CloudEmulator {
     }
 
     /** @return the workspace's Resource Manager id */
+    /**
+     * Adds a datastore to the workspace, its files in {@code folder}: a job output
+     * {@code azureml://datastores/<name>/paths/<path>} mounted {@code ReadWriteMount} is
+     * {@code folder/<path>} for the job's process, as the compute mounts the share.
+     */
+    public void datastore(String name, Path folder) {
+        synchronized (jobs) {
+            datastores.put(name, folder);
+        }
+    }
+
     public String workspaceId() {
         return workspace;
     }
@@ -248,18 +262,54 @@ public final class AmlEmulator extends CloudEmulator {
                 problems.add("properties.codeId: no such code version: " + properties.get("codeId").asText());
             }
         }
+        Map<String, Path> mounts = mounts(properties.path("outputs"), problems);
         if (!name.matches("[a-zA-Z0-9][a-zA-Z0-9_-]{0,254}")) {
             problems.add("id: not a valid job name: " + name);
         }
         if (!problems.isEmpty()) {
             return refuse(400, "UserError", "job: " + String.join("; ", problems));
         }
-        AmlJob job = new AmlJob(name, properties, code, root.resolve("jobs").resolve(name));
+        AmlJob job = new AmlJob(name, properties, code, root.resolve("jobs").resolve(name), mounts);
         synchronized (jobs) {
             jobs.put(name, job);
         }
         job.start(waiting);
         return Answer.json(201, job.resource(id));
+    }
+
+    /**
+     * @return each read-write mounted output's folder by its name, as the job's {@code ${{outputs.<name>}}};
+     *         what the jobs API would refuse goes to {@code problems}
+     */
+    private Map<String, Path> mounts(JsonNode outputs, List<String> problems) throws IOException {
+        Map<String, Path> mounts = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> output : (Iterable<Map.Entry<String, JsonNode>>) outputs::fields) {
+            JsonNode value = output.getValue();
+            String at = "properties.outputs." + output.getKey();
+            Matcher uri = Pattern.compile("azureml://datastores/(\\w+)/paths/(.+)").matcher(value.path("uri").asText());
+            if (!value.path("jobOutputType").asText().equals("uri_folder")) {
+                problems.add(at + ".jobOutputType: the emulator mounts uri_folder outputs only, got " + value.path("jobOutputType"));
+            } else if (!value.path("mode").asText().equals("ReadWriteMount")) {
+                problems.add(at + ".mode: the emulator mounts ReadWriteMount outputs only, got " + value.path("mode"));
+            } else if (!uri.matches()) {
+                problems.add(at + ".uri: not a datastore path azureml://datastores/<name>/paths/<path>: " + value.path("uri"));
+            } else {
+                Path store;
+                synchronized (jobs) {
+                    store = datastores.get(uri.group(1));
+                }
+                Path folder = store == null ? null : store.resolve(uri.group(2)).normalize();
+                if (store == null) {
+                    problems.add(at + ".uri: the workspace has no datastore " + uri.group(1));
+                } else if (!folder.startsWith(store)) {
+                    problems.add(at + ".uri: a path outside the datastore: " + uri.group(2));
+                } else {
+                    Files.createDirectories(folder);
+                    mounts.put(output.getKey(), folder);
+                }
+            }
+        }
+        return mounts;
     }
 
     private Answer refuse(int status, String code, String message) {

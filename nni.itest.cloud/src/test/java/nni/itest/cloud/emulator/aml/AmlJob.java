@@ -29,13 +29,15 @@ public final class AmlJob {
     private final JsonNode properties;
     private final Path code;
     private final Path folder;
+    private final Map<String, Path> mounts;
     private String status = "NotStarted";
     private Integer exitCode;
     private TaskProcess process;
     private boolean failing;
 
-    AmlJob(String name, JsonNode properties, Path code, Path folder) {
+    AmlJob(String name, JsonNode properties, Path code, Path folder, Map<String, Path> mounts) {
         this.name = name;
+        this.mounts = Map.copyOf(mounts);
         this.properties = properties;
         this.code = code;
         this.folder = folder;
@@ -81,13 +83,27 @@ public final class AmlJob {
         environment.put("AZUREML_EXPERIMENT_NAME", properties.path("experimentName").asText("Default"));
         try {
             copy(code, folder);
-            process = TaskProcess.start(properties.path("command").asText(), folder, environment);
+            process = TaskProcess.start(command(), folder, environment);
             status = "Running";
             process.exit().thenAccept(this::exited);
         } catch (IOException e) {
             status = "Failed";
             exitCode = -1;
         }
+    }
+
+    /** @return the job's command with each mounted output's path for its {@code ${{outputs.<name>}}}, as AML puts it */
+    private String command() {
+        String command = properties.path("command").asText();
+        for (Map.Entry<String, Path> mount : mounts.entrySet()) {
+            command = command.replace("${{outputs." + mount.getKey() + "}}", mount.getValue().toString());
+        }
+        return command;
+    }
+
+    /** @return the folders mounted read-write for the job's outputs, by the outputs' names */
+    public Map<String, Path> mounts() {
+        return mounts;
     }
 
     private static void copy(Path from, Path to) throws IOException {
