@@ -56,9 +56,9 @@ public record LaunchOptions(Integer port, String host, Path home, List<String> c
             "exit codes:",
             "  0 done; 1 the experiment ended in ERROR, a file has problems or a command failed; 2 a bad command line,",
             "  experiment file or home; 3 run/resume: stopped before its end; 4 the home or port is in use, a bundle cannot",
-            "  resolve or start, an etc/*.cfg value was refused, or (client) no runtime answers; 5 run/resume: the",
-            "  experiment ended with no trial that succeeded; 117 the runtime stopped itself (a login token others may",
-            "  read while the port is bound beyond loopback); 130 interrupted",
+            "  resolve or start, an etc/*.cfg value was refused, or (client) no runtime answers;",
+            "  5 run/resume: the experiment ended with no trial that succeeded; 117 the runtime stopped itself (a login",
+            "  token others may read while the port is bound beyond loopback); 130 interrupted",
             "console commands: help lists them (nni:create, nni:experiments, nni:trials, nni:top, ...); COMMAND --help",
             "describes one");
 

@@ -272,7 +272,7 @@ public class ConsoleIT {
         assertEquals(0, help.code());
         for (String item : List.of("--port N", "--host ADDRESS", "--home DIR", "-v, --verbose", "--log-level LEVEL", "run CONFIG",
                 "resume ID", "validate FILE...", "version", "client [COMMAND ...]", "help", "exit codes:",
-                "5 run/resume: the experiment ended with no trial that succeeded")) {
+                "5 run/resume: the experiment ended with no trial that succeeded", "117 the runtime stopped itself", "130 interrupted")) {
             assertTrue(item + " in:\n" + help.out(), help.out().contains(item));
         }
     }

@@ -140,6 +140,13 @@ final class RuntimeReadiness implements AutoCloseable {
                 }
                 pending = pending();
                 if (pending == null) {
+                    // a refusal can come while pending() runs, and the component then takes the file's other
+                    // values: ready only if nothing was refused by the time every file was taken
+                    failures = failures();
+                    if (!failures.isEmpty()) {
+                        LOG.debug("cannot become ready: {}", failures);
+                        return failures;
+                    }
                     break;
                 }
                 if (!pending.equals(logged)) {
