@@ -177,13 +177,15 @@ public class NniDispatcherProvider implements DispatcherProvider {
         env.put("NNI_MODE", context.resuming() ? "resume" : "start");
         env.put("NNI_CHECKPOINT_DIRECTORY", directory.resolve("checkpoint").toString());
         env.put("NNI_LOG_DIRECTORY", directory.resolve("log").toString());
-        env.put("NNI_LOG_LEVEL", String.valueOf(experiment.getOrDefault("logLevel", "info")));
+        String logLevel = String.valueOf(experiment.getOrDefault("logLevel", "info"));
+        env.put("NNI_LOG_LEVEL", logLevel);
         env.put("NNI_INCLUDE_INTERMEDIATE_RESULTS", Boolean.toString(includeIntermediate));
         env.put("NNI_TUNER_COMMAND_CHANNEL", url);
         env.put("CUDA_VISIBLE_DEVICES", gpuIndices(experiment.get("tunerGpuIndices")));
         runs.add(run);
         try {
-            List<String> command = new ArrayList<>(AdvisorIds.launch(python, context.tuner(), directory.resolve("log")));
+            List<String> command = new ArrayList<>(DispatcherLogLevel.apply(
+                    AdvisorIds.launch(python, context.tuner(), directory.resolve("log")), logLevel));
             command.addAll(List.of("--exp_params", Base64.getEncoder().encodeToString(json(experiment)
                     .getBytes(StandardCharsets.UTF_8))));
             builder.command(command);

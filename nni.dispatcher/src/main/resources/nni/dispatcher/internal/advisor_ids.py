@@ -7,10 +7,17 @@
 # check is taught string ids before NNI's own dispatcher runs, unchanged otherwise:
 #   - a string id is from an earlier run only if that run's trials were handed back on resume (AD);
 #   - after a resume, new ids are numbered after those, so they cannot be taken for earlier ones.
+import logging
+import os
 import runpy
 
 import nni
+import nni.runtime.log
 from nni.recoverable import Recoverable
+
+# NNI pins its own logger at INFO on import: the experiment's logLevel reaches it only so
+if os.environ.get('NNI_LOG_LEVEL') in ('debug', 'trace'):
+    logging.getLogger('nni').setLevel(logging.DEBUG)
 
 _recover = Recoverable.recover_parameter_id
 _created_before = Recoverable.is_created_in_previous_exp

@@ -193,6 +193,12 @@ public class RealNniAlgorithmsIT {
         // the traceback's last lines are in REST check-status's errors (what the web UI and nnictl show)
         String errors = checkStatus(gp.id()).get("errors").toString();
         assertTrue(errors, errors.contains("raised an error") && errors.contains("TypeError: 'float' object is not subscriptable"));
+        // and in what the web UI's overview shows (its message and error list)
+        HttpResponse<String> overview = HTTP.send(HttpRequest.newBuilder(URI.create(runtime.endpoint() + "api/v1/nni-ui/experiments/"
+                + gp.id())).timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+        JsonNode shown = RuntimeProcess.JSON.readTree(overview.body());
+        assertTrue(overview.body(), !shown.path("message").asText().isEmpty() && shown.path("errors").toString().contains("raised an error")
+                && shown.path("errors").toString().contains("TypeError: 'float' object is not subscriptable"));
 
         for (Run run : runs) {
             String log = Files.readString(run.directory().resolve("log").resolve("dispatcher.log"));
