@@ -122,7 +122,8 @@ public class CrashConsistencyIT {
         Path experiments = folder.newFolder("experiments").toPath();
         Path home = folder.newFolder("home").toPath();
         runtime = RuntimeProcess.start(home, experiments, "run", config.toString());
-        await().atMost(Duration.ofSeconds(90)).until(() -> runtime.get("check-status").get("status").asText().equals("RUNNING"));
+        // the experiment exists (RUNNING would be a passing state: with every trial submitted it is NO_MORE_TRIAL)
+        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> !runtime.get("experiment").path("id").asText().isEmpty());
         String id = runtime.get("experiment").get("id").asText();
         await().atMost(Duration.ofSeconds(90)).until(() -> runtime.get("metric-data").size() == 5);
         String trialId = runtime.get("trial-jobs").get(0).get("trialJobId").asText();
@@ -170,7 +171,8 @@ public class CrashConsistencyIT {
         Path experiments = folder.newFolder("experiments").toPath();
         Path home = folder.newFolder("home").toPath();
         runtime = RuntimeProcess.start(home, experiments, "run", config.toString());
-        await().atMost(Duration.ofSeconds(90)).until(() -> runtime.get("check-status").get("status").asText().equals("RUNNING"));
+        // the experiment exists (RUNNING would be a passing state: with every trial submitted it is NO_MORE_TRIAL)
+        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> !runtime.get("experiment").path("id").asText().isEmpty());
         String id = runtime.get("experiment").get("id").asText();
         await().atMost(Duration.ofSeconds(90)).until(() -> runtime.get("metric-data").size() == 15);
         runtime.process.destroy();
@@ -209,7 +211,8 @@ public class CrashConsistencyIT {
         Path home = folder.newFolder("home").toPath();
         int port = freePort();
         runtime = RuntimeProcess.start(Map.of(), port, home, experiments, "run", config.toString());
-        await().atMost(Duration.ofSeconds(90)).until(() -> runtime.get("check-status").get("status").asText().equals("RUNNING"));
+        // the experiment exists (RUNNING would be a passing state: with every trial submitted it is NO_MORE_TRIAL)
+        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> !runtime.get("experiment").path("id").asText().isEmpty());
         String id = runtime.get("experiment").get("id").asText();
         // x = 1 ended (its keeper is idle), x = 20 reported its first five metrics and waits
         await().atMost(Duration.ofSeconds(120)).until(() -> runtime.get("trial-jobs?status=SUCCEEDED").size() == 1
