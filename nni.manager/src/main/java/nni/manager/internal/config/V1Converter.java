@@ -253,7 +253,15 @@ final class V1Converter {
             case "frameworkcontroller" -> {
                 Map<String, Object> fc = mapping(v1, "", "frameworkcontrollerConfig");
                 if (fc != null) {
-                    move(fc, "frameworkcontrollerConfig", "serviceAccountName", service, at, "serviceAccountName");
+                    // an explicit null (the namespace's default account, as v2 allows) is kept, unlike NNI's
+                    // converter, which drops it and then refuses the file for lacking the field
+                    if (fc.containsKey("serviceAccountName") && fc.get("serviceAccountName") == null) {
+                        fc.remove("serviceAccountName");
+                        service.put("serviceAccountName", null);
+                        alias("frameworkcontrollerConfig.serviceAccountName", at + ".serviceAccountName");
+                    } else {
+                        move(fc, "frameworkcontrollerConfig", "serviceAccountName", service, at, "serviceAccountName");
+                    }
                     service.put("storage", storage(fc, "frameworkcontrollerConfig", at + ".storage"));
                     move(fc, "frameworkcontrollerConfig", "reuse", service, at, "reuseMode");
                     move(fc, "frameworkcontrollerConfig", "namespace", service, at, "namespace");
