@@ -8,6 +8,11 @@ import * as trial from './views/trial.js';
 import * as metric from './views/metric.js';
 import * as parallel from './views/parallel.js';
 import * as platforms from './views/platforms.js';
+import * as durations from './views/durations.js';
+import * as config from './views/config.js';
+import * as intermediate from './views/intermediate.js';
+import * as compare from './views/compare.js';
+import { DARK } from './chart.js';
 
 const routes = [
   [/^#?\/?$/, experiments, 'experiments'],
@@ -16,6 +21,10 @@ const routes = [
   [/^#\/experiments\/([^/]+)\/trials\/([^/]+)$/, trial, 'experiments'],
   [/^#\/experiments\/([^/]+)\/metric$/, metric, 'experiments'],
   [/^#\/experiments\/([^/]+)\/parallel$/, parallel, 'experiments'],
+  [/^#\/experiments\/([^/]+)\/compare\/([^/]+)$/, compare, 'experiments'],
+  [/^#\/experiments\/([^/]+)\/intermediate$/, intermediate, 'experiments'],
+  [/^#\/experiments\/([^/]+)\/durations$/, durations, 'experiments'],
+  [/^#\/experiments\/([^/]+)\/config$/, config, 'experiments'],
   [/^#\/platforms$/, platforms, 'platforms'],
 ];
 
@@ -41,5 +50,7 @@ function route() {
 }
 
 window.addEventListener('hashchange', route);
+// the charts take their theme when drawn: a change of the system's setting draws the view again
+DARK.addEventListener('change', route);
 connect();
 route();

@@ -8,6 +8,9 @@ const TABS = [
   ['/trials', 'Trials'],
   ['/metric', 'Default metric'],
   ['/parallel', 'Hyper-parameters'],
+  ['/intermediate', 'Intermediate'],
+  ['/durations', 'Durations'],
+  ['/config', 'Config & export'],
 ];
 
 /** Writes the header of an experiment page and returns the element below it for the page's content. */

@@ -31,7 +31,7 @@ export function show(root, id) {
         ? `(${results.points.length} of ${results.total} trials shown; ${results.optimizeMode})`
         : `(${results.total} trials; ${results.optimizeMode})`;
       box.dataset.points = results.points.length;
-      scatter.instance.setOption({
+      scatter.set({
         animation: false,
         grid: { left: 70, right: 30, top: 40, bottom: 50 },
         legend: { data: ['trial', 'best so far'] },

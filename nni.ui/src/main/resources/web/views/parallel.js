@@ -4,6 +4,7 @@
 
 import { get, UI } from '../api.js';
 import { chart } from '../chart.js';
+import { number } from '../format.js';
 import { concerns, refresher, subscribe } from '../live.js';
 import { experimentPage, problem } from './common.js';
 
@@ -12,7 +13,9 @@ export function show(root, id) {
   content.innerHTML = `
     <section class="card wide"><h2>Hyper-parameters <span id="parallel-note" class="muted"></span></h2>
       <p class="muted">Drag along an axis to select a range; click outside a range to clear it.</p>
-      <div id="parallel-chart" class="chart tall"></div>
+      <div class="with-legend"><div id="parallel-chart" class="chart tall"></div>
+        <div id="parallel-legend" class="legend" hidden><span class="legend-max"></span><span class="legend-scale"></span>
+          <span class="legend-min"></span></div></div>
       <p id="parallel-selection" class="muted"></p></section>`;
   const box = content.querySelector('#parallel-chart');
   const parallel = chart(box);
@@ -47,15 +50,20 @@ export function show(root, id) {
         scale: true,
       }));
       axes.push({ dim: metric, name: 'default metric', type: 'value', scale: true, nameTextStyle: { fontWeight: 'bold' } });
+      const min = values.length ? Math.min(...values) : 0;
+      const max = values.length ? Math.max(...values) : 0;
+      // the best results red, whichever way the experiment optimizes
+      const colours = data.optimizeMode === 'minimize' ? ['#d94e5d', '#eac736', '#50a3ba'] : ['#50a3ba', '#eac736', '#d94e5d'];
+      legend(content.querySelector('#parallel-legend'), values.length > 0, min, max, colours);
       content.querySelector('#parallel-note').textContent = `(${rows.length} trials with a final result; ${data.optimizeMode})`;
-      parallel.instance.setOption({
+      parallel.set({
         animation: false,
         parallel: { left: 60, right: 90, top: 50, bottom: 40 },
         parallelAxis: axes,
+        // the colour scale is drawn beside the chart (legend()), on the data's own range: ECharts' own
+        // labels round to whole numbers, so a metric between 0 and 1 read "0 .. 1" whatever it was
         visualMap: values.length ? {
-          type: 'continuous', dimension: metric, min: Math.min(...values), max: Math.max(...values),
-          calculable: true, right: 10, top: 'middle', itemHeight: 160,
-          inRange: { color: data.optimizeMode === 'minimize' ? ['#d94e5d', '#eac736', '#50a3ba'] : ['#50a3ba', '#eac736', '#d94e5d'] },
+          type: 'continuous', dimension: metric, min, max, show: false, inRange: { color: colours },
         } : undefined,
         series: [{ type: 'parallel', lineStyle: { width: 1.5, opacity: 0.6 }, inactiveOpacity: 0.03, activeOpacity: 1,
           progressive: 2000, data: rows.map((r) => r.slice(0, metric + 1)) }],
@@ -71,4 +79,12 @@ export function show(root, id) {
     refresh.stop();
     parallel.dispose();
   };
+}
+
+/** The colour scale of the lines, labelled with the lowest and highest default metric. */
+function legend(box, shown, min, max, colours) {
+  box.hidden = !shown;
+  box.querySelector('.legend-max').textContent = number(max);
+  box.querySelector('.legend-min').textContent = number(min);
+  box.querySelector('.legend-scale').style.background = `linear-gradient(to top, ${colours.join(', ')})`;
 }

@@ -7,6 +7,8 @@ import { duration, escape, number, status, time, value } from '../format.js';
 import { concerns, refresher, subscribe } from '../live.js';
 import { experimentPage, problem } from './common.js';
 
+
+const TERMINAL = ['SUCCEEDED', 'FAILED', 'USER_CANCELED', 'SYS_CANCELED', 'EARLY_STOPPED'];
 export function show(root, id, trialId) {
   const content = experimentPage(root, id, '/trials');
   content.innerHTML = `
@@ -72,10 +74,13 @@ export function show(root, id, trialId) {
         `<tr><th>${escape(k)}</th><td class="num">${escape(value(v))}</td></tr>`).join('')}</tbody></table>`;
     const series = trial.intermediate;
     content.querySelector('#intermediate-note').textContent = series.total > series.points.length
-      ? `(${series.points.length} of ${series.total} points shown: the lowest and highest of each stretch)` : `(${series.total})`;
+      ? `(${series.points.length} of ${series.total} points shown: the lowest and highest of each stretch)`
+      : series.total ? `(${series.total})`
+        : `(none: the trial ${TERMINAL.includes(trial.status) ? 'ended' : 'has'} reported no intermediate result${TERMINAL.includes(trial.status) ? '' : ' yet'})`;
+    content.querySelector('#intermediate-chart').hidden = series.total === 0;
     const box = content.querySelector('#intermediate-chart');
     box.dataset.points = series.points.length;
-    intermediate.instance.setOption({
+    intermediate.set({
       animation: false,
       grid: { left: 60, right: 20, top: 20, bottom: 40 },
       tooltip: { trigger: 'axis' },

@@ -1,5 +1,6 @@
 // The trial table, paged, sorted and filtered by the server: a column per parameter and the default
-// metric, duration, platform and machine, and why a trial waits.
+// metric, duration, platform and machine, and why a trial waits. Trials ticked (2 to 10, kept across
+// pages) are compared side by side.
 
 import { get, query, UI } from '../api.js';
 import { duration, escape, number, status, value } from '../format.js';
@@ -8,16 +9,19 @@ import { experimentPage, problem } from './common.js';
 
 const STATUSES = ['WAITING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'USER_CANCELED', 'SYS_CANCELED', 'EARLY_STOPPED', 'UNKNOWN'];
 const PAGE_SIZES = [20, 50, 100, 200];
+const MAX_COMPARED = 10;
 
 export function show(root, id) {
   const content = experimentPage(root, id, '/trials');
   const state = { offset: 0, limit: 50, sort: 'sequence', order: 'asc', status: '', q: '' };
+  const picked = new Set();
   content.innerHTML = `
     <div class="toolbar">
       <label>Status <select id="status-filter"><option value="">all</option>
         ${STATUSES.map((s) => `<option value="${s}">${s}</option>`).join('')}</select></label>
       <label>Search <input id="search" type="search" placeholder="trial id or parameter, e.g. lr=0.01"></label>
       <label>Rows <select id="page-size">${PAGE_SIZES.map((n) => `<option ${n === state.limit ? 'selected' : ''}>${n}</option>`).join('')}</select></label>
+      <button type="button" id="compare" disabled title="tick 2 to ${MAX_COMPARED} trials">Compare</button>
       <span class="spacer"></span>
       <span id="page-info" class="muted"></span>
       <button type="button" id="previous">‹ Previous</button>
@@ -45,11 +49,12 @@ export function show(root, id) {
     ];
     table.innerHTML = `
       <table class="grid" id="trials-table" data-total="${page.total}">
-        <thead><tr>${columns.map(([key, label]) => key
+        <thead><tr><th class="pick"></th>${columns.map(([key, label]) => key
           ? `<th data-sort="${escape(key)}" class="sortable ${key === state.sort ? 'sorted ' + state.order : ''}">${escape(label)}</th>`
           : `<th>${escape(label)}</th>`).join('')}</tr></thead>
         <tbody>${page.rows.map((t) => `
           <tr data-trial="${escape(t.id)}" data-status="${escape(t.status)}">
+            <td class="pick"><input type="checkbox" data-pick="${escape(t.id)}" ${picked.has(t.id) ? 'checked' : ''}></td>
             <td><a href="#/experiments/${encodeURIComponent(id)}/trials/${encodeURIComponent(t.id)}">${escape(t.id)}</a></td>
             <td class="num">${t.sequence}</td>
             <td>${status(t.status)}</td>
@@ -68,6 +73,15 @@ export function show(root, id) {
       ? `${state.offset + 1}–${last} of ${page.total}${page.total !== page.all ? ` (${page.all} in all)` : ''}` : `0 of ${page.all}`;
     content.querySelector('#previous').disabled = state.offset === 0;
     content.querySelector('#next').disabled = last >= page.total;
+    table.querySelectorAll('input[data-pick]').forEach((box) => box.addEventListener('change', () => {
+      if (box.checked) {
+        picked.add(box.dataset.pick);
+      } else {
+        picked.delete(box.dataset.pick);
+      }
+      showPicked();
+    }));
+    showPicked();
     table.querySelectorAll('th[data-sort]').forEach((th) => th.addEventListener('click', () => {
       const key = th.dataset.sort;
       state.order = state.sort === key && state.order === 'asc' ? 'desc' : 'asc';
@@ -77,6 +91,15 @@ export function show(root, id) {
     }));
   }
 
+  function showPicked() {
+    const compare = content.querySelector('#compare');
+    compare.textContent = picked.size ? `Compare ${picked.size}` : 'Compare';
+    compare.disabled = picked.size < 2 || picked.size > MAX_COMPARED;
+  }
+
+  content.querySelector('#compare').addEventListener('click', () => {
+    location.hash = `#/experiments/${encodeURIComponent(id)}/compare/${[...picked].map(encodeURIComponent).join(',')}`;
+  });
   content.querySelector('#status-filter').addEventListener('change', (event) => {
     state.status = event.target.value;
     state.offset = 0;

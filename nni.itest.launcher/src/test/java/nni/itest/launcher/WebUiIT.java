@@ -262,7 +262,189 @@ public class WebUiIT {
         browser.screenshot("platforms");
     }
 
+    @Test
+    public void i_theParallelLegendIsLabelledWithTheMetricsRange() throws Exception {
+        List<Double> finals = new ArrayList<>();
+        for (JsonNode trial : trials()) {
+            JsonNode data = trial.path("finalMetricData");
+            if (data.size() > 0) {
+                finals.add(Double.parseDouble(RuntimeProcess.JSON.readTree(data.get(0).get("data").asText()).asText()));
+            }
+        }
+        assertTrue(String.valueOf(finals), finals.size() >= 2);
+        String min = shown(java.util.Collections.min(finals));
+        String max = shown(java.util.Collections.max(finals));
+        browser.open(ui() + "#/experiments/" + id + "/parallel");
+        browser.waitFor(d -> max.equals(browser.text("#parallel-legend .legend-max"))
+                && min.equals(browser.text("#parallel-legend .legend-min")));
+    }
+
+    @Test
+    public void j_theDurationChartHasABarPerStartedTrial() throws Exception {
+        Set<String> started = new TreeSet<>();
+        for (JsonNode trial : trials()) {
+            if (trial.hasNonNull("startTime")) {
+                started.add(trial.get("trialJobId").asText());
+            }
+        }
+        browser.open(ui() + "#/experiments/" + id + "/durations");
+        browser.waitFor(d -> String.valueOf(started.size()).equals(browser.find("#durations-chart").getAttribute("data-bars")));
+        Set<String> drawn = new TreeSet<>();
+        for (JsonNode bar : RuntimeProcess.JSON.readTree(browser.find("#durations-chart").getAttribute("data-trials"))) {
+            drawn.add(bar.get(0).asText());
+            assertTrue(bar.toString(), bar.get(1).asLong() >= 0);
+        }
+        assertEquals(started, drawn);
+        browser.screenshot("durations");
+    }
+
+    @Test
+    public void k_theConfigPageShowsTheConfigAndExportsTrialsMetricsAndConfig() throws Exception {
+        // the held trials have reported their three intermediate results: no metric arrives meanwhile
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            for (JsonNode trial : runtime.get("trial-jobs?status=RUNNING&experiment_id=" + id)) {
+                if (runtime.get("metric-data/" + trial.get("trialJobId").asText() + "?experiment_id=" + id).size() < 3) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        browser.open(ui() + "#/experiments/" + id + "/config");
+        browser.waitFor(d -> browser.findAll("a[data-export='trials.csv']").size() == 1);
+        JsonNode shownConfig = RuntimeProcess.JSON.readTree(browser.text("#config-view"));
+        assertEquals(3, shownConfig.path("trialConcurrency").asInt());
+        assertTrue(shownConfig.toString(), shownConfig.path("searchSpace").has("opt"));
+        assertEquals(shownConfig, RuntimeProcess.JSON.readTree(download("config.json")));
+
+        // a CSV row per trial, with its status and parameters as NNI's REST API has them
+        List<String> lines = List.of(download("trials.csv").split("\\r?\\n"));
+        assertEquals("trialId,sequence,status,x,opt,default,startTime,endTime,durationMillis,platform,machine,message", lines.get(0));
+        JsonNode trials = trials();
+        assertEquals(lines.toString(), trials.size() + 1, lines.size());
+        for (JsonNode trial : trials) {
+            JsonNode parameters = parametersOf(trial);
+            String start = trial.get("trialJobId").asText() + "," + trial.get("sequenceId").asInt() + "," + trial.get("status").asText()
+                    + "," + parameters.get("x").asInt() + "," + parameters.get("opt").asText() + ",";
+            assertTrue(start + " in " + lines, lines.stream().anyMatch(line -> line.startsWith(start)));
+        }
+        // every metric the REST API has, in JSON and in CSV
+        int metrics = runtime.get("metric-data?experiment_id=" + id).size();
+        assertTrue(metrics > 0);
+        assertEquals(metrics, RuntimeProcess.JSON.readTree(download("metrics.json")).size());
+        assertEquals(metrics + 1, download("metrics.csv").split("\\r?\\n").length);
+        assertEquals(trials.size(), RuntimeProcess.JSON.readTree(download("trials.json")).size());
+        browser.screenshot("config");
+    }
+
+    @Test
+    public void l_theUiFollowsTheSystemsDarkSetting() throws Exception {
+        org.openqa.selenium.chromium.ChromiumDriver chromium = (org.openqa.selenium.chromium.ChromiumDriver) browser.driver;
+        try {
+            chromium.executeCdpCommand("Emulation.setEmulatedMedia", Map.of("features",
+                    List.of(Map.of("name", "prefers-color-scheme", "value", "dark"))));
+            browser.open(ui() + "#/experiments/" + id);
+            browser.waitFor(d -> browser.findAll("#best-table").size() == 1);
+            assertTrue(luminance("document.body") < 0.2);
+            assertTrue(luminance("document.querySelector('.card')") < 0.2);
+            browser.screenshot("overview-dark");
+        } finally {
+            chromium.executeCdpCommand("Emulation.setEmulatedMedia", Map.of("features",
+                    List.of(Map.of("name", "prefers-color-scheme", "value", "light"))));
+        }
+        browser.open(ui() + "#/experiments/" + id);
+        browser.waitFor(d -> browser.findAll("#best-table").size() == 1);
+        assertTrue(luminance("document.body") > 0.8);
+    }
+
+    @Test
+    public void m_twoTrialsTickedInTheTableAreComparedSideBySide() throws Exception {
+        String first = trial(0);
+        String second = trial(1);
+        browser.open(ui() + "#/experiments/" + id + "/trials");
+        browser.waitFor(d -> browser.findAll("input[data-pick='" + first + "']").size() == 1);
+        assertEquals("true", browser.find("#compare").getAttribute("disabled"));
+        browser.find("input[data-pick='" + first + "']").click();
+        browser.find("input[data-pick='" + second + "']").click();
+        browser.waitFor(d -> browser.find("#compare").isEnabled());
+        browser.find("#compare").click();
+        browser.waitFor(d -> browser.findAll("#comparison thead th[data-trial]").size() == 2);
+        assertEquals(List.of(first, second), browser.findAll("#comparison thead th[data-trial]").stream()
+                .map(th -> th.getAttribute("data-trial")).toList());
+        List<String> finals = browser.findAll("#comparison td[data-row='default']").stream().map(WebElement::getText).toList();
+        assertEquals(List.of(shown(finalOf(first)), shown(finalOf(second))), finals);
+        for (String name : List.of("x", "opt")) {
+            boolean differ = !parameters(0).get(name).equals(parameters(1).get(name));
+            String row = browser.find("#comparison tr[data-parameter='" + name + "']").getAttribute("class");
+            assertEquals(name + ": " + row, differ, row.contains("differs"));
+        }
+        browser.waitFor(d -> ("[\"" + first + "\",\"" + second + "\"]").equals(browser.find("#compare-chart").getAttribute("data-curves")));
+        browser.screenshot("compare");
+    }
+
+    @Test
+    public void n_theIntermediateChartOverlaysTheTrialsAndFiltersThem() throws Exception {
+        Set<String> reporting = new TreeSet<>();
+        Set<String> withX = new TreeSet<>();
+        String x = parameters(0).get("x").asText();
+        for (JsonNode trial : trials()) {
+            String trialId = trial.get("trialJobId").asText();
+            for (JsonNode metric : runtime.get("metric-data/" + trialId + "?experiment_id=" + id)) {
+                if (metric.get("type").asText().equals("PERIODICAL")) {
+                    reporting.add(trialId);
+                    if (parametersOf(trial).get("x").asText().equals(x)) {
+                        withX.add(trialId);
+                    }
+                }
+            }
+        }
+        assertTrue(reporting.toString(), reporting.size() >= 4 && withX.size() < reporting.size());
+        browser.open(ui() + "#/experiments/" + id + "/intermediate");
+        browser.waitFor(d -> reporting.equals(curves()));
+        browser.screenshot("intermediate");
+        browser.find("#curve-filter").sendKeys("x=" + x);
+        browser.waitFor(d -> withX.equals(curves()));
+    }
+
     // ------------------------------------------------------------------ helpers
+
+    private static Set<String> curves() {
+        try {
+            Set<String> ids = new TreeSet<>();
+            for (JsonNode curve : RuntimeProcess.JSON.readTree(String.valueOf(browser.find("#curves-chart").getAttribute("data-curves")))) {
+                ids.add(curve.asText());
+            }
+            return ids;
+        } catch (IOException e) {
+            return Set.of();
+        }
+    }
+
+    private static double finalOf(String trialId) throws IOException, InterruptedException {
+        JsonNode finals = runtime.get("trial-jobs/" + trialId + "?experiment_id=" + id).path("finalMetricData");
+        return Double.parseDouble(RuntimeProcess.JSON.readTree(finals.get(0).get("data").asText()).asText());
+    }
+
+    /** @return a number as the pages write it (six significant digits, no trailing zeros) */
+    private static String shown(double value) {
+        return new java.math.BigDecimal(value).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
+    }
+
+    /** @return the text of the file behind an export link, read by the page itself */
+    private static String download(String name) {
+        return (String) ((org.openqa.selenium.JavascriptExecutor) browser.driver).executeAsyncScript(
+                "const done = arguments[arguments.length - 1];"
+                        + "fetch(document.querySelector(\"a[data-export='\" + arguments[0] + \"']\").href).then(r => r.text()).then(done);",
+                name);
+    }
+
+    /** @return the relative luminance (0 black .. 1 white) of an element's computed background */
+    private static double luminance(String element) {
+        String colour = (String) browser.script("return getComputedStyle(" + element + ").backgroundColor;");
+        Matcher rgb = Pattern.compile("rgba?\\((\\d+), (\\d+), (\\d+)").matcher(colour);
+        assertTrue(colour, rgb.find());
+        return (0.2126 * Integer.parseInt(rgb.group(1)) + 0.7152 * Integer.parseInt(rgb.group(2))
+                + 0.0722 * Integer.parseInt(rgb.group(3))) / 255;
+    }
 
     private static String ui() {
         return runtime.endpoint() + "ui/";

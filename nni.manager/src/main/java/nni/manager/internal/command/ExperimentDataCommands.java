@@ -4,10 +4,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
@@ -17,7 +15,6 @@ import org.osgi.service.component.annotations.Reference;
 
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.nnictl.TrialExport;
 import nni.manager.internal.store.ExperimentStore;
 
@@ -32,12 +29,10 @@ import nni.manager.internal.store.ExperimentStore;
 public class ExperimentDataCommands {
 
     private final ExperimentManager experiments;
-    private final NnictlBridge nnictl;
 
     @Activate
-    public ExperimentDataCommands(@Reference ExperimentManager experiments, @Reference NnictlBridge nnictl) {
+    public ExperimentDataCommands(@Reference ExperimentManager experiments) {
         this.experiments = experiments;
-        this.nnictl = nnictl;
     }
 
     @Descriptor("writes an experiment's results to a file as nnictl experiment export does: a row per succeeded trial "
@@ -87,19 +82,8 @@ public class ExperimentDataCommands {
 
     @Descriptor("deletes a stopped experiment as nnictl experiment delete does: its folder (database, logs, trial outputs) and its entry in NNI's "
             + "experiment registry; this cannot be undone")
-    public String delete(@Descriptor("experiment id (not open: nni:halt it first)") String id)
-            throws IOException, InterruptedException {
-        Optional<Experiment> open = experiments.get(id);
-        if (open.isPresent()) {
-            throw new IllegalStateException("experiment " + id + " is open (" + open.get().status() + "); stop it first");
-        }
-        Path directory = experiments.directoryOf(id);
-        try (Stream<Path> walk = Files.walk(directory)) {
-            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
-        nnictl.forget(id);
+    public String delete(@Descriptor("experiment id (not open: nni:halt it first)") String id) throws IOException {
+        Path directory = experiments.delete(id);
         return "experiment " + id + " deleted (" + directory + ")";
     }
 }

@@ -55,12 +55,21 @@ final class ExperimentListeners implements ExperimentManager.Listener {
         tell(experiment, "configuration changed", listener -> listener.configChanged(experiment));
     }
 
+    @Override
+    public void deleted(String id) {
+        tell(id, "deleted", listener -> listener.deleted(id));
+    }
+
     private void tell(Experiment experiment, String what, Consumer<ExperimentManager.Listener> call) {
+        tell(experiment.id(), what, call);
+    }
+
+    private void tell(String id, String what, Consumer<ExperimentManager.Listener> call) {
         for (ExperimentManager.Listener listener : listeners) {
             try {
                 call.accept(listener);
             } catch (RuntimeException e) {
-                LOG.warn("a listener of experiment {} failed on '{}'", experiment.id(), what, e);
+                LOG.warn("a listener of experiment {} failed on '{}'", id, what, e);
             }
         }
     }

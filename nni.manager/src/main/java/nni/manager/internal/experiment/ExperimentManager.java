@@ -104,6 +104,10 @@ public class ExperimentManager {
         /** A limit or the search space changed ({@code nnictl update}). */
         default void configChanged(Experiment experiment) {
         }
+
+        /** A stored experiment's folder was deleted ({@link ExperimentManager#delete}). */
+        default void deleted(String id) {
+        }
     }
 
     public void addListener(Listener listener) {
@@ -336,6 +340,28 @@ public class ExperimentManager {
         return existing(id);
     }
 
+    /**
+     * Deletes a stored experiment as {@code nnictl experiment delete} does: its whole folder (database,
+     * logs, trial outputs); listeners drop what they keep of it (NNI's registry entry). Cannot be undone.
+     *
+     * @return the folder deleted
+     * @throws IllegalStateException when the experiment is open (running or viewed): stop it first
+     */
+    public Path delete(String id) throws IOException {
+        Experiment open = experiments.get(id);
+        if (open != null) {
+            throw new IllegalStateException("experiment " + id + " is open (" + open.status() + "); stop it first");
+        }
+        Path directory = existing(id);
+        try (Stream<Path> walk = Files.walk(directory)) {
+            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+        listeners.deleted(id);
+        return directory;
+    }
+
     private Path existing(String id) throws IOException {
         if (id == null || !id.matches("[A-Za-z0-9_-]+")) {
             throw new IllegalArgumentException("not an experiment id: " + id);
@@ -346,7 +372,7 @@ public class ExperimentManager {
                     + " was stored; nothing of it ran, and its folder " + directory + " was removed: run its file again");
         }
         if (!Files.isRegularFile(directory.resolve("db").resolve("nni.sqlite"))) {
-            throw new IOException("no experiment " + id + " in " + root);
+            throw new UnknownExperimentException("no experiment " + id + " in " + root);
         }
         return directory;
     }

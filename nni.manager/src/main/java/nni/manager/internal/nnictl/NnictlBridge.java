@@ -13,9 +13,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.osgi.framework.BundleContext;
@@ -182,9 +184,19 @@ public class NnictlBridge implements ExperimentManager.Listener {
         return entries().stream().filter(entry -> id.equals(entry.get("id"))).findFirst();
     }
 
-    /** Removes an experiment's entry (nni:delete). */
-    public void forget(String id) throws IOException, InterruptedException {
-        registry.update(entries -> entries.remove(id));
+    /**
+     * A deleted experiment's entry goes, as nnictl experiment delete removes it: after the writes
+     * queued before (its closing), and before the deletion is answered.
+     */
+    @Override
+    public void deleted(String id) {
+        try {
+            writer.submit(() -> registry.update(entries -> entries.remove(id))).get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("experiment {} deleted, but its entry in NNI's experiment registry stays: {}", id, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     public ExperimentRegistry registry() {

@@ -62,6 +62,11 @@ final class ExperimentLookup implements AutoCloseable {
         }
     }
 
+    /** Lets go of a stored experiment read for pages, before it is resumed or deleted. */
+    synchronized void forget(String id) {
+        release(id);
+    }
+
     private synchronized void release(String id) {
         Copy copy = copies.remove(id);
         if (copy != null) {

@@ -81,7 +81,7 @@ final class ExperimentOverview {
     }
 
     /** A stored experiment not open is shown as NNI shows it, STOPPED; VIEWED is one opened to look at. */
-    private static String status(Experiment experiment, boolean open) {
+    static String status(Experiment experiment, boolean open) {
         return open ? experiment.status().name() : ExperimentStatus.STOPPED.name();
     }
 

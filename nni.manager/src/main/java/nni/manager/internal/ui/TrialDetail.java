@@ -53,7 +53,7 @@ final class TrialDetail {
         return detail;
     }
 
-    private static Object parameters(String packed) {
+    static Object parameters(String packed) {
         try {
             return Json.MAPPER.readTree(packed).path("parameters");
         } catch (IOException e) {

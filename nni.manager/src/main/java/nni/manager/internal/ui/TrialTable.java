@@ -161,7 +161,7 @@ final class TrialTable {
         return Math.max(0, end - job.startTime().toEpochMilli());
     }
 
-    private static boolean matches(TrialSummary trial, String search) {
+    static boolean matches(TrialSummary trial, String search) {
         if (trial.job().id().toLowerCase(Locale.ROOT).contains(search)) {
             return true;
         }

@@ -18,8 +18,10 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAs
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 
+import nni.api.platform.PlatformException;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.experiment.UnknownExperimentException;
 import nni.manager.internal.http.HttpError;
 import nni.manager.internal.http.JsonBodies;
 import nni.manager.internal.http.JsonServlet;
@@ -43,6 +45,10 @@ import nni.manager.internal.registry.PlatformRegistry;
  * GET /experiments/{id}/trials/{trial}/files/{name}?tail=BYTES   the end of stdout, stderr or trial.log
  * GET /experiments/{id}/results?points=N             default metric per trial, best so far
  * GET /experiments/{id}/parallel                     hyper-parameter rows for parallel coordinates
+ * GET /experiments/{id}/intermediate?trials=a,b|last=N&amp;q&amp;points   several trials' intermediate results
+ * GET /experiments/{id}/export                       every trial and metric, the canonical config (secrets masked)
+ * POST /experiments/{id}/resume                      resumes a stored experiment (nni:resume)
+ * DELETE /experiments/{id}                           deletes a stored experiment that is not open (nni:delete)
  * GET /platforms                                     installed platforms and their configuration forms
  * PUT /platforms/{name}/configuration?bundle=BSN     {"values": {id: value}} saved through Config Admin
  * </pre>
@@ -105,6 +111,35 @@ public class UiApiServlet extends JsonServlet {
                 path.get("trial"), path.get("name"), (int) Queries.whole(request, "tail", TrialDetail.DEFAULT_TAIL, 1, TrialDetail.MAX_TAIL)));
         router.get("/experiments/{id}/results", (request, path) -> MetricCharts.finalResults(experiment(path), points(request)));
         router.get("/experiments/{id}/parallel", (request, path) -> MetricCharts.parallel(experiment(path)));
+        router.get("/experiments/{id}/intermediate", (request, path) -> IntermediateCurves.of(experiment(path), request));
+        router.get("/experiments/{id}/export", (request, path) -> {
+            Experiment experiment = experiment(path);
+            return ExperimentExport.of(experiment, isOpen(experiment));
+        });
+        router.add("POST", "/experiments/{id}/resume", (request, path) -> {
+            String id = path.get("id");
+            lookup.forget(id);
+            try {
+                return ExperimentOverview.listRow(manager.resume(id), true);
+            } catch (IllegalStateException e) {
+                throw new HttpError(409, e.getMessage());
+            } catch (UnknownExperimentException | IllegalArgumentException e) {
+                throw HttpError.notFound(e.getMessage());
+            } catch (PlatformException e) {
+                throw new HttpError(503, "experiment " + id + " cannot resume: " + e.getMessage());
+            }
+        });
+        router.add("DELETE", "/experiments/{id}", (request, path) -> {
+            String id = path.get("id");
+            lookup.forget(id);
+            try {
+                return Map.of("id", id, "deleted", manager.delete(id).toString());
+            } catch (IllegalStateException e) {
+                throw new HttpError(409, e.getMessage());
+            } catch (UnknownExperimentException | IllegalArgumentException e) {
+                throw HttpError.notFound(e.getMessage());
+            }
+        });
         router.get("/platforms", (request, path) -> platforms());
         router.withBody("PUT", "/platforms/{name}/configuration", (request, path) -> requireForms(),
                 (request, path, body) -> requireForms().save(path.get("name"), bundleOf(request), values(body)));

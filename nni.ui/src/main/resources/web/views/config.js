@@ -1,0 +1,65 @@
+// The experiment's configuration as the runtime holds it (canonical, NNI's field names, secrets
+// masked) and its export: every trial and every metric as CSV or JSON, and the configuration as
+// JSON, made in the browser from one read of the server's export.
+
+import { get, UI } from '../api.js';
+import { escape } from '../format.js';
+import { experimentPage, problem } from './common.js';
+
+export function show(root, id) {
+  const content = experimentPage(root, id, '/config');
+  content.innerHTML = `
+    <section class="card wide"><h2>Export</h2>
+      <p id="export-links" class="links muted">Loading…</p></section>
+    <section class="card wide"><h2>Configuration <span class="muted">(canonical; secrets masked)</span></h2>
+      <pre id="config-view" class="config"></pre></section>`;
+  const links = content.querySelector('#export-links');
+  const urls = [];
+  get(`${UI}/experiments/${encodeURIComponent(id)}/export`).then((data) => {
+    content.querySelector('#config-view').textContent = JSON.stringify(data.config, null, 2);
+    const files = [
+      ['trials.csv', 'text/csv', trialsCsv(data)],
+      ['trials.json', 'application/json', JSON.stringify(data.trials, null, 2)],
+      ['metrics.csv', 'text/csv', metricsCsv(data.metrics)],
+      ['metrics.json', 'application/json', JSON.stringify(data.metrics, null, 2)],
+      ['config.json', 'application/json', JSON.stringify(data.config, null, 2)],
+    ];
+    links.className = 'links';
+    links.innerHTML = files.map(([name, type, text]) => {
+      const url = URL.createObjectURL(new Blob([text], { type }));
+      urls.push(url);
+      return `<a href="${url}" download="${escape(id)}-${name}" data-export="${name}">${name}</a>`;
+    }).join(' ') + ` <span class="muted">(${data.trials.length} trials, ${data.metrics.length} metrics)</span>`;
+  }, (e) => problem(links, e));
+  return () => urls.forEach((url) => URL.revokeObjectURL(url));
+}
+
+/** One row per trial: its id, sequence, status, a column per parameter, the final result, times. */
+function trialsCsv(data) {
+  const head = ['trialId', 'sequence', 'status', ...data.parameters, 'default', 'startTime', 'endTime', 'durationMillis',
+    'platform', 'machine', 'message'];
+  const rows = data.trials.map((t) => [t.id, t.sequence, t.status, ...data.parameters.map((n) => t.parameters[n]),
+    t.default, iso(t.startTime), iso(t.endTime), t.durationMillis, t.platform, t.machine, t.message]);
+  return csv([head, ...rows]);
+}
+
+function metricsCsv(metrics) {
+  return csv([['trialId', 'parameterId', 'type', 'sequence', 'timestamp', 'value'],
+    ...metrics.map((m) => [m.trialId, m.parameterId, m.type, m.sequence, iso(m.timestamp), m.value])]);
+}
+
+function iso(millis) {
+  return millis ? new Date(millis).toISOString() : null;
+}
+
+/** RFC 4180: a field with a comma, quote or line break quoted, its quotes doubled; objects as JSON. */
+function csv(rows) {
+  const field = (v) => {
+    if (v === null || v === undefined) {
+      return '';
+    }
+    const text = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  };
+  return rows.map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
+}
