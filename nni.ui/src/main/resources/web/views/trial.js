@@ -76,7 +76,7 @@ export function show(root, id, trialId) {
     content.querySelector('#intermediate-note').textContent = series.total > series.points.length
       ? `(${series.points.length} of ${series.total} points shown: the lowest and highest of each stretch)`
       : series.total ? `(${series.total})`
-        : `(none: the trial ${TERMINAL.includes(trial.status) ? 'ended' : 'has'} reported no intermediate result${TERMINAL.includes(trial.status) ? '' : ' yet'})`;
+        : TERMINAL.includes(trial.status) ? '(none: the trial reported no intermediate result)' : '(none yet)';
     content.querySelector('#intermediate-chart').hidden = series.total === 0;
     const box = content.querySelector('#intermediate-chart');
     box.dataset.points = series.points.length;

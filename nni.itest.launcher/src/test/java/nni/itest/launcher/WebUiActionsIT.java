@@ -88,7 +88,13 @@ public class WebUiActionsIT {
         browser.find(row.formatted(kept) + "button[data-action='resume']").click();
         browser.waitFor(d -> browser.findAll(row.formatted(kept) + "button[data-action='stop']").size() == 1);
         assertTrue(browser.text("#experiments-message"), browser.text("#experiments-message").startsWith("Resumed " + kept));
-        assertEquals(1, runtime.get("trial-jobs?experiment_id=" + kept).size());
+        JsonNode trials = runtime.get("trial-jobs?experiment_id=" + kept);
+        assertEquals(1, trials.size());
+
+        // its one trial reported nothing: its page says so rather than drawing an empty chart
+        browser.open(runtime.endpoint() + "ui/#/experiments/" + kept + "/trials/" + trials.get(0).get("trialJobId").asText());
+        browser.waitFor(d -> "(none: the trial reported no intermediate result)".equals(browser.text("#intermediate-note")));
+        assertFalse(browser.find("#intermediate-chart").isDisplayed());
         assertFalse(runtime.console(), runtime.console().contains("SEVERE"));
     }
 
