@@ -82,7 +82,13 @@ public final class Main {
             System.exit(EXIT_USAGE);
             return;
         }
-        int answered = answerWithoutFramework(options);
+        int answered;
+        try {
+            answered = answerWithoutFramework(options);
+        } catch (IOException e) {
+            System.err.println("nni-osgi: " + describe(e));
+            answered = ConsoleConnection.NO_RUNTIME;
+        }
         if (answered != NOT_ANSWERED) {
             System.exit(answered);
             return;
