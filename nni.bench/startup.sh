@@ -4,6 +4,8 @@
 #   nni.bench/startup.sh [RUNS] [JAVA OPTIONS...]      e.g. nni.bench/startup.sh 5
 #   NNI_OSGI_JAVA_OPTIONS=same nni.bench/startup.sh 3  the jar in the JVM `java` starts, no child JVM
 #   BENCH_MODE=run nni.bench/startup.sh 3              `run config.yml` until its first trial is RUNNING
+#   BENCH_MODE=small nni.bench/startup.sh 5            `help`, `--help` and `version` (no framework starts),
+#                                                      beside `java -version` (the JVM's own start)
 #
 # Per start: `java [JAVA OPTIONS] -jar target/nni-osgi.jar --home H --port P`, the first run on a
 # new home (cold), the others on the same home (warm). Prints the time to the first HTTP 200 of
@@ -46,6 +48,27 @@ trainingService: {platform: local}
 YAML
 
 home="$work/home"
+if [ "$mode" = small ]; then
+    # wall and CPU (user + sys) of the commands answered without the framework; the home stays unmade
+    printf '%-14s %-8s %-8s %s\n' command "wall ms" "CPU ms" load
+    TIMEFORMAT='%R %U %S'
+    for i in $(seq 1 "$runs"); do
+        for command in "-version" "help" "--help" "version"; do
+            if [ "$command" = -version ]; then
+                timing="$( { time java "$@" -version >/dev/null 2>&1; } 2>&1 )"
+                label="java -version"
+            else
+                timing="$( { time HOME="$work" java "$@" -jar "$jar" --home "$home" "$command" >/dev/null 2>&1; } 2>&1 )"
+                label="$command"
+            fi
+            read -r real user sys <<<"$timing"
+            printf '%-14s %-8s %-8s %s\n' "$label" "$(awk -v r="$real" 'BEGIN {printf "%d", r * 1000}')" \
+                "$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%d", (u + s) * 1000}')" "$(cut -d' ' -f1 /proc/loadavg)"
+        done
+    done
+    [ ! -e "$home" ] || { echo "the home was made: a small command started the runtime"; exit 1; }
+    exit 0
+fi
 if [ "$mode" = run ]; then
     printf '%-5s %-12s %s\n' start "trial ms" load
 else

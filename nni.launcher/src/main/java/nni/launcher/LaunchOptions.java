@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Level;
 
 /**
@@ -33,8 +34,40 @@ public record LaunchOptions(Integer port, String host, Path home, List<String> c
     /** The home's folder in the user's home directory when neither {@code --home} nor the variable names one. */
     public static final String DEFAULT_HOME = ".nni-osgi";
 
+    /** A command of the jar's command line, as the usage text describes it. */
+    record Command(String name, String synopsis, List<String> description) {
+
+        /** @return the command's lines in the usage's list of commands: synopsis, then description, aligned */
+        String listing() {
+            StringBuilder text = new StringBuilder();
+            for (int i = 0; i < description.size(); i++) {
+                String head = i == 0 ? synopsis : "";
+                text.append("  ").append(head).append(" ".repeat(Math.max(1, 22 - head.length()))).append(description.get(i)).append('\n');
+            }
+            return text.toString();
+        }
+    }
+
+    /** The commands the launcher knows, in the usage's order: the one source of their help. */
+    static final List<Command> COMMANDS = List.of(
+            new Command("", "(none)", List.of("start the runtime until stopped; a console when a terminal is attached",
+                    "(Ctrl-D or exit there stops the runtime; Ctrl-C interrupts a command)")),
+            new Command("run", "run CONFIG", List.of("run the experiment in CONFIG to its end, then stop")),
+            new Command("resume", "resume ID", List.of("continue a stopped or crashed experiment to its end")),
+            new Command("validate", "validate FILE...", List.of("check experiment files and print OK or their problems",
+                    "(in the runtime running with this home, if one runs)")),
+            new Command("version", "version", List.of("the versions of the runtime and its platforms")),
+            new Command("client", "client [COMMAND ...]", List.of("a console to the runtime already running with this home: one nni: command",
+                    "(client nni:trials --head 3), or an interactive session without one")),
+            new Command("help", "help [COMMAND]", List.of("this text, or one command's (also COMMAND --help, -h)")));
+
+    /** The options the launcher knows, for "did you mean" (the usage describes them). */
+    static final List<String> OPTIONS = List.of("--port", "--host", "--home", "-v", "--verbose", "--log-level", "--help", "-h");
+
+    private static final String SYNOPSIS = "java -jar nni-osgi.jar [--port N] [--host ADDRESS] [--home DIR] [-v] [--log-level LEVEL]";
+
     public static final String USAGE = String.join("\n",
-            "usage: java -jar nni-osgi.jar [--port N] [--host ADDRESS] [--home DIR] [-v] [--log-level LEVEL] [COMMAND [ARGS...]]",
+            "usage: " + SYNOPSIS + " [COMMAND [ARGS...]]",
             "options:",
             "  --port N           the one HTTP port: REST API, trial reports and web UI (default 8080; 0 = any free port)",
             "  --host ADDRESS     address the HTTP port binds to (default 127.0.0.1); beyond loopback the port asks",
@@ -43,16 +76,9 @@ public record LaunchOptions(Integer port, String host, Path home, List<String> c
             "                     log/ (nni.log, endpoint) (default: $" + HOME_VARIABLE + ", else ~/" + DEFAULT_HOME + ")",
             "  -v, --verbose      a command also shows the runtime's log on the console (it is always in <home>/log/nni.log)",
             "  --log-level LEVEL  critical, error, warning, info (default), debug or trace",
+            "  -h, --help         this text",
             "commands:",
-            "  (none)                start the runtime until stopped; a console when a terminal is attached",
-            "                        (Ctrl-D or exit there stops the runtime; Ctrl-C interrupts a command)",
-            "  run CONFIG            run the experiment in CONFIG to its end, then stop",
-            "  resume ID             continue a stopped or crashed experiment to its end",
-            "  validate FILE...      check experiment files and print OK or their problems",
-            "  version               the versions of the runtime and its platforms",
-            "  client [COMMAND ...]  a console to the runtime already running with this home: one nni: command",
-            "                        (client nni:trials --head 3), or an interactive session without one",
-            "  help                  this text",
+            String.join("", COMMANDS.stream().map(Command::listing).toList()).stripTrailing(),
             "exit codes:",
             "  0 done; 1 the experiment ended in ERROR, a file has problems or a command failed; 2 a bad command line,",
             "  experiment file or home; 3 run/resume: stopped before its end; 4 the home or port is in use, a bundle cannot",
@@ -61,6 +87,27 @@ public record LaunchOptions(Integer port, String host, Path home, List<String> c
             "  token others may read while the port is bound beyond loopback); 130 interrupted",
             "console commands: help lists them (nni:create, nni:experiments, nni:trials, nni:top, ...); COMMAND --help",
             "describes one");
+
+    /** @return the command of that name, if the launcher knows it */
+    static Optional<Command> command(String name) {
+        return COMMANDS.stream().filter(command -> !command.name().isEmpty() && command.name().equals(name)).findFirst();
+    }
+
+    /** @return one command's help: its usage line and its lines of the usage text */
+    static String help(Command command) {
+        return "usage: " + SYNOPSIS + " " + command.synopsis() + "\n" + command.listing().stripTrailing()
+                + "\n(options: java -jar nni-osgi.jar --help)";
+    }
+
+    /**
+     * @return the words after the command word ask for the command's help ({@code run --help}, {@code validate -h});
+     *         {@code client nni:create --help} asks the console for its command's
+     */
+    boolean asksForCommandHelp() {
+        List<String> asks = List.of("--help", "-h");
+        return command.size() >= 2 && (command.get(0).equals("client") ? asks.contains(command.get(1))
+                : command.stream().skip(1).anyMatch(asks::contains));
+    }
 
     private static final Map<String, Level> LEVELS = Map.of("critical", Level.SEVERE, "fatal", Level.SEVERE,
             "error", Level.SEVERE, "warning", Level.WARNING, "info", Level.INFO, "debug", Level.FINE,
@@ -94,6 +141,7 @@ public record LaunchOptions(Integer port, String host, Path home, List<String> c
                 case "--home" -> home = valueOf(args, ++i, arg);
                 case "-v", "--verbose" -> verbose = true;
                 case "--log-level" -> logLevel = parseLevel(valueOf(args, ++i, arg));
+                case "-h", "--help" -> command.add("help");
                 default -> {
                     if (arg.startsWith("--port=")) {
                         port = parsePort(arg.substring("--port=".length()));
@@ -102,7 +150,7 @@ public record LaunchOptions(Integer port, String host, Path home, List<String> c
                     } else if (arg.startsWith("--log-level=")) {
                         logLevel = parseLevel(arg.substring("--log-level=".length()));
                     } else if (arg.startsWith("-")) {
-                        throw new IllegalArgumentException("unknown option " + arg);
+                        throw new IllegalArgumentException("unknown option " + arg + DidYouMean.among(arg, OPTIONS));
                     } else {
                         command.add(arg);
                     }

@@ -18,13 +18,16 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
 import java.util.stream.Stream;
 
 /**
- * Entry point of the runnable jar. Turns the command line into system properties, which the
+ * Entry point of the runnable jar. What needs no runtime of its own is answered at once, before
+ * any framework or JVM of its own starts ({@link #answerWithoutFramework}: help, version, typos,
+ * and validate or client when a runtime runs with the home). Otherwise it turns the command line into system properties, which the
  * framework's bundles read when no configuration in {@code etc/} says otherwise, takes the home
  * folder (one runtime per home), prepares logging, then starts Felix with the bundles of
  * {@code run.bndrun} ({@link RuntimeFramework}), keeping the framework cache between starts.
@@ -75,19 +78,19 @@ public final class Main {
             options = LaunchOptions.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("nni-osgi: " + e.getMessage());
-            System.err.println(LaunchOptions.USAGE);
+            System.err.println(LaunchOptions.USAGE.lines().findFirst().orElseThrow() + "\n(java -jar nni-osgi.jar --help describes them)");
             System.exit(EXIT_USAGE);
             return;
         }
-        if (options.command().size() == 1 && List.of("help", "-h", "--help").contains(options.command().get(0))) {
-            System.out.println(LaunchOptions.USAGE);
-            return;
+        int answered;
+        try {
+            answered = answerWithoutFramework(options);
+        } catch (IOException e) {
+            System.err.println("nni-osgi: " + describe(e));
+            answered = ConsoleConnection.NO_RUNTIME;
         }
-        if (!options.command().isEmpty() && options.command().get(0).equals("client")) {
-            // a console to a runtime that runs already: no framework of its own
-            List<String> line = options.command().subList(1, options.command().size());
-            System.exit(line.isEmpty() ? Console.interactive(options.home(), false) : Console.runOnce(options.home(), line,
-                    System.out, System.err));
+        if (answered != NOT_ANSWERED) {
+            System.exit(answered);
             return;
         }
         if (JvmRelaunch.wanted(System.getenv())) {
@@ -106,6 +109,77 @@ public final class Main {
             startOwnConsole(options.home());
         }
         System.exit(RuntimeFramework.run(Path.of(System.getProperty("org.osgi.framework.storage"))));
+    }
+
+    /** {@link #answerWithoutFramework}: the command needs a runtime of its own. */
+    private static final int NOT_ANSWERED = -1;
+
+    /**
+     * Answers what needs no framework of this process's own, at once: help, a command's help, an
+     * unknown command, {@code version}; {@code client} and {@code validate} when a runtime runs
+     * with the home (its console answers them). Nothing is written to the home.
+     *
+     * @return the exit code, or {@link #NOT_ANSWERED} when this process must start the runtime
+     */
+    static int answerWithoutFramework(LaunchOptions options) throws IOException, InterruptedException {
+        List<String> command = options.command();
+        if (command.isEmpty()) {
+            return NOT_ANSWERED;
+        }
+        String name = command.get(0);
+        if (name.equals("help")) {
+            if (command.size() == 1) {
+                System.out.println(LaunchOptions.USAGE);
+                return 0;
+            }
+            Optional<LaunchOptions.Command> described = LaunchOptions.command(command.get(1));
+            if (described.isEmpty()) {
+                return unknownCommand(command.get(1));
+            }
+            System.out.println(LaunchOptions.help(described.get()));
+            return 0;
+        }
+        Optional<LaunchOptions.Command> known = LaunchOptions.command(name);
+        if (known.isEmpty()) {
+            return unknownCommand(name);
+        }
+        if (options.asksForCommandHelp()) {
+            System.out.println(LaunchOptions.help(known.get()));
+            return 0;
+        }
+        switch (name) {
+            case "version" -> {
+                return Versions.print(options.home(), System.out, System.err);
+            }
+            case "client" -> {
+                // a console to a runtime that runs already; a line without one runs in a quiet runtime of its own
+                List<String> line = command.subList(1, command.size());
+                if (line.isEmpty()) {
+                    return Console.interactive(options.home(), false);
+                }
+                // one that is starting answers once its console is up; what a killed one left (log/endpoint) is no runtime
+                return RunningRuntime.find(options.home()) == null ? NOT_ANSWERED
+                        : Console.runOnce(options.home(), line, System.out, System.err);
+            }
+            case "validate" -> {
+                if (command.size() == 1) {
+                    System.err.println("usage: validate <experiment file>...");
+                    return EXIT_USAGE;
+                }
+                ConsoleConnection running = RunningRuntime.find(options.home());
+                return running == null ? NOT_ANSWERED
+                        : RunningRuntime.validate(running, command.subList(1, command.size()), System.out, System.err);
+            }
+            default -> {
+                return NOT_ANSWERED;
+            }
+        }
+    }
+
+    private static int unknownCommand(String name) {
+        System.err.println("nni-osgi: unknown command '" + name + "'" + DidYouMean.among(name,
+                LaunchOptions.COMMANDS.stream().map(LaunchOptions.Command::name).toList()) + " (java -jar nni-osgi.jar help lists them)");
+        return EXIT_USAGE;
     }
 
     /**
@@ -174,14 +248,18 @@ public final class Main {
         }
         setDefault(HOST, "127.0.0.1");
         if (!options.command().isEmpty()) {
-            System.setProperty(COMMAND, String.join("\n", options.command()));
+            List<String> command = options.command();
+            // client's line runs in this quiet runtime's console as one line, file names made absolute as for a running one
+            System.setProperty(COMMAND, command.get(0).equals("client") ? "client\n" + Console.line(command.subList(1, command.size()))
+                    : String.join("\n", command));
         }
         // Gogo's own shell runs lines given with -Dgosh.args only: the console is nni.launcher.Console
         setDefault("gosh.args", "--nointeractive");
         requireFreePort(home);
-        boolean showLog = options.command().isEmpty() || options.verbose();
-        configureLogging(home, options.logLevel(), showLog);
-        if (!showLog) {
+        // the runtime started without a command shows its warnings and its web UI's address, not every start-up line
+        Level console = options.verbose() ? options.logLevel() : options.command().isEmpty() ? Level.WARNING : null;
+        configureLogging(home, options.logLevel(), console);
+        if (console == null) {
             ConsoleCapture.install();
         }
     }
@@ -266,11 +344,15 @@ public final class Main {
     }
 
     /**
-     * Log records go to {@code log/nni.log}, and to the console unless a one-shot command runs
-     * without {@code -v}; {@code etc/logging.properties} or {@code -Djava.util.logging.config.file}
+     * Log records go to {@code log/nni.log}, and to the console from {@code consoleLevel} on (with
+     * {@code -v} as to the file; without, the runtime's warnings when it runs without a command, nothing
+     * while a one-shot command runs); {@code etc/logging.properties} or {@code -Djava.util.logging.config.file}
      * replace this. SLF4J reaches java.util.logging through slf4j-jdk14 inside the framework.
+     *
+     * @param consoleLevel the least level shown on the console, or {@code null} for none
      */
-    private static void configureLogging(Path home, Level level, boolean console) throws IOException {
+    private static void configureLogging(Path home, Level level, Level consoleLevel) throws IOException {
+        boolean console = consoleLevel != null;
         if (System.getProperty("java.util.logging.config.file") != null) {
             return;
         }
@@ -284,7 +366,7 @@ public final class Main {
         String config = String.join("\n",
                 "handlers=" + (console ? "java.util.logging.ConsoleHandler, " : "") + "java.util.logging.FileHandler",
                 ".level=" + level.getName(),
-                "java.util.logging.ConsoleHandler.level=" + level.getName(),
+                "java.util.logging.ConsoleHandler.level=" + (console ? consoleLevel : level).getName(),
                 "java.util.logging.FileHandler.level=ALL",
                 "java.util.logging.FileHandler.pattern=" + home.resolve("log").resolve("nni.log").toString()
                         .replace("\\", "/").replace("%", "%%"),

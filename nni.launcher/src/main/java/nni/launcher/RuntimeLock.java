@@ -74,6 +74,27 @@ final class RuntimeLock {
         }
     }
 
+    /**
+     * @return whether a runtime runs with this home now: another process holds its lock. Reads
+     *         only; a home without the lock file (or without the home) has none, and stays so.
+     */
+    static boolean heldElsewhere(Path home) throws IOException {
+        Path file = home.resolve(FILE);
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            return false;
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            FileLock shared = channel.tryLock(0, Long.MAX_VALUE, true);
+            if (shared == null) {
+                return true;
+            }
+            shared.release();
+            return false;
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            return false; // this very process holds it: it is the runtime
+        }
+    }
+
     /** @return the pid of the process the user started: the launcher's when the runtime runs in its child JVM ({@link JvmRelaunch}) */
     private static long launcherPid() {
         return Long.getLong(JvmRelaunch.LAUNCHER_PID, ProcessHandle.current().pid());

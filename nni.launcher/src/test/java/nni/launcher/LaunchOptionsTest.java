@@ -74,4 +74,36 @@ public class LaunchOptionsTest {
         assertEquals("unknown option --quiet",
                 assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse(USER, "--quiet")).getMessage());
     }
+
+    @Test
+    public void helpOptionsAreTheHelpCommandAndAfterACommandAskForItsHelp() {
+        assertEquals(List.of("help"), LaunchOptions.parse(USER, "--help").command());
+        assertEquals(List.of("help", "run"), LaunchOptions.parse(USER, "--port", "0", "-h", "run").command());
+        assertTrue(LaunchOptions.parse(USER, "run", "x.yml", "--help").asksForCommandHelp());
+        assertTrue(LaunchOptions.parse(USER, "client", "-h").asksForCommandHelp());
+        // the console answers its own command's --help
+        assertFalse(LaunchOptions.parse(USER, "client", "nni:create", "--help").asksForCommandHelp());
+        assertFalse(LaunchOptions.parse(USER, "run", "x.yml").asksForCommandHelp());
+    }
+
+    @Test
+    public void aCommandsHelpIsItsLinesOfTheUsage() {
+        String help = LaunchOptions.help(LaunchOptions.command("validate").orElseThrow());
+        assertTrue(help, help.startsWith("usage: java -jar nni-osgi.jar"));
+        for (String line : help.lines().skip(1).filter(line -> line.startsWith("  ")).toList()) {
+            assertTrue(line, LaunchOptions.USAGE.contains(line));
+        }
+        assertTrue(LaunchOptions.command("nosuch").isEmpty());
+    }
+
+    @Test
+    public void aMistypedOptionGetsTheNearestKnownOne() {
+        assertEquals("unknown option --prot; did you mean --port?",
+                assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse(USER, "--prot", "0")).getMessage());
+        assertEquals("unknown option --hme=/x; did you mean --home?",
+                assertThrows(IllegalArgumentException.class, () -> LaunchOptions.parse(USER, "--hme=/x")).getMessage());
+        assertEquals("; did you mean validate?", DidYouMean.among("valdiate", List.of("run", "validate", "version")));
+        assertEquals("", DidYouMean.among("frobnicate", List.of("run", "validate", "version")));
+        assertEquals(1, DidYouMean.distance("verison", "version"));
+    }
 }
