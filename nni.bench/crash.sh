@@ -80,6 +80,12 @@ id="$(grep -o 'experiment [A-Za-z0-9]\{8\} is being created' "$work/console.0" |
 if [ -z "$id" ]; then
     echo "run printed no experiment id within 300 s:"; cat "$work/console.0"; exit 1
 fi
+# the kills begin once the experiment is stored: one killed while it is created is refused by resume
+# ("run its file again"), as it should be, and leaves nothing to check
+for _ in $(seq 3000); do
+    grep -q "experiment $id started in" "$work/console.0" 2>/dev/null && break
+    sleep 0.1
+done
 kills=0
 done_early=""
 while [ "$kills" -lt "$cycles" ]; do
