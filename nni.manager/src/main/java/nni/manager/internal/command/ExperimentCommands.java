@@ -61,6 +61,11 @@ import nni.manager.internal.ui.ExperimentList;
         "osgi.command.function=output", "osgi.command.function=top", "osgi.command.function=explog"})
 public class ExperimentCommands {
 
+    /** nni:trials' description, for both its forms: help shows the first it finds */
+    private static final String TRIALS = "lists the trials of the running experiment (or of the one named by ID or --experiment "
+            + "ID, open or stored), as nnictl trial ls: id, sequence, status, platform, final result, duration, parameters, "
+            + "why it ended";
+
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
     private final ExperimentManager experiments;
@@ -164,8 +169,7 @@ public class ExperimentCommands {
         return table.size() == 0 ? "no experiment under " + experiments.root() : table.toString();
     }
 
-    @Descriptor("lists the trials of the running experiment (or of --experiment), as nnictl trial ls: id, sequence, status, "
-            + "platform, final result, duration, parameters, why it ended")
+    @Descriptor(TRIALS)
     public String trials(
             @Parameter(names = "--status", absentValue = "") @Descriptor("only trials with this status") String status,
             @Parameter(names = "--experiment", absentValue = "")
@@ -194,7 +198,7 @@ public class ExperimentCommands {
         }
     }
 
-    @Descriptor("lists the trials of an experiment, open or stored (as --experiment ID)")
+    @Descriptor(TRIALS)
     public String trials(
             @Parameter(names = "--status", absentValue = "") @Descriptor("only trials with this status") String status,
             @Parameter(names = "--sort", absentValue = "sequence")

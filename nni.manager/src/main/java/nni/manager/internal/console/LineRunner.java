@@ -92,7 +92,8 @@ final class LineRunner {
             return null;
         }
         Set<String> options = help.options(name);
-        for (int i = 1; i < words.length; i++) {
+        // the command's own words end where Gogo's syntax (a pipe, a second command) begins
+        for (int i = 1; i < words.length && !words[i].matches(".*[|;].*"); i++) {
             if (words[i].matches("--?[A-Za-z][\\w-]*") && !options.contains(words[i])) {
                 String usage = words[0] + " --help shows its usage";
                 if (options.isEmpty()) {
