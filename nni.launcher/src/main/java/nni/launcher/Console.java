@@ -2,7 +2,6 @@ package nni.launcher;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,15 +40,15 @@ final class Console {
     }
 
     /**
-     * Runs one command line ({@code client nni:trials --head 3}): relative file names are made
-     * absolute here, since the runtime resolves names against its own folder.
+     * Runs one command line ({@code client nni:trials --head 3}); the runtime resolves its relative
+     * file names in this process's folder, which {@link ConsoleConnection#run} tells it.
      *
      * @return the line's end code, or {@link ConsoleConnection#NO_RUNTIME}
      */
     static int runOnce(Path home, List<String> words, PrintStream out, PrintStream err) {
         try {
             ConsoleConnection connection = ConsoleConnection.of(home);
-            return connection.run(line(words), ConsoleConnection.newRunId(), out, err);
+            return connection.run(line(words), ConsoleConnection.newRunId(), terminalColumns(), out, err);
         } catch (ConsoleConnection.Unreachable e) {
             err.println("nni-osgi: " + e.getMessage());
             return ConsoleConnection.NO_RUNTIME;
@@ -116,7 +115,7 @@ final class Console {
                 String runId = ConsoleConnection.newRunId();
                 running.set(runId);
                 try {
-                    connection.run(absolutePaths(line), runId, out, out);
+                    connection.run(line, runId, "dumb".equals(terminal.getType()) ? -1 : terminal.getWidth(), out, out);
                 } catch (ConsoleConnection.Unreachable e) {
                     out.println("nni-osgi: " + e.getMessage());
                     if (!ownRuntime) {
@@ -137,36 +136,37 @@ final class Console {
         }
     }
 
-    /** @return the words as one Gogo line, each word quoted when it must be, file names made absolute */
+    /** @return the words as one Gogo line, each word quoted when it must be */
     static String line(List<String> words) {
         List<String> quoted = new ArrayList<>();
-        for (int i = 0; i < words.size(); i++) {
-            String word = i == 0 ? words.get(i) : absolute(words.get(i));
+        for (String word : words) {
             quoted.add(word.isEmpty() || word.matches(".*[\\s\"'|;{}()\\[\\]$<>].*")
                     ? "\"" + word.replace("\\", "\\\\").replace("\"", "\\\"") + "\"" : word);
         }
         return String.join(" ", quoted);
     }
 
-    /** @return the line with each argument that names an existing file of this folder made absolute */
-    static String absolutePaths(String line) {
-        String[] words = line.strip().split(" ");
-        StringBuilder rewritten = new StringBuilder(words[0]);
-        for (int i = 1; i < words.length; i++) {
-            rewritten.append(' ').append(absolute(words[i]));
-        }
-        return rewritten.toString();
-    }
-
-    private static String absolute(String word) {
-        if (word.isEmpty() || word.startsWith("-") || word.startsWith("/")) {
-            return word;
+    /**
+     * @return the width of the terminal this one-shot client prints on (0 when not known: $COLUMNS
+     *         is seldom exported), or -1 when its output goes elsewhere (a pipe, a file)
+     */
+    private static int terminalColumns() {
+        java.io.Console console = System.console();
+        if (console == null) {
+            return -1;
         }
         try {
-            Path path = Path.of(word);
-            return Files.exists(path) ? path.toAbsolutePath().normalize().toString() : word;
-        } catch (RuntimeException e) {
-            return word;
+            // from Java 22 there is a console even when the output is redirected; isTerminal tells
+            if (!(Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console)) {
+                return -1;
+            }
+        } catch (ReflectiveOperationException e) {
+            // before Java 22 a console is a terminal
+        }
+        try {
+            return Math.max(0, Integer.parseInt(System.getenv().getOrDefault("COLUMNS", "0").strip()));
+        } catch (NumberFormatException e) {
+            return 0;
         }
     }
 

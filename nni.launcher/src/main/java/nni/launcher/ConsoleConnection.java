@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -84,11 +85,19 @@ final class ConsoleConnection {
     /**
      * Runs one line, printing its output as it comes.
      *
-     * @param runId the id {@link #interrupt} names it by
+     * @param runId   the id {@link #interrupt} names it by
+     * @param columns the width of the terminal {@code out} shows on (0 when not known), or -1 when it is no terminal
      * @return the line's end code: 0 done, 1 failed, 130 interrupted
      */
-    int run(String line, String runId, PrintStream out, PrintStream err) throws Unreachable, IOException, InterruptedException {
-        HttpResponse<InputStream> response = send(request("run").header("X-NNI-Console-Run", runId)
+    int run(String line, String runId, int columns, PrintStream out, PrintStream err)
+            throws Unreachable, IOException, InterruptedException {
+        // the runtime resolves the line's file names in this folder, the client's (URL-encoded: a header is ASCII)
+        HttpRequest.Builder request = request("run").header("X-NNI-Console-Run", runId).header("X-NNI-Console-Directory",
+                URLEncoder.encode(Path.of("").toAbsolutePath().toString(), StandardCharsets.UTF_8));
+        if (columns >= 0) {
+            request.header("X-NNI-Console-Columns", Integer.toString(columns));
+        }
+        HttpResponse<InputStream> response = send(request
                 .POST(HttpRequest.BodyPublishers.ofString(line, StandardCharsets.UTF_8)).build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream in = response.body()) {

@@ -16,7 +16,6 @@ import java.util.Locale;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
@@ -39,6 +38,8 @@ import nni.manager.internal.experiment.TrialView;
 import nni.manager.internal.http.JsonBodies;
 import nni.manager.internal.logs.ExperimentLogFiles;
 import nni.manager.internal.nnictl.NnictlBridge;
+import nni.manager.internal.store.ExperimentStore;
+import nni.manager.internal.store.TrialEvent;
 import nni.manager.internal.ui.ExperimentList;
 
 /**
@@ -60,7 +61,10 @@ import nni.manager.internal.ui.ExperimentList;
         "osgi.command.function=output", "osgi.command.function=top", "osgi.command.function=explog"})
 public class ExperimentCommands {
 
-    private static final long TOP_MAX_REFRESHES = 86_400;
+    /** nni:trials' description, for both its forms: help shows the first it finds */
+    private static final String TRIALS = "lists the trials of the running experiment (or of the one named by ID or --experiment "
+            + "ID, open or stored), as nnictl trial ls: id, sequence, status, platform, final result, duration, parameters, "
+            + "why it ended";
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
@@ -84,7 +88,7 @@ public class ExperimentCommands {
         String[] created = new String[1];
         Experiment experiment;
         try {
-            experiment = experiments.create(loader.load(Path.of(file).toAbsolutePath()), (id, directory) -> created[0] = id);
+            experiment = experiments.create(loader.load(ClientSide.file(file)), (id, directory) -> created[0] = id);
         } catch (PlatformException e) {
             if (created[0] == null) {
                 throw e;
@@ -131,7 +135,7 @@ public class ExperimentCommands {
                     UpdatableFields.fromText(value));
             case "searchspace" -> experiment.update(Experiment.Update.SEARCH_SPACE,
                     // read as a REST body is, numbers exactly: the update's rule refuses 1e309, Jackson would make it Infinity
-                    JsonBodies.read(Files.readAllBytes(Path.of(value)), "the search space file " + value));
+                    JsonBodies.read(Files.readAllBytes(ClientSide.file(value)), "the search space file " + value));
             default -> throw new IllegalArgumentException("what: expected concurrency, maxtrialnumber, duration or "
                     + "searchspace, got '" + what + "'");
         }
@@ -165,19 +169,47 @@ public class ExperimentCommands {
         return table.size() == 0 ? "no experiment under " + experiments.root() : table.toString();
     }
 
-    @Descriptor("lists the trials of the running experiment (or of --experiment), as nnictl trial ls: id, sequence, status, "
-            + "platform, final result, duration, parameters, why it ended")
+    @Descriptor(TRIALS)
     public String trials(
             @Parameter(names = "--status", absentValue = "") @Descriptor("only trials with this status") String status,
-            @Parameter(names = "--experiment", absentValue = "") @Descriptor("experiment id (default: the running one)") String id,
+            @Parameter(names = "--experiment", absentValue = "")
+            @Descriptor("experiment id, open or stored (default: the running one)") String id,
             @Parameter(names = "--sort", absentValue = "sequence")
             @Descriptor("sequence (default), id, status, result or duration") String sort,
             @Parameter(names = "--head", absentValue = "0") @Descriptor("only the N best trials by final result") int head,
-            @Parameter(names = "--tail", absentValue = "0") @Descriptor("only the N worst trials by final result") int tail) {
+            @Parameter(names = "--tail", absentValue = "0") @Descriptor("only the N worst trials by final result") int tail)
+            throws IOException {
         if (head < 0 || tail < 0 || (head > 0 && tail > 0)) {
             throw new IllegalArgumentException("--head and --tail: give one of them, a number above 0");
         }
-        Experiment experiment = experiments.require(id.isEmpty() ? null : id);
+        if (id.isEmpty()) {
+            return trials(experiments.require(null), status, sort, head, tail);
+        }
+        Optional<Experiment> open = experiments.get(id);
+        if (open.isPresent()) {
+            return trials(open.get(), status, sort, head, tail);
+        }
+        // an experiment that is not open is read from its store, read-only, and let go at once
+        Experiment stored = experiments.readStored(id);
+        try {
+            return trials(stored, status, sort, head, tail);
+        } finally {
+            stored.stop(Duration.ZERO);
+        }
+    }
+
+    @Descriptor(TRIALS)
+    public String trials(
+            @Parameter(names = "--status", absentValue = "") @Descriptor("only trials with this status") String status,
+            @Parameter(names = "--sort", absentValue = "sequence")
+            @Descriptor("sequence (default), id, status, result or duration") String sort,
+            @Parameter(names = "--head", absentValue = "0") @Descriptor("only the N best trials by final result") int head,
+            @Parameter(names = "--tail", absentValue = "0") @Descriptor("only the N worst trials by final result") int tail,
+            @Descriptor("experiment id, open or stored") String id) throws IOException {
+        return trials(status, id, sort, head, tail);
+    }
+
+    private String trials(Experiment experiment, String status, String sort, int head, int tail) {
         if (!status.isEmpty()) {
             try {
                 TrialStatus.valueOf(status.toUpperCase(Locale.ROOT));
@@ -283,7 +315,8 @@ public class ExperimentCommands {
         return output(trialId, "stdout");
     }
 
-    @Descriptor("prints the end of an experiment's own log, log/nnimanager.log (what the runtime logged about it)")
+    @Descriptor("prints the end of an experiment's own log, log/nnimanager.log (what the runtime logged about it), "
+            + "with its trials' state changes, in time order")
     public String explog(
             @Parameter(names = "--tail", absentValue = "100") @Descriptor("how many of its last lines (default 100)") int tail,
             @Descriptor("experiment id, open or stored") String id) throws IOException {
@@ -291,40 +324,39 @@ public class ExperimentCommands {
             throw new IllegalArgumentException("--tail: expected a number of lines above 0, got " + tail);
         }
         Optional<Experiment> open = experiments.get(id);
-        Path file = (open.isPresent() ? open.get().directory() : experiments.directoryOf(id)).resolve("log")
-                .resolve(ExperimentLogFiles.MANAGER_LOG);
-        if (!Files.isRegularFile(file)) {
-            return "(experiment " + id + " has no " + file + " yet)";
+        Path directory = open.isPresent() ? open.get().directory() : experiments.directoryOf(id);
+        Path file = directory.resolve("log").resolve(ExperimentLogFiles.MANAGER_LOG);
+        List<String> log = Files.isRegularFile(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
+        List<TrialEvent> events;
+        if (open.isPresent()) {
+            events = open.get().store().events();
+        } else {
+            try (ExperimentStore store = ExperimentStore.openReadOnly(directory)) {
+                events = store.events();
+            }
         }
-        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        List<String> lines = ExperimentTimeline.lines(log, events, ZoneId.systemDefault());
+        if (lines.isEmpty()) {
+            return "(experiment " + id + " has no " + file + " and no trial yet)";
+        }
         return String.join("\n", lines.subList(Math.max(0, lines.size() - tail), lines.size()));
     }
 
-    @Descriptor("prints the end of the running experiment's own log, log/nnimanager.log")
+    @Descriptor("prints the end of the running experiment's own log, log/nnimanager.log, with its trials' state changes")
     public String explog(
             @Parameter(names = "--tail", absentValue = "100") @Descriptor("how many of its last lines (default 100)") int tail)
             throws IOException {
         return explog(tail, experiments.require(null).id());
     }
 
-    @Descriptor("live view of the open experiments: done/running/waiting/failed, best metric, elapsed, time left; "
-            + "refreshes until they all settle (interrupt to leave)")
+    @Descriptor("live view of the open experiments: done/running/waiting/failed, best metric, elapsed, time left "
+            + "(from the finished trials' mean run time); redrawn in place on a terminal, else printed as it changes; "
+            + "until they all settle (interrupt to leave)")
     public void top(
             @Parameter(names = "--interval", absentValue = "1") @Descriptor("seconds between refreshes") int interval,
             @Parameter(names = "--once", presentValue = "true", absentValue = "false") @Descriptor("print once") boolean once)
             throws InterruptedException {
-        for (long refresh = 0; refresh < TOP_MAX_REFRESHES; refresh++) {
-            List<Experiment> open = experiments.open();
-            System.out.println("--- " + Instant.now().toString().substring(11, 19) + " ---");
-            if (open.isEmpty()) {
-                System.out.println("no experiment is open");
-            }
-            open.forEach(e -> System.out.println(Progress.of(e).line()));
-            if (once || open.stream().allMatch(e -> e.status().settled())) {
-                return;
-            }
-            TimeUnit.SECONDS.sleep(Math.max(1, interval));
-        }
+        new TopView(experiments::open, System.out, ClientSide.terminalColumns()).run(interval, once);
     }
 
     private static String time(Object epochMillis) {

@@ -51,7 +51,7 @@ public class ExperimentDataCommands {
         ExperimentStore store = open.isPresent() ? open.get().store() : ExperimentStore.openReadOnly(experiments.directoryOf(id));
         try {
             String text = kind.equals("json") ? TrialExport.json(store, intermediate) : TrialExport.csv(store, intermediate);
-            Path target = Path.of(file).toAbsolutePath();
+            Path target = ClientSide.file(file);
             Files.writeString(target, text, StandardCharsets.UTF_8);
             return "experiment " + id + ": " + TrialExport.rows(store).size() + " trials exported to " + target;
         } finally {
@@ -67,7 +67,7 @@ public class ExperimentDataCommands {
                              @Descriptor("the JSON file of results") String file) throws IOException {
         Experiment experiment = experiments.get(id).orElseThrow(() -> new IllegalArgumentException("no open experiment "
                 + id + "; open: " + experiments.open().stream().map(Experiment::id).toList()));
-        int imported = experiment.importData(Files.readString(Path.of(file), StandardCharsets.UTF_8));
+        int imported = experiment.importData(Files.readString(ClientSide.file(file), StandardCharsets.UTF_8));
         return "experiment " + id + ": " + imported + " results given to the tuner";
     }
 

@@ -1,6 +1,5 @@
 package nni.manager.internal.command;
 
-import java.nio.file.Path;
 import java.util.List;
 
 import org.apache.felix.service.command.Descriptor;
@@ -25,6 +24,6 @@ public class ValidateCommand {
 
     @Descriptor("checks an NNI experiment file (v2 or v1): prints OK or every problem as file:line:col: path: message")
     public List<String> validate(@Descriptor("the experiment file (YAML or JSON)") String file) {
-        return loader.validate(Path.of(file)).lines();
+        return loader.validate(ClientSide.file(file)).lines();
     }
 }

@@ -1,12 +1,16 @@
 package nni.manager.internal.console;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import org.apache.felix.service.command.Descriptor;
+import org.apache.felix.service.command.Parameter;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
@@ -47,6 +51,49 @@ final class CommandHelp {
             }
         }
         return commands;
+    }
+
+    /**
+     * @param name a command as {@code scope:function}
+     * @return the options its methods take ({@link Parameter} names), empty when it has none or is not registered
+     */
+    Set<String> options(String name) {
+        int colon = name.indexOf(':');
+        if (colon < 0 || !name.substring(colon + 1).matches("[A-Za-z_][\\w]*")) {
+            return Set.of();
+        }
+        String scope = name.substring(0, colon);
+        String function = name.substring(colon + 1);
+        ServiceReference<?>[] references;
+        try {
+            references = context.getServiceReferences((String) null, "(&(osgi.command.scope=" + scope
+                    + ")(osgi.command.function=" + function + "))");
+        } catch (InvalidSyntaxException e) {
+            return Set.of();
+        }
+        Set<String> options = new TreeSet<>();
+        for (ServiceReference<?> reference : references == null ? new ServiceReference<?>[0] : references) {
+            Object service = context.getService(reference);
+            if (service == null) {
+                continue;
+            }
+            try {
+                for (Method method : service.getClass().getMethods()) {
+                    if (method.getName().equals(function) || method.getName().equals("_" + function)) {
+                        for (Annotation[] annotations : method.getParameterAnnotations()) {
+                            for (Annotation annotation : annotations) {
+                                if (annotation instanceof Parameter parameter) {
+                                    options.addAll(List.of(parameter.names()));
+                                }
+                            }
+                        }
+                    }
+                }
+            } finally {
+                context.ungetService(reference);
+            }
+        }
+        return options;
     }
 
     /** @return the listing {@code help} shows: NNI's commands with their descriptions, then the others by scope */

@@ -19,7 +19,7 @@ final class Completions {
 
     private static final Set<String> TRIAL_COMMANDS = Set.of("trial", "cancel", "output");
     private static final Set<String> EXPERIMENT_COMMANDS = Set.of("resume", "view", "halt", "change", "export", "import",
-            "importdata", "delete");
+            "importdata", "delete", "explog");
 
     private final CommandHelp help;
     private final ExperimentManager experiments;
@@ -66,6 +66,7 @@ final class Completions {
                 offered.addAll(experimentIds());
             } else if (command.equals("trials")) {
                 offered.addAll(List.of("--status", "--experiment", "--sort", "--head", "--tail"));
+                offered.addAll(experimentIds()); // nni:trials ID, as --experiment ID
             }
         }
         List<String> matching = new ArrayList<>();

@@ -2,6 +2,7 @@ package nni.manager.internal.console;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -9,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,6 +36,7 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPa
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.manager.internal.command.ClientSide;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.login.LoginGate;
 import nni.manager.internal.login.TokenFile;
@@ -45,7 +48,9 @@ import nni.manager.internal.login.TokenFile;
  * loopback the login's token is asked for too, by the login gate in front of every path).
  *
  * <pre>
- * POST /api/v1/nni-console/run        body: a line; header X-NNI-Console-Run: an id the client chose
+ * POST /api/v1/nni-console/run        body: a line; header X-NNI-Console-Run: an id the client chose,
+ *                                     X-NNI-Console-Directory: the client's folder (file arguments are its),
+ *                                     X-NNI-Console-Columns: its terminal's width, when its output is one
  *                                     answer: frames (FramedOutput) while the line runs, then its end code
  * POST /api/v1/nni-console/interrupt?run=ID     Ctrl-C: interrupts the line that runs as ID
  * POST /api/v1/nni-console/complete   body: the line up to the cursor; answer: candidates, one a line
@@ -60,7 +65,11 @@ public class ConsoleServlet extends HttpServlet {
 
     static final String PATH = "/api/v1/nni-console";
     static final String TOKEN_HEADER = "X-NNI-Console-Token";
+    static final String DIRECTORY_HEADER = "X-NNI-Console-Directory";
+    static final String COLUMNS_HEADER = "X-NNI-Console-Columns";
     private static final int MAX_LINE_BYTES = 64 << 10;
+    /** How long an interrupted line may take to end before its answer ends without it. */
+    private static final long INTERRUPT_PATIENCE_SECONDS = 10;
 
     private final transient CommandProcessor processor;
     private final transient LineRunner runner;
@@ -131,12 +140,24 @@ public class ConsoleServlet extends HttpServlet {
         PrintStream err = new PrintStream(frames.stream('e'), true, StandardCharsets.UTF_8);
         // a session per line: Gogo binds a session to its streams, and a line's streams are its answer
         CommandSession session = processor.createSession(System.in, out, err);
-        Future<Integer> ran = lines.submit(() -> runner.run(session, line, out, err));
+        clientSide(request, session);
+        CountDownLatch ended = new CountDownLatch(1);
+        Future<Integer> ran = lines.submit(() -> {
+            try {
+                return runner.run(session, line, out, err);
+            } finally {
+                ended.countDown();
+            }
+        });
         running.put(runId, ran);
         int code;
         try {
             code = untilDone(ran, frames);
+            if (code == LineRunner.INTERRUPTED) {
+                err.println("interrupted");
+            }
         } catch (java.util.concurrent.CancellationException e) {
+            awaitEnd(ended, line);
             err.println("interrupted");
             code = LineRunner.INTERRUPTED;
         } catch (InterruptedException e) {
@@ -152,6 +173,41 @@ public class ConsoleServlet extends HttpServlet {
         }
         if (!frames.broken()) {
             frames.end(code);
+        }
+    }
+
+    /** Waits a while for an interrupted line to end, so that its last output comes before the word that says why it ended. */
+    private static void awaitEnd(CountDownLatch ended, String line) {
+        try {
+            if (!ended.await(INTERRUPT_PATIENCE_SECONDS, TimeUnit.SECONDS)) {
+                LOG.warn("console line '{}' goes on {} s after it was interrupted", line, INTERRUPT_PATIENCE_SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * What the client says of itself: its folder ({@value #DIRECTORY_HEADER}, an absolute path, URL-encoded), which
+     * becomes the session's current directory so that file arguments are the client's files, and
+     * the width of its terminal ({@value #COLUMNS_HEADER}, sent only when its output is one).
+     */
+    private static void clientSide(HttpServletRequest request, CommandSession session) {
+        String directory = request.getHeader(DIRECTORY_HEADER);
+        if (directory != null) {
+            try {
+                Path folder = Path.of(URLDecoder.decode(directory, StandardCharsets.UTF_8));
+                if (folder.isAbsolute()) {
+                    session.currentDir(folder);
+                }
+            } catch (IllegalArgumentException e) {
+                // not a path of this machine: names stay the runtime's
+            }
+        }
+        String columns = request.getHeader(COLUMNS_HEADER);
+        if (columns != null && columns.matches("\\d{1,4}")) {
+            // an unknown width (0) is taken as a classic terminal's
+            session.put(ClientSide.TERMINAL_COLUMNS, Integer.parseInt(columns) > 0 ? Integer.parseInt(columns) : 80);
         }
     }
 

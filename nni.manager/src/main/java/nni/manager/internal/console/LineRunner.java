@@ -3,6 +3,9 @@ package nni.manager.internal.console;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Converter;
@@ -13,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * Runs one console line in a Gogo session the way a user expects of a shell: {@code help} lists the
  * commands with their descriptions, {@code COMMAND --help} (or {@code -h}) shows that command's
  * help, a value is printed as Gogo prints it, and a failure is one line saying what went wrong,
- * never an exception's class name. Ctrl-C arrives as an interrupt of the thread that runs the line.
+ * never an exception's class name. Ctrl-C arrives as an interrupt of the thread that runs the line;
+ * the servlet, not this, says "interrupted", once, whether or not the line noticed in time.
  */
 final class LineRunner {
 
@@ -56,6 +60,11 @@ final class LineRunner {
         } else if (words.length == 2 && command.equals("help")) {
             trimmed = "help " + helpName(words[1]);
         }
+        String unknownOption = trimmed.startsWith("help ") ? null : unknownOption(words);
+        if (unknownOption != null) {
+            err.println(unknownOption);
+            return FAILED;
+        }
         try {
             Object value = session.execute(trimmed);
             if (value != null) {
@@ -63,16 +72,38 @@ final class LineRunner {
             }
             return DONE;
         } catch (InterruptedException e) {
-            err.println("interrupted");
             return INTERRUPTED;
         } catch (Exception e) {
             if (Thread.currentThread().isInterrupted() || e.getCause() instanceof InterruptedException) {
-                err.println("interrupted");
                 return INTERRUPTED;
             }
             err.println(message(command, e));
             return FAILED;
         }
+    }
+
+    /**
+     * @return what is wrong when one of NNI's commands is given an option it does not have (Gogo
+     *         would take it for an argument, and say only that the arguments do not fit), else null
+     */
+    private String unknownOption(String[] words) {
+        String name = helpName(words[0]);
+        if (!name.startsWith("nni:") || !help.commands().containsKey(name)) {
+            return null;
+        }
+        Set<String> options = help.options(name);
+        // the command's own words end where Gogo's syntax (a pipe, a second command) begins
+        for (int i = 1; i < words.length && !words[i].matches(".*[|;].*"); i++) {
+            if (words[i].matches("--?[A-Za-z][\\w-]*") && !options.contains(words[i])) {
+                String usage = words[0] + " --help shows its usage";
+                if (options.isEmpty()) {
+                    return words[0] + " has no options, and no " + words[i] + "; " + usage;
+                }
+                return words[0] + ": unknown option " + words[i] + Suggestions.closest(words[i], options)
+                        .map(option -> "; did you mean " + option + "?").orElse("") + " (" + usage + ")";
+            }
+        }
+        return null;
     }
 
     /** @return the name {@code help} knows a command by: scoped, and nni:import as nni:importdata */
@@ -86,12 +117,27 @@ final class LineRunner {
         return name.equals("nni:import") ? "nni:importdata" : name;
     }
 
+    /**
+     * @return the registered command closest to a mistyped one: as {@code scope:function} when it was
+     *         typed with a scope, else by its function name (NNI's and Felix's answer unscoped)
+     */
+    private Optional<String> suggestion(String command) {
+        Set<String> names = new TreeSet<>(List.of("help"));
+        for (String name : help.commands().keySet()) {
+            if (!name.equals("nni:_import")) {
+                names.add(command.contains(":") ? name : name.substring(name.indexOf(':') + 1));
+            }
+        }
+        return Suggestions.closest(command, names);
+    }
+
     /** @return what went wrong, for the user: the exception's message, with Gogo's own failures in words */
     private String message(String command, Exception e) {
         String type = e.getClass().getSimpleName();
         String text = e.getMessage() == null ? "" : e.getMessage();
         if (type.equals("CommandNotFoundException")) {
-            return "unknown command: " + command + " (help lists the commands)";
+            return "unknown command: " + command + suggestion(command).map(name -> "; did you mean " + name + "?").orElse("")
+                    + " (help lists the commands)";
         }
         if (e instanceof IllegalArgumentException && text.startsWith("Cannot coerce")) {
             return command + ": these arguments do not fit the command; " + command + " --help shows its usage";

@@ -1,6 +1,7 @@
 package nni.manager.internal.experiment;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -32,11 +33,9 @@ public record Progress(String id, ExperimentStatus status, int done, int running
         Duration left = null;
         if (!experiment.status().counting()) {
             left = Duration.ZERO;
-        } else if (max != null && finished > 0) {
-            double perTrial = (double) elapsed.toMillis() * Math.min(experiment.config().trialConcurrency(), max)
-                    / finished;
-            int remaining = Math.max(0, max - finished);
-            left = Duration.ofMillis((long) (perTrial * remaining / experiment.config().trialConcurrency()));
+        } else if (max != null) {
+            left = TimeLeft.estimate(trials.stream().map(TrialSummary::job).toList(), max,
+                    experiment.config().trialConcurrency(), Instant.now());
         }
         Duration maxDuration = experiment.config().maxExperimentDuration();
         if (maxDuration != null && experiment.status().counting()) {
