@@ -59,7 +59,7 @@ final class RunningRuntime {
             ByteArrayOutputStream failure = new ByteArrayOutputStream();
             int ended;
             try {
-                ended = runtime.run(Console.line(List.of("nni:validate", absolute)), ConsoleConnection.newRunId(),
+                ended = runtime.run(Console.line(List.of("nni:validate", absolute)), ConsoleConnection.newRunId(), -1,
                         new PrintStream(verdict, true, StandardCharsets.UTF_8), new PrintStream(failure, true, StandardCharsets.UTF_8));
             } catch (ConsoleConnection.Unreachable | IOException e) {
                 err.println("nni-osgi: validate " + file + ": " + (e instanceof IOException io ? Main.describe(io) : e.getMessage()));
