@@ -112,6 +112,14 @@ final class Browser implements AutoCloseable {
                 .ignoring(StaleElementReferenceException.class).until(condition);
     }
 
+    /** Clicks the element, found again when the live page replaced it between the finding and the click. */
+    void click(String css) {
+        waitFor(d -> {
+            find(css).click();
+            return true;
+        });
+    }
+
     WebElement find(String css) {
         return driver.findElement(By.cssSelector(css));
     }

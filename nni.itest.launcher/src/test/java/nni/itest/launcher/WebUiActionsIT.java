@@ -62,21 +62,21 @@ public class WebUiActionsIT {
         // stop: the ended experiment closes, and its row offers resume and delete instead
         for (String id : new String[] {kept, deleted}) {
             browser.waitFor(d -> browser.findAll(row.formatted(id) + "button[data-action='stop']").size() == 1);
-            browser.find(row.formatted(id) + "button[data-action='stop']").click();
+            browser.click(row.formatted(id) + "button[data-action='stop']");
             browser.waitFor(d -> browser.findAll(row.formatted(id) + "button[data-action='resume']").size() == 1);
         }
         assertEquals(404, runtime.request("GET", "check-status?experiment_id=" + kept, null).statusCode());
 
         // delete asks first: "keep" keeps everything
-        browser.find(row.formatted(deleted) + "button[data-action='delete']").click();
+        browser.click(row.formatted(deleted) + "button[data-action='delete']");
         browser.waitFor(d -> browser.findAll(row.formatted(deleted) + "button[data-action='keep']").size() == 1);
         browser.screenshot("experiments-delete-confirmation");
-        browser.find(row.formatted(deleted) + "button[data-action='keep']").click();
+        browser.click(row.formatted(deleted) + "button[data-action='keep']");
         browser.waitFor(d -> browser.findAll(row.formatted(deleted) + "button[data-action='delete']").size() == 1);
         assertTrue(Files.isDirectory(experiments.resolve(deleted)));
-        browser.find(row.formatted(deleted) + "button[data-action='delete']").click();
+        browser.click(row.formatted(deleted) + "button[data-action='delete']");
         browser.waitFor(d -> browser.findAll(row.formatted(deleted) + "button[data-action='confirm-delete']").size() == 1);
-        browser.find(row.formatted(deleted) + "button[data-action='confirm-delete']").click();
+        browser.click(row.formatted(deleted) + "button[data-action='confirm-delete']");
         browser.waitFor(d -> browser.findAll(row.formatted(deleted)).isEmpty());
         assertTrue(browser.text("#experiments-message"), browser.text("#experiments-message").startsWith("Deleted " + deleted));
         assertFalse(Files.exists(experiments.resolve(deleted)));
@@ -85,7 +85,7 @@ public class WebUiActionsIT {
         assertTrue(registry.toString(), registry.has(kept));
 
         // resume: the stored experiment is open again, its trials kept
-        browser.find(row.formatted(kept) + "button[data-action='resume']").click();
+        browser.click(row.formatted(kept) + "button[data-action='resume']");
         browser.waitFor(d -> browser.findAll(row.formatted(kept) + "button[data-action='stop']").size() == 1);
         assertTrue(browser.text("#experiments-message"), browser.text("#experiments-message").startsWith("Resumed " + kept));
         JsonNode trials = runtime.get("trial-jobs?experiment_id=" + kept);

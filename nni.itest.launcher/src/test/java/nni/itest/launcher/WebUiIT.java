@@ -363,10 +363,10 @@ public class WebUiIT {
         browser.open(ui() + "#/experiments/" + id + "/trials");
         browser.waitFor(d -> browser.findAll("input[data-pick='" + first + "']").size() == 1);
         assertEquals("true", browser.find("#compare").getAttribute("disabled"));
-        browser.find("input[data-pick='" + first + "']").click();
-        browser.find("input[data-pick='" + second + "']").click();
+        browser.click("input[data-pick='" + first + "']");
+        browser.click("input[data-pick='" + second + "']");
         browser.waitFor(d -> browser.find("#compare").isEnabled());
-        browser.find("#compare").click();
+        browser.click("#compare");
         browser.waitFor(d -> browser.findAll("#comparison thead th[data-trial]").size() == 2);
         assertEquals(List.of(first, second), browser.findAll("#comparison thead th[data-trial]").stream()
                 .map(th -> th.getAttribute("data-trial")).toList());
