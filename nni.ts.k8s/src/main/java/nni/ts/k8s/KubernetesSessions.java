@@ -41,15 +41,15 @@ public final class KubernetesSessions {
      * @param azure           how an Azure file share's key is read and the share reached
      * @param keeperToken     how the containers get their keeper's token
      */
-    public record Settings(String kubeconfig, String context, String nfsMountPath, KeeperChoice keeper, KeeperToken keeperToken,
-                           int maxEnvironments,
-                           Duration idleTimeout, Duration cancelGrace, Duration stopGrace, AzureFileShare.Settings azure) {
+    public record ComponentSettings(String kubeconfig, String context, String nfsMountPath, KeeperChoice keeper,
+                                    KeeperToken keeperToken, int maxEnvironments, Duration idleTimeout, Duration cancelGrace,
+                                    Duration stopGrace, AzureFileShare.Settings azure) {
 
         /**
          * @return the settings of a component configuration
          * @throws PlatformException naming a bad {@code keeper} or {@code azure.credential} value
          */
-        public static Settings of(KubernetesPlatformConfig config) throws PlatformException {
+        public static ComponentSettings of(KubernetesPlatformConfig config) throws PlatformException {
             KeeperChoice keeper;
             AzureCredential.Source credential;
             KeeperToken keeperToken;
@@ -60,7 +60,7 @@ public final class KubernetesSessions {
             } catch (IllegalArgumentException e) {
                 throw new PlatformException("the platform's configuration: " + e.getMessage(), e);
             }
-            return new Settings(config.kubeconfig(), config.context(), config.nfs_mount_path(), keeper, keeperToken,
+            return new ComponentSettings(config.kubeconfig(), config.context(), config.nfs_mount_path(), keeper, keeperToken,
                     config.max_environments(), Duration.ofSeconds(Math.max(1, config.reuse_idle_seconds())),
                     Duration.ofSeconds(Math.max(0, config.cancel_grace_seconds())),
                     Duration.ofSeconds(Math.max(0, config.stop_grace_seconds())),
@@ -73,29 +73,29 @@ public final class KubernetesSessions {
     }
 
     /**
-     * @param context        the experiment member
-     * @param keeperSessions the manager's keeper mechanism
-     * @param settings       the component's settings
-     * @param kind           the operator's jobs, built from the section
-     * @param useShare       whether the keeper and code go through the section's {@code storage} (NFS or Azure Files)
-     * @param defaultReuse   {@code reuseMode} when the section has none
+     * @param context         the experiment member
+     * @param keeperSessions  the manager's keeper mechanism
+     * @param settings        the component's settings
+     * @param kind            the operator's jobs, built from the section
+     * @param sessionSettings how the platform's sessions differ (the share, reuse by default)
      */
-    public static TrainingSession open(SessionContext context, KeeperSessions keeperSessions, Settings settings, JobKind kind,
-                                       boolean useShare, boolean defaultReuse) throws PlatformException {
+    public static TrainingSession open(SessionContext context, KeeperSessions keeperSessions, ComponentSettings settings,
+                                       JobKind kind, KubernetesSessionSettings sessionSettings) throws PlatformException {
         Map<String, Object> section = context.section();
         String namespace = section.get("namespace") instanceof String ns && !ns.isBlank() ? ns : "default";
-        boolean reuse = section.get("reuseMode") instanceof Boolean b ? b : defaultReuse;
+        boolean reuse = section.get("reuseMode") instanceof Boolean b ? b : sessionSettings.reuseByDefault();
         ExperimentShare share = null;
         Cluster cluster = null;
         KubernetesLauncher launcher = null;
         ScheduledThreadPoolExecutor executor = null;
         KeeperOptions options;
         try {
-            K8sStorage.Choice storage = useShare ? K8sStorage.of(section) : null;
+            K8sStorage.Choice storage = sessionSettings.keeperOnShare() ? K8sStorage.of(section) : null;
             cluster = ClusterAccess.connect(settings.kubeconfig(), settings.context(), System.getenv());
             cluster.check(namespace, List.of(kind.type()));
             boolean secrets = settings.keeperToken() == KeeperToken.SECRET || storage instanceof K8sStorage.Azure;
-            cluster.checkAccess(namespace, AccessReview.needed(kind.type(), secrets), remedy(context.platform(), settings, storage));
+            cluster.checkAccess(namespace, AccessReview.needed(kind.type(), secrets),
+                    remedy(sessionSettings.pid(), settings, storage));
             if (settings.keeperToken() == KeeperToken.ENVIRONMENT) {
                 LOG.warn("experiment {}: keeper.token=environment: the keepers' tokens are plain values in the pod specs of namespace"
                         + " {}; anyone who can read the {} objects there can read them", context.experimentId(), namespace,
@@ -153,8 +153,7 @@ public final class KubernetesSessions {
     }
 
     /** @return what a user lacking rights can do: the README's Role, or (for Secrets) the setting that needs none */
-    private static String remedy(String platform, Settings settings, K8sStorage.Choice storage) {
-        String pid = "nni.ts." + (platform.equals("adl") ? "adaptdl" : platform);
+    private static String remedy(String pid, ComponentSettings settings, K8sStorage.Choice storage) {
         String remedy = "give the Role of the README (\"Kubernetes RBAC\")";
         if (settings.keeperToken() == KeeperToken.SECRET && !(storage instanceof K8sStorage.Azure)) {
             remedy += " or set keeper.token=environment in etc/" + pid + ".cfg";

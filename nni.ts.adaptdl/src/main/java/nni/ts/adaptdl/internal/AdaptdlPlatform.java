@@ -12,12 +12,11 @@ import org.osgi.service.metatype.annotations.Designate;
 import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
-import nni.api.platform.PlatformException;
-import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
-import nni.api.platform.TrainingSession;
+import nni.ts.k8s.JobKind;
+import nni.ts.k8s.KubernetesPlatform;
 import nni.ts.k8s.KubernetesPlatformConfig;
-import nni.ts.k8s.KubernetesSessions;
+import nni.ts.k8s.KubernetesSessionSettings;
 
 /**
  * NNI's {@code platform: adl} (v1 {@code trainingServicePlatform: adl}): trials run by trial keepers
@@ -26,18 +25,17 @@ import nni.ts.k8s.KubernetesSessions;
  * through each job's ConfigMap. Configured through PID {@code nni.ts.adaptdl}
  * ({@link KubernetesPlatformConfig}; {@code nfs.mount.path} does not apply).
  */
-@Component(service = TrainingPlatform.class, configurationPid = "nni.ts.adaptdl", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(service = TrainingPlatform.class, configurationPid = AdaptdlPlatform.PID,
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Platform("adl")
 @Designate(ocd = KubernetesPlatformConfig.class)
-public class AdaptdlPlatform implements TrainingPlatform {
+public class AdaptdlPlatform extends KubernetesPlatform {
 
-    private final KubernetesPlatformConfig config;
-    private final KeeperSessions keeperSessions;
+    static final String PID = "nni.ts.adaptdl";
 
     @Activate
     public AdaptdlPlatform(KubernetesPlatformConfig config, @Reference KeeperSessions keeperSessions) {
-        this.config = config;
-        this.keeperSessions = keeperSessions;
+        super(config, keeperSessions, KubernetesSessionSettings.of(PID).withoutShare().jobPerTrialByDefault());
     }
 
     @Override
@@ -46,8 +44,7 @@ public class AdaptdlPlatform implements TrainingPlatform {
     }
 
     @Override
-    public TrainingSession open(SessionContext context) throws PlatformException {
-        return KubernetesSessions.open(context, keeperSessions, KubernetesSessions.Settings.of(config),
-                new AdaptdlJobs(context.section()), false, false);
+    protected JobKind jobs(Map<String, Object> section) {
+        return new AdaptdlJobs(section);
     }
 }

@@ -12,12 +12,9 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperChoice;
-import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
 import nni.api.platform.PlatformException;
@@ -25,10 +22,7 @@ import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
 import nni.ts.cloud.AzureCredential;
-import nni.ts.cloud.CloudException;
-import nni.ts.cloud.HttpCalls;
-import nni.ts.cloud.JobLauncher;
-import nni.ts.cloud.JobSession;
+import nni.ts.cloud.CloudSessionBuilder;
 
 /**
  * NNI's {@code platform: aml} (reuse mode, as in NNI): trial keeper environments as Azure Machine
@@ -44,7 +38,6 @@ import nni.ts.cloud.JobSession;
 @Designate(ocd = AmlPlatform.Config.class)
 public class AmlPlatform implements TrainingPlatform {
 
-    private static final Logger LOG = LoggerFactory.getLogger(AmlPlatform.class);
     /** The host the manager's one port is bound to ({@code --host}); unset: every address. */
     private static final String HTTP_HOST = "org.apache.felix.http.host";
 
@@ -132,45 +125,22 @@ public class AmlPlatform implements TrainingPlatform {
     @Override
     public TrainingSession open(SessionContext context) throws PlatformException {
         AmlSection.Settings settings = AmlSection.settings(context.section());
-        KeeperChoice keeper;
-        AzureCredential.Source source;
-        try {
-            keeper = KeeperChoice.of(config.keeper());
-            source = AzureCredential.Source.of(config.credential());
-        } catch (IllegalArgumentException e) {
-            throw new PlatformException("aml: " + e.getMessage(), e);
-        }
+        CloudSessionBuilder session = new CloudSessionBuilder("aml", "Azure ML", context, keeperSessions);
+        KeeperChoice keeper = session.keeper(config.keeper());
+        AzureCredential.Source source = session.checked(() -> AzureCredential.Source.of(config.credential()));
         String experiment = context.experimentId();
         AmlChannel channel = AmlChannel.choose(config.keeper_transport(), config.datastore(), config.datastore_mount(),
                 settings.nniManagerIp(), httpHost, experiment);
-        Duration timeout = Duration.ofSeconds(config.request_timeout_seconds());
-        AzureCredential credential;
-        try {
-            credential = AzureCredential.of(source, System::getenv, config.arm_resource(), config.az_command(), timeout);
-        } catch (CloudException e) {
-            throw new PlatformException("aml: " + e.getMessage(), e);
-        }
-        HttpCalls http = new HttpCalls(settings.service(), timeout, "nni-aml-" + experiment);
-        AmlApi api = new AmlApi(settings, http, credential, config.arm_endpoint(), context.experimentDirectory().resolve("aml-snapshot"),
-                experiment, keeper.toString(), config.java_command(), config.python_command(), channel);
-        try {
-            String unchecked = api.checkWorkspace();
-            if (unchecked != null) {
-                LOG.warn("experiment {}: the Azure ML workspace could not be checked now: {}", experiment, unchecked);
-            }
-        } catch (PlatformException | RuntimeException e) {
-            api.close();
-            throw e;
-        }
-        JobLauncher launcher = new JobLauncher(api, "Azure ML", "nni-aml-" + experiment,
-                Duration.ofSeconds(config.status_refresh_seconds()), Duration.ofSeconds(config.missing_job_seconds()),
-                context::capacityChanged);
-        KeeperOptions options = KeeperOptions.builder("aml").reuse(true).maxEnvironments(Math.max(1, config.max_jobs()))
-                .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost(settings.nniManagerIp()).keeper(keeper)
-                .transport(channel.transport()).build();
-        LOG.info("experiment {}: Azure ML session on {} (compute {}, image {}, {}, keeper {}, reports {}: {})", experiment,
-                settings.service(), settings.computeTarget(), settings.dockerImage(), credential.description(), keeper, channel,
-                channel.why());
-        return JobSession.open(context, launcher, options, Duration.ofSeconds(5), keeperSessions);
+        AzureCredential credential = session.checked(() -> AzureCredential.of(source, System::getenv, config.arm_resource(),
+                config.az_command(), Duration.ofSeconds(config.request_timeout_seconds())));
+        AmlApi api = new AmlApi(settings, session.http(settings.service(), config.request_timeout_seconds()), credential,
+                config.arm_endpoint(), context.experimentDirectory().resolve("aml-snapshot"), experiment, keeper.toString(),
+                config.java_command(), config.python_command(), channel);
+        return session.maxJobs(config.max_jobs()).idleTimeout(config.reuse_idle_seconds()).managerHost(settings.nniManagerIp())
+                .transport(channel.transport()).refresh(config.status_refresh_seconds()).missingAfter(config.missing_job_seconds())
+                .checking("the Azure ML workspace", api::checkWorkspace)
+                .describedAs("compute " + settings.computeTarget() + ", image " + settings.dockerImage() + ", "
+                        + credential.description() + ", keeper " + keeper + ", reports " + channel + ": " + channel.why())
+                .open(api);
     }
 }

@@ -1,8 +1,6 @@
 package nni.ts.dlc.internal;
 
-import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 
 import org.osgi.service.component.annotations.Activate;
@@ -12,12 +10,9 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperChoice;
-import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
 import nni.api.environment.KeeperTransport;
 import nni.api.platform.Platform;
@@ -25,9 +20,7 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
-import nni.ts.cloud.HttpCalls;
-import nni.ts.cloud.JobLauncher;
-import nni.ts.cloud.JobSession;
+import nni.ts.cloud.CloudSessionBuilder;
 import nni.ts.cloud.SharedStorage;
 
 /**
@@ -43,8 +36,6 @@ import nni.ts.cloud.SharedStorage;
 @Platform("dlc")
 @Designate(ocd = DlcPlatform.Config.class)
 public class DlcPlatform implements TrainingPlatform {
-
-    private static final Logger LOG = LoggerFactory.getLogger(DlcPlatform.class);
 
     @ObjectClassDefinition(name = "NNI dlc platform", description = "Trials as PAI-DLC jobs")
     public @interface Config {
@@ -98,39 +89,22 @@ public class DlcPlatform implements TrainingPlatform {
 
     @Override
     public TrainingSession open(SessionContext context) throws PlatformException {
-        DlcSection.Settings settings;
-        KeeperChoice keeper;
-        KeeperTransport transport;
         String experiment = context.experimentId();
-        SharedStorage storage;
-        try {
-            settings = DlcSection.settings(context.section());
-            keeper = KeeperChoice.of(config.keeper());
-            storage = new SharedStorage(settings.localStorageMountPoint().resolve("nni-experiments").resolve(experiment),
-                    settings.containerStorageMountPoint() + "/nni-experiments/" + experiment);
-            transport = storage.keeperTransport(config.keeper_transport());
-        } catch (IOException | IllegalArgumentException e) {
-            throw new PlatformException("dlc: " + e.getMessage(), e);
-        }
+        CloudSessionBuilder session = new CloudSessionBuilder("dlc", "PAI-DLC", context, keeperSessions);
+        DlcSection.Settings settings = session.checked(() -> DlcSection.settings(context.section()));
+        KeeperChoice keeper = session.keeper(config.keeper());
+        SharedStorage storage = session.checked(() -> new SharedStorage(
+                settings.localStorageMountPoint().resolve("nni-experiments").resolve(experiment),
+                settings.containerStorageMountPoint() + "/nni-experiments/" + experiment));
+        KeeperTransport transport = session.checked(() -> storage.keeperTransport(config.keeper_transport()));
         String endpoint = config.endpoint().isBlank() ? DlcApi.endpoint(settings.region()) : config.endpoint().strip();
-        HttpCalls http = new HttpCalls(settings.service(), Duration.ofSeconds(config.request_timeout_seconds()), "nni-dlc-" + experiment);
-        DlcApi api = new DlcApi(settings, http, endpoint, storage, experiment, keeper.toString(), config.java_command(),
-                config.python_command());
-        try {
-            String unchecked = api.checkAccessKey();
-            if (unchecked != null) {
-                LOG.warn("experiment {}: the PAI-DLC AccessKey could not be checked now: {}", experiment, unchecked);
-            }
-        } catch (PlatformException | RuntimeException e) {
-            http.close();
-            throw e;
-        }
-        JobLauncher launcher = new JobLauncher(api, "PAI-DLC", "nni-dlc-" + experiment, Duration.ofSeconds(config.status_refresh_seconds()),
-                Duration.ofSeconds(config.missing_job_seconds()), context::capacityChanged);
-        KeeperOptions options = KeeperOptions.builder("dlc").reuse(true).maxEnvironments(Math.max(1, config.max_jobs()))
-                .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds())).managerHost(settings.nniManagerIp()).keeper(keeper).transport(transport).build();
-        LOG.info("experiment {}: PAI-DLC session on {} ({} x{} {}, keeper {}, reports {})", experiment, settings.service(),
-                settings.jobType(), settings.podCount(), settings.image(), keeper, transport);
-        return JobSession.open(context, launcher, options, Duration.ofSeconds(5), keeperSessions);
+        DlcApi api = new DlcApi(settings, session.http(settings.service(), config.request_timeout_seconds()), endpoint, storage,
+                experiment, keeper.toString(), config.java_command(), config.python_command());
+        return session.maxJobs(config.max_jobs()).idleTimeout(config.reuse_idle_seconds()).managerHost(settings.nniManagerIp())
+                .transport(transport).refresh(config.status_refresh_seconds()).missingAfter(config.missing_job_seconds())
+                .checking("the PAI-DLC AccessKey", api::checkAccessKey)
+                .describedAs(settings.jobType() + " x" + settings.podCount() + " " + settings.image() + ", keeper " + keeper
+                        + ", reports " + transport)
+                .open(api);
     }
 }

@@ -23,16 +23,13 @@ import org.slf4j.LoggerFactory;
 
 import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperChoice;
-import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
-import nni.ts.cloud.HttpCalls;
-import nni.ts.cloud.JobLauncher;
-import nni.ts.cloud.JobSession;
+import nni.ts.cloud.CloudSessionBuilder;
 import nni.ts.cloud.SharedStorage;
 
 /**
@@ -100,35 +97,31 @@ public class DltsPlatform implements TrainingPlatform {
     @Override
     public TrainingSession open(SessionContext context) throws PlatformException {
         DltsSection.Settings settings = DltsSection.settings(context.section(), System::getenv);
-        KeeperChoice keeper;
-        try {
-            keeper = KeeperChoice.of(config.keeper());
-        } catch (IllegalArgumentException e) {
-            throw new PlatformException("dlts: " + e.getMessage(), e);
-        }
+        CloudSessionBuilder session = new CloudSessionBuilder("dlts", "DLTS", context, keeperSessions);
+        KeeperChoice keeper = session.keeper(config.keeper());
         String experiment = context.experimentId();
         Path root = context.experimentDirectory().resolve("dlts");
         SharedStorage storage = new SharedStorage(root, root.toString()); // the cluster's shared file system: the same path
-        HttpCalls http = new HttpCalls(settings.service(), Duration.ofSeconds(config.request_timeout_seconds()), "nni-dlts-" + experiment);
-        DltsApi api = new DltsApi(settings, http, storage, experiment, keeper.toString(), config.java_command(), config.python_command());
-        try {
-            api.lookUpGpuType();
-            String job = settings.exposingJob();
-            if (job != null) {
-                String url = api.exposeManager(job, managerPort(), Duration.ofSeconds(config.endpoint_timeout_seconds()));
-                LOG.info("experiment {}: keepers call the manager back at {}, where DLTS job {} exposes its port (no nniManagerIp)",
-                        experiment, url, job);
-            }
-        } catch (PlatformException | RuntimeException e) {
-            http.close();
-            throw e;
+        DltsApi api = new DltsApi(settings, session.http(settings.service(), config.request_timeout_seconds()), storage, experiment,
+                keeper.toString(), config.java_command(), config.python_command());
+        return session.reuse(false).maxJobs(config.max_jobs()).managerHost(settings.nniManagerIp())
+                .refresh(config.status_refresh_seconds()).missingAfter(config.missing_job_seconds())
+                .stopGrace(config.stop_grace_seconds())
+                .checking("the DLTS cluster", () -> prepare(api, settings, experiment))
+                .describedAs("keeper " + keeper)
+                .open(api);
+    }
+
+    /** Looks up the cluster's GPU type and, in a DLTS job without {@code nniManagerIp}, exposes the manager's port. */
+    private String prepare(DltsApi api, DltsSection.Settings settings, String experiment) throws PlatformException {
+        api.lookUpGpuType();
+        String job = settings.exposingJob();
+        if (job != null) {
+            String url = api.exposeManager(job, managerPort(), Duration.ofSeconds(config.endpoint_timeout_seconds()));
+            LOG.info("experiment {}: keepers call the manager back at {}, where DLTS job {} exposes its port (no nniManagerIp)",
+                    experiment, url, job);
         }
-        JobLauncher launcher = new JobLauncher(api, "DLTS", "nni-dlts-" + experiment, Duration.ofSeconds(config.status_refresh_seconds()),
-                Duration.ofSeconds(config.missing_job_seconds()), context::capacityChanged);
-        KeeperOptions options = KeeperOptions.builder("dlts").reuse(false).maxEnvironments(Math.max(1, config.max_jobs()))
-                .managerHost(settings.nniManagerIp()).keeper(keeper).build();
-        LOG.info("experiment {}: DLTS session on {} (keeper {})", experiment, settings.service(), keeper);
-        return JobSession.open(context, launcher, options, Duration.ofSeconds(config.stop_grace_seconds()), keeperSessions);
+        return null;
     }
 
     /** @return the port of the manager's HTTP endpoint, as the HTTP runtime publishes it ({@code osgi.http.endpoint}) */

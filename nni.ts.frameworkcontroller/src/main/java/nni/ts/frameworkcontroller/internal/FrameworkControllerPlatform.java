@@ -12,12 +12,11 @@ import org.osgi.service.metatype.annotations.Designate;
 import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
-import nni.api.platform.PlatformException;
-import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
-import nni.api.platform.TrainingSession;
+import nni.ts.k8s.JobKind;
+import nni.ts.k8s.KubernetesPlatform;
 import nni.ts.k8s.KubernetesPlatformConfig;
-import nni.ts.k8s.KubernetesSessions;
+import nni.ts.k8s.KubernetesSessionSettings;
 
 /**
  * NNI's {@code platform: frameworkcontroller}: trials run by trial keepers in the pods of
@@ -26,18 +25,17 @@ import nni.ts.k8s.KubernetesSessions;
  * through the experiment's share (NFS or Azure Files).
  * Configured through PID {@code nni.ts.frameworkcontroller} ({@link KubernetesPlatformConfig}).
  */
-@Component(service = TrainingPlatform.class, configurationPid = "nni.ts.frameworkcontroller", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(service = TrainingPlatform.class, configurationPid = FrameworkControllerPlatform.PID,
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Platform("frameworkcontroller")
 @Designate(ocd = KubernetesPlatformConfig.class)
-public class FrameworkControllerPlatform implements TrainingPlatform {
+public class FrameworkControllerPlatform extends KubernetesPlatform {
 
-    private final KubernetesPlatformConfig config;
-    private final KeeperSessions keeperSessions;
+    static final String PID = "nni.ts.frameworkcontroller";
 
     @Activate
     public FrameworkControllerPlatform(KubernetesPlatformConfig config, @Reference KeeperSessions keeperSessions) {
-        this.config = config;
-        this.keeperSessions = keeperSessions;
+        super(config, keeperSessions, KubernetesSessionSettings.of(PID));
     }
 
     @Override
@@ -46,8 +44,7 @@ public class FrameworkControllerPlatform implements TrainingPlatform {
     }
 
     @Override
-    public TrainingSession open(SessionContext context) throws PlatformException {
-        return KubernetesSessions.open(context, keeperSessions, KubernetesSessions.Settings.of(config),
-                new FrameworkJobs(context.section()), true, true);
+    protected JobKind jobs(Map<String, Object> section) {
+        return new FrameworkJobs(section);
     }
 }

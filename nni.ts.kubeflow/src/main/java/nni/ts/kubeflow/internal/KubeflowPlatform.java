@@ -12,12 +12,11 @@ import org.osgi.service.metatype.annotations.Designate;
 import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperSessions;
 import nni.api.platform.Platform;
-import nni.api.platform.PlatformException;
-import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
-import nni.api.platform.TrainingSession;
+import nni.ts.k8s.JobKind;
+import nni.ts.k8s.KubernetesPlatform;
 import nni.ts.k8s.KubernetesPlatformConfig;
-import nni.ts.k8s.KubernetesSessions;
+import nni.ts.k8s.KubernetesSessionSettings;
 
 /**
  * NNI's {@code platform: kubeflow}: trials run by trial keepers in the pods of Kubeflow TFJobs or
@@ -25,18 +24,17 @@ import nni.ts.k8s.KubernetesSessions;
  * per environment; the keeper and the code reach the pods through the experiment's share (NFS or Azure Files).
  * Configured through PID {@code nni.ts.kubeflow} ({@link KubernetesPlatformConfig}).
  */
-@Component(service = TrainingPlatform.class, configurationPid = "nni.ts.kubeflow", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Component(service = TrainingPlatform.class, configurationPid = KubeflowPlatform.PID,
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Platform("kubeflow")
 @Designate(ocd = KubernetesPlatformConfig.class)
-public class KubeflowPlatform implements TrainingPlatform {
+public class KubeflowPlatform extends KubernetesPlatform {
 
-    private final KubernetesPlatformConfig config;
-    private final KeeperSessions keeperSessions;
+    static final String PID = "nni.ts.kubeflow";
 
     @Activate
     public KubeflowPlatform(KubernetesPlatformConfig config, @Reference KeeperSessions keeperSessions) {
-        this.config = config;
-        this.keeperSessions = keeperSessions;
+        super(config, keeperSessions, KubernetesSessionSettings.of(PID));
     }
 
     @Override
@@ -45,8 +43,7 @@ public class KubeflowPlatform implements TrainingPlatform {
     }
 
     @Override
-    public TrainingSession open(SessionContext context) throws PlatformException {
-        return KubernetesSessions.open(context, keeperSessions, KubernetesSessions.Settings.of(config),
-                new KubeflowJobs(context.section()), true, true);
+    protected JobKind jobs(Map<String, Object> section) {
+        return new KubeflowJobs(section);
     }
 }

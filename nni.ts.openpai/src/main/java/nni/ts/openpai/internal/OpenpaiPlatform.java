@@ -1,8 +1,6 @@
 package nni.ts.openpai.internal;
 
-import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 
 import org.osgi.service.component.annotations.Activate;
@@ -12,12 +10,9 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperChoice;
-import nni.api.environment.KeeperOptions;
 import nni.api.environment.KeeperSessions;
 import nni.api.environment.KeeperTransport;
 import nni.api.platform.Platform;
@@ -25,9 +20,7 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
-import nni.ts.cloud.HttpCalls;
-import nni.ts.cloud.JobLauncher;
-import nni.ts.cloud.JobSession;
+import nni.ts.cloud.CloudSessionBuilder;
 import nni.ts.cloud.SharedStorage;
 
 /**
@@ -43,8 +36,6 @@ import nni.ts.cloud.SharedStorage;
 @Platform("openpai")
 @Designate(ocd = OpenpaiPlatform.Config.class)
 public class OpenpaiPlatform implements TrainingPlatform {
-
-    private static final Logger LOG = LoggerFactory.getLogger(OpenpaiPlatform.class);
 
     @ObjectClassDefinition(name = "NNI openpai platform", description = "Trials as OpenPAI jobs")
     public @interface Config {
@@ -100,41 +91,23 @@ public class OpenpaiPlatform implements TrainingPlatform {
 
     @Override
     public TrainingSession open(SessionContext context) throws PlatformException {
-        OpenpaiSection.Settings settings;
-        KeeperChoice keeper;
-        KeeperTransport transport;
         String experiment = context.experimentId();
-        SharedStorage storage;
-        try {
-            settings = OpenpaiSection.settings(context.section());
-            keeper = KeeperChoice.of(config.keeper());
-            storage = new SharedStorage(settings.localStorageMountPoint().resolve(experiment),
-                    settings.containerStorageMountPoint() + "/" + experiment);
-            transport = storage.keeperTransport(config.keeper_transport());
-        } catch (IOException | IllegalArgumentException e) {
-            throw new PlatformException("openpai: " + e.getMessage(), e);
-        }
-        HttpCalls http = new HttpCalls(settings.service(), Duration.ofSeconds(config.request_timeout_seconds()),
-                "nni-openpai-" + experiment);
-        OpenpaiApi api = new OpenpaiApi(settings, http, storage, experiment, settings.reuseMode(), keeper.toString(),
-                config.java_command(), config.python_command());
-        try {
-            String unchecked = api.checkUser();
-            if (unchecked != null) {
-                LOG.warn("experiment {}: the OpenPAI token could not be checked now: {}", experiment, unchecked);
-            }
-        } catch (PlatformException | RuntimeException e) {
-            http.close();
-            throw e;
-        }
-        Duration refresh = Duration.ofSeconds(settings.reuseMode() ? config.list_refresh_seconds() : config.status_refresh_seconds());
-        JobLauncher launcher = new JobLauncher(api, "OpenPAI", "nni-openpai-" + experiment, refresh,
-                Duration.ofSeconds(config.missing_job_seconds()), context::capacityChanged);
-        KeeperOptions options = KeeperOptions.builder(OpenpaiJob.NNI_PLATFORM).reuse(settings.reuseMode())
-                .maxEnvironments(Math.max(1, config.max_jobs())).idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds()))
-                .managerHost(settings.nniManagerIp()).keeper(keeper).transport(transport).build();
-        LOG.info("experiment {}: OpenPAI session on {} ({}, keeper {}, reports {})", experiment, settings.service(),
-                settings.reuseMode() ? "reuse mode" : "one job per trial", keeper, transport);
-        return JobSession.open(context, launcher, options, Duration.ofSeconds(config.stop_grace_seconds()), keeperSessions);
+        CloudSessionBuilder session = new CloudSessionBuilder("openpai", "OpenPAI", context, keeperSessions)
+                .nniPlatform(OpenpaiJob.NNI_PLATFORM);
+        OpenpaiSection.Settings settings = session.checked(() -> OpenpaiSection.settings(context.section()));
+        KeeperChoice keeper = session.keeper(config.keeper());
+        SharedStorage storage = session.checked(() -> new SharedStorage(settings.localStorageMountPoint().resolve(experiment),
+                settings.containerStorageMountPoint() + "/" + experiment));
+        KeeperTransport transport = session.checked(() -> storage.keeperTransport(config.keeper_transport()));
+        OpenpaiApi api = new OpenpaiApi(settings, session.http(settings.service(), config.request_timeout_seconds()), storage,
+                experiment, settings.reuseMode(), keeper.toString(), config.java_command(), config.python_command());
+        return session.reuse(settings.reuseMode()).maxJobs(config.max_jobs()).idleTimeout(config.reuse_idle_seconds())
+                .managerHost(settings.nniManagerIp()).transport(transport)
+                .refresh(settings.reuseMode() ? config.list_refresh_seconds() : config.status_refresh_seconds())
+                .missingAfter(config.missing_job_seconds()).stopGrace(config.stop_grace_seconds())
+                .checking("the OpenPAI token", api::checkUser)
+                .describedAs((settings.reuseMode() ? "reuse mode" : "one job per trial") + ", keeper " + keeper
+                        + ", reports " + transport)
+                .open(api);
     }
 }
