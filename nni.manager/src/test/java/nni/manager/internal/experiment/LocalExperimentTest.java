@@ -209,7 +209,7 @@ public class LocalExperimentTest {
      * than 1 does (the JDK used to keep one process reaper thread per running child). Each trial's
      * exit status still arrives: cancelled trials end USER_CANCELED, the sleepers are gone.
      */
-    @Test(timeout = 120_000)
+    @Test(timeout = 360_000)
     public void runningTrialsCostNoThreadEach() throws Exception {
         int many = 150;
         Experiments setup = setup("trial.sh", "echo $$ > \"$NNI_OUTPUT_DIR/pid.txt\"\nexec sleep 300\n");
@@ -232,9 +232,12 @@ public class LocalExperimentTest {
         }).collect(Collectors.toSet());
         assertTrue(pids.stream().allMatch(LocalExperimentTest::running));
 
-        experiment.stop(Duration.ofSeconds(30));
+        // 150 processes told to end and reaped on a loaded machine (fresh-ci at load 20-40 ran past 30 s)
+        experiment.stop(Duration.ofSeconds(150));
         experiment.settled().get(30, TimeUnit.SECONDS);
-        assertTrue(experiment.trials().stream().allMatch(t -> t.job().status() == TrialStatus.USER_CANCELED));
+        List<String> notCancelled = experiment.trials().stream().filter(t -> t.job().status() != TrialStatus.USER_CANCELED)
+                .map(t -> t.job().id() + " " + t.job().status()).toList();
+        assertEquals(List.of(), notCancelled);
         await().atMost(Duration.ofSeconds(20)).until(() -> pids.stream().noneMatch(LocalExperimentTest::running));
 
         // the same experiment with one trial running: the baseline of the engine's own threads
