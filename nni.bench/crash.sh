@@ -36,7 +36,7 @@ mkdir -p "$work/code" "$work/home" "$work/experiments"
 cat > "$work/code/trial.py" <<'PY'
 import os, time
 import nni
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'runs.log'), 'a') as runs:
+with open('@RUNS@', 'a') as runs:  # one place whatever folder the trial runs in (reuse mode unpacks a copy)
     runs.write(os.environ['NNI_TRIAL_JOB_ID'] + '\n')
 params = nni.get_next_parameter()
 for step in range(10):
@@ -44,6 +44,7 @@ for step in range(10):
     time.sleep(0.2)
 nni.report_final_result(params['x'])
 PY
+sed -i "s|@RUNS@|$work/code/runs.log|" "$work/code/trial.py"
 reuse=""
 [ "$mode" = reuse ] && reuse="  reuseMode: true"
 cat > "$work/code/config.yml" <<YAML
@@ -102,6 +103,7 @@ while [ "$kills" -lt "$cycles" ]; do
     fi
     if ! kill -0 "$launcher" 2>/dev/null; then
         done_early="the experiment ended after $kills kills"
+        echo "$done_early; the last console:"; tail -15 "$work/console.$round"
         break
     fi
     end_runtime
