@@ -20,11 +20,15 @@ public final class ClientSide {
     private ClientSide() {
     }
 
-    /** @return {@code name} as the client means it: absolute, relative names resolved in the client's folder */
+    /** @return {@code name} as the client means it: an absolute name as given, a relative one resolved in the client's folder */
     public static Path file(String name) {
+        Path given = Path.of(name);
+        if (given.isAbsolute()) {
+            return given; // as the user wrote it: messages name the file so
+        }
         CommandSession session = session();
         Path base = session == null || session.currentDir() == null ? Path.of("").toAbsolutePath() : session.currentDir();
-        return base.resolve(name).normalize();
+        return base.resolve(given).normalize();
     }
 
     /** @return the width of the client's terminal, empty when its output is not a terminal */
