@@ -72,7 +72,7 @@ public class PlatformComesBackIT extends RuntimeTestSupport {
     @Test(timeout = 180_000)
     @SuppressWarnings("unchecked")
     public void anExperimentKeepsItsTrialsWhileItsPlatformIsAwayAndReattachesThemWhenItIsBack() throws Exception {
-        echo = context.installBundle(reactorBundle("nni.itest.platform"));
+        echo = context.installBundle(echoPlatformBundle());
         echo.start();
         Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code"));
         Path config = code.resolve("config.yml");
@@ -141,7 +141,7 @@ public class PlatformComesBackIT extends RuntimeTestSupport {
      */
     @Test(timeout = 180_000)
     public void aHybridMemberWhosePlatformLeavesDoesNotStopTheOthers() throws Exception {
-        echo = context.installBundle(reactorBundle("nni.itest.platform"));
+        echo = context.installBundle(echoPlatformBundle());
         echo.start();
         Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("hybrid"));
         Path release = code.resolve("release");

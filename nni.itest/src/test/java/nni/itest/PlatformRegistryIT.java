@@ -82,7 +82,7 @@ public class PlatformRegistryIT extends RuntimeTestSupport {
 
     @Test(timeout = 60_000)
     public void platformBundleInstalledAtRunTimeAppearsServesASessionAndGoesAway() throws Exception {
-        echo = context.installBundle(reactorBundle("nni.itest.platform"));
+        echo = context.installBundle(echoPlatformBundle());
         echo.start();
         await().atMost(WAIT).until(() -> get("api/v1/nni/platforms").body().contains("\"name\":\"echo\""));
         assertTrue(String.valueOf(command("nni:platforms")), String.valueOf(command("nni:platforms")).contains("echo"));

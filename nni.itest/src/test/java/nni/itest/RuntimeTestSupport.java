@@ -39,10 +39,16 @@ public abstract class RuntimeTestSupport {
     @Inject
     protected BundleContext context;
 
-    /** @return the path of a reactor bundle's jar, e.g. {@code nni.itest.platform} */
+    /** @return the path of a reactor bundle's jar, e.g. {@code nni.api.testkit} */
     public static String reactorBundle(String artifactId) {
         return Path.of(System.getProperty("nni.bundles.dir"), artifactId, "target",
                 artifactId + "-" + System.getProperty("nni.version") + ".jar").toUri().toString();
+    }
+
+    /** @return the path of the example platform's jar ({@code examples/echo-platform}), a bundle the tests install and remove */
+    public static String echoPlatformBundle() {
+        return Path.of(System.getProperty("nni.bundles.dir"), "examples", "echo-platform", "target",
+                "nni.example.echo-" + System.getProperty("nni.version") + ".jar").toUri().toString();
     }
 
     protected Option baseOptions() {

@@ -8,7 +8,10 @@
  *     what the platform reports and every breach of the reporting contract;</li>
  * <li>{@link nni.api.testkit.ConformanceTrial}: the trial script the tests run;</li>
  * <li>{@code nni.api.testkit.paxexam}: the same contract plus bundle-level checks inside a real
- *     OSGi framework.</li>
+ *     OSGi framework;</li>
+ * <li>{@code nni.api.testkit.environment}: for keeper-based platforms, the contract of their
+ *     {@link nni.api.environment.EnvironmentLauncher}, with a stand-in for the manager's side of the
+ *     keeper protocol.</li>
  * </ul>
  */
 @org.osgi.annotation.bundle.Export

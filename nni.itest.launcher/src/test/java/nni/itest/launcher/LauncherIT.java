@@ -53,8 +53,8 @@ public class LauncherIT {
         assertTrue(platformNames(runtime.get("platforms")).contains("local"));
         assertEquals("INITIALIZED", runtime.get("check-status").get("status").asText());
 
-        Path deployed = home.resolve("deploy").resolve("nni.itest.platform.jar");
-        Files.copy(Path.of(System.getProperty("nni.itest.platform.jar")), deployed);
+        Path deployed = home.resolve("deploy").resolve("nni.example.echo.jar");
+        Files.copy(Path.of(System.getProperty("nni.example.echo.jar")), deployed);
         await().atMost(Duration.ofSeconds(20)).until(() -> platformNames(runtime.get("platforms")).contains("echo"));
 
         Files.delete(deployed);

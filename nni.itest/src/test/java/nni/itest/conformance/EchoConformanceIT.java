@@ -27,7 +27,7 @@ public class EchoConformanceIT extends PlatformBundleContract {
     public Option[] config() {
         return new Option[] {RuntimeTestSupport.runtime("0"),
                 bundle(RuntimeTestSupport.reactorBundle("nni.api.testkit")),
-                bundle(RuntimeTestSupport.reactorBundle("nni.itest.platform"))};
+                bundle(RuntimeTestSupport.echoPlatformBundle())};
     }
 
     @Override

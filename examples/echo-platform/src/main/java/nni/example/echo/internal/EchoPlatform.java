@@ -1,4 +1,4 @@
-package nni.itest.platform.internal;
+package nni.example.echo.internal;
 
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -32,7 +32,7 @@ import nni.api.platform.TrainingSession;
  * ({@code reattach}) by their handle {@code echo:<id>}. Every trial runs on host {@value #HOST}. The
  * section may hold a secret, {@code echoToken}, which the platform reads as a real one would.
  */
-@Component(service = TrainingPlatform.class, configurationPid = "nni.itest.echo")
+@Component(service = TrainingPlatform.class, configurationPid = "nni.example.echo")
 @Platform("echo")
 @Designate(ocd = EchoPlatform.Config.class)
 public class EchoPlatform implements TrainingPlatform {
