@@ -26,6 +26,7 @@ import nni.manager.internal.http.JsonServlet;
 import nni.manager.internal.http.RequestBodies;
 import nni.manager.internal.http.Router;
 import nni.manager.internal.login.LoginGate;
+import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.registry.PlatformInfo;
 import nni.manager.internal.registry.PlatformRegistry;
 
@@ -69,12 +70,12 @@ public class UiApiServlet extends JsonServlet {
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
     public UiApiServlet(@Reference ExperimentManager manager, @Reference PlatformRegistry platforms,
-                        @Reference RequestBodies bodies, @Reference LoginGate login) {
+                        @Reference RequestBodies bodies, @Reference LoginGate login, @Reference NnictlBridge nnictl) {
         super(bodies);
         this.manager = manager;
         this.platforms = platforms;
         this.lookup = new ExperimentLookup(manager);
-        this.experiments = new ExperimentList(manager);
+        this.experiments = new ExperimentList(manager, nnictl);
     }
 
     @Deactivate
@@ -93,7 +94,8 @@ public class UiApiServlet extends JsonServlet {
         router.get("/experiments", (request, path) -> experiments.rows());
         router.get("/experiments/{id}", (request, path) -> {
             Experiment experiment = experiment(path);
-            return ExperimentOverview.of(experiment, isOpen(experiment));
+            boolean open = isOpen(experiment);
+            return ExperimentOverview.of(experiment, open, open ? experiment.status().name() : experiments.endedStatus(experiment.id()));
         });
         router.get("/experiments/{id}/trials", (request, path) -> TrialTable.page(experiment(path),
                 TrialTable.Query.of(request)));
