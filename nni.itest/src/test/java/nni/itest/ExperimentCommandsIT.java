@@ -96,11 +96,11 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
         assertTrue(both, both.startsWith("--head and --tail"));
 
         String top = command("nni:top --once").toString();
-        assertTrue(top, top.contains(id) && top.contains("done 2/3") && top.contains("running 1"));
+        assertTrue(top, top.contains(id) && top.contains("succeeded 2  failed 0  running 1  of max 3"));
         String experimentsTable = command("nni:experiments").toString();
         assertTrue(experimentsTable, experimentsTable.lines().findFirst().orElseThrow()
                 .matches("ID +NAME +STATUS +PLATFORM +TRIALS +BEST +START +END"));
-        assertTrue(experimentsTable, experimentsTable.lines().anyMatch(line -> line.matches(id + " +- +[A-Z_]+ +local +2/3 of 3 +2 +\\d{4}-.*")));
+        assertTrue(experimentsTable, experimentsTable.lines().anyMatch(line -> line.matches(id + " +- +[A-Z_]+ +local +succeeded 2  failed 0  running 1  of max 3 +2 +\\d{4}-.*")));
 
         // raise the limit: one more trial; then cancel the two sleepers
         command("nni:change " + id + " maxtrialnumber 4");
@@ -130,7 +130,7 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
         assertTrue(readOnly, readOnly.contains("had already ended"));
         command("nni:halt " + id);
         experimentsTable = command("nni:experiments").toString();
-        assertTrue(experimentsTable, experimentsTable.lines().anyMatch(line -> line.matches(id + " +- +[A-Z_]+ +local +4/4 of 4 +1 +.*")));
+        assertTrue(experimentsTable, experimentsTable.lines().anyMatch(line -> line.matches(id + " +- +[A-Z_]+ +local +succeeded 2  failed 0  cancelled 2  of max 4 +1 +.*")));
     }
 
     /**

@@ -1,6 +1,6 @@
-// Every experiment in the store: status, platform, trials finished/total, best metric, start, duration,
-// and what can be done with it: stop a running one (as nnictl stop), resume or delete a stored one
-// (delete asks for a confirmation first; it cannot be undone).
+// Every experiment in the store: status (how it ended, for one not open), platform, trials counted,
+// best metric, start, duration, and what can be done with it: stop a running one (as nnictl stop),
+// resume or delete a stored one (delete asks for a confirmation first; it cannot be undone).
 
 import { get, NNI, query, send, UI } from '../api.js';
 import { duration, escape, number, status, time } from '../format.js';
@@ -51,7 +51,7 @@ function render(box, rows, state) {
           <td>${escape(e.name ?? '')}</td>
           <td>${status(e.status)}${e.open ? '' : ' <span class="muted">(not open)</span>'}</td>
           <td>${escape(e.platform ?? '–')}</td>
-          <td class="num">${e.finished} / ${e.total}${e.maxTrials ? ` <span class="muted">of ${e.maxTrials}</span>` : ''}</td>
+          <td class="trial-counts">${escape(e.trials.text)}</td>
           <td class="num">${number(e.best)} <span class="muted">${e.optimizeMode === 'minimize' ? '↓' : '↑'}</span></td>
           <td>${time(e.startTime)}</td>
           <td class="num">${duration(e.durationMillis)}</td>

@@ -73,23 +73,25 @@ function renderStatus(content, e) {
     </dl>`;
 }
 
+// the server counts (TrialCounts): the same words as run's progress line, nni:top and nni:experiments
+const COUNTS = [
+  ['succeeded', 'Succeeded'], ['failed', 'Failed'], ['stoppedEarly', 'Stopped early'], ['cancelled', 'Cancelled'],
+  ['running', 'Running'], ['waiting', 'Waiting'],
+];
+
 function renderProgress(content, e) {
-  const p = e.progress;
-  const max = e.maxTrialNumber;
-  const finished = p.done + p.failed;
-  const share = max ? Math.min(100, (100 * finished) / max) : 0;
-  const counts = Object.entries(e.counts).filter(([, n]) => n > 0);
+  const t = e.trials;
+  const ended = t.succeeded + t.failed + t.stoppedEarly + t.cancelled;
+  const share = t.maxTrials ? Math.min(100, (100 * ended) / t.maxTrials) : 0;
   content.querySelector('#progress-body').innerHTML = `
-    <p class="big"><span id="finished-count">${finished}</span> / ${max ?? '∞'} trials finished</p>
-    ${max ? `<div class="bar"><div style="width:${share}%"></div></div>` : ''}
+    <p class="big" id="trial-counts">${escape(t.text)}</p>
+    ${t.maxTrials ? `<div class="bar"><div style="width:${share}%"></div></div>` : ''}
+    ${t.belowStarted ? `<p class="notice" id="below-started">${escape(t.belowStarted)}</p>` : ''}
     <table class="counts" id="counts">
-      <tr><td>Succeeded or stopped</td><td class="num" data-count="done">${p.done}</td></tr>
-      <tr><td>Running</td><td class="num" data-count="running">${p.running}</td></tr>
-      <tr><td>Waiting</td><td class="num" data-count="waiting">${p.waiting}</td></tr>
-      <tr><td>Failed</td><td class="num" data-count="failed">${p.failed}</td></tr>
-      <tr><td>Submitted</td><td class="num" data-count="total">${p.total}</td></tr>
-    </table>
-    <p class="muted">${counts.map(([s, n]) => `${status(s)} ${n}`).join(' ')}</p>`;
+      ${COUNTS.map(([key, label]) => `<tr><td>${label}</td><td class="num" data-count="${key}">${t[key]}</td></tr>`).join('')}
+      <tr><td>Started</td><td class="num" data-count="started">${t.started}</td></tr>
+      <tr><td>Of max</td><td class="num" data-count="maxTrials">${t.maxTrials ?? '∞'}</td></tr>
+    </table>`;
 }
 
 function renderBest(content, e) {
@@ -132,8 +134,8 @@ function renderLimits(content, e, id, refresh) {
     message.className = 'muted';
     message.textContent = 'Saving…';
     try {
-      await send('PUT', `${NNI}/experiment${query({ update_type: updateType, experiment_id: id })}`, { params });
-      message.textContent = `Saved: ${field} = ${raw}`;
+      const answer = await send('PUT', `${NNI}/experiment${query({ update_type: updateType, experiment_id: id })}`, { params });
+      message.textContent = `Saved: ${field} = ${raw}${answer && answer.message ? `. ${answer.message}` : ''}`;
       input.blur();
       refresh.now();
     } catch (error) {

@@ -155,6 +155,81 @@ public class RealNniToolsIT {
         assertEquals(runtime.console() + "\n" + stopped, 3, runtime.awaitExit(Duration.ofSeconds(120)));
     }
 
+    /** What {@code Experiment.connect(port)} sees of the experiment the port serves. */
+    private static final String CONNECT = """
+            import json, sys
+            from nni.experiment import Experiment
+            exp = Experiment.connect(int(sys.argv[1]))
+            out = {'id': exp.id, 'status': exp.get_status(), 'jobs': sorted(job.trialJobId for job in exp.list_trial_jobs())}
+            print('CLIENT ' + json.dumps(out))
+            """;
+
+    /**
+     * Issue 29 item 4: an experiment that ended DONE stays open in the runtime for reading; NNI's client
+     * and nnictl, which speak to the port without naming an experiment, reach the one created next
+     * (they were refused with 409, and nnictl said the REST server was not running).
+     */
+    @Test(timeout = 900_000)
+    public void anEndedExperimentDoesNotHideTheNextFromNnisClientAndNnictl() throws Exception {
+        Path python = RealNni.python("RealNniToolsIT");
+        Path code = folder.newFolder("code").toPath();
+        Files.writeString(code.resolve("trial.sh"), """
+                m='{"parameter_id": 0, "trial_job_id": "'$NNI_TRIAL_JOB_ID'", "type": "FINAL", "sequence": 0, "value": "1"}'
+                echo "NNISDK_MEb'$m'"
+                while [ -e "$NNI_CODE_DIR/hold" ] && [ ! -e "$NNI_CODE_DIR/release" ]; do sleep 0.2; done
+                """);
+        String config = """
+                experimentName: %s
+                searchSpace:
+                  x: {_type: choice, _value: [1, 2, 3]}
+                trialCommand: bash trial.sh
+                trialCodeDirectory: .
+                trialConcurrency: 1
+                maxTrialNumber: %d
+                tuner: {name: GridSearch}
+                trainingService: {platform: local}
+                """;
+        Path first = Files.writeString(code.resolve("first.yml"), config.formatted("first", 1));
+        Path second = Files.writeString(code.resolve("second.yml"), config.formatted("second", 3));
+        Path home = folder.newFolder("home").toPath();
+        Map<String, String> environment = Map.of("HOME", home.toString());
+        Path experiments = home.resolve("nni-experiments");
+        runtime = RuntimeProcess.startWithShell(environment, folder.newFolder("runtime").toPath(), experiments);
+        runtime.type("nni:create " + first);
+        await().atMost(Duration.ofSeconds(300)).ignoreExceptions()
+                .until(() -> runtime.get("check-status").get("status").asText().equals("DONE"));
+        String ended = runtime.get("experiment").get("id").asText();
+
+        Files.writeString(code.resolve("hold"), "");
+        runtime.type("nni:create " + second);
+        Path registry = experiments.resolve(".experiment");
+        await().atMost(Duration.ofSeconds(300)).ignoreExceptions().until(() -> RuntimeProcess.JSON.readTree(registry.toFile()).size() == 2);
+        String next = null;
+        for (java.util.Iterator<String> ids = RuntimeProcess.JSON.readTree(registry.toFile()).fieldNames(); ids.hasNext(); ) {
+            String id = ids.next();
+            next = id.equals(ended) ? next : id;
+        }
+        String held = "experiments/" + next + "/api/v1/nni/trial-jobs?status=RUNNING";
+        String created = next;
+        await().atMost(Duration.ofSeconds(300)).ignoreExceptions().until(() -> RuntimeProcess.JSON.readTree(
+                java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(runtime.endpoint() + held)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString()).body()).size() == 1);
+        int port = java.net.URI.create(runtime.endpoint()).getPort();
+
+        Path client = Files.writeString(folder.getRoot().toPath().resolve("connect.py"), CONNECT);
+        String clientOut = run(environment, python.toString(), client.toString(), Integer.toString(port));
+        Matcher line = Pattern.compile("CLIENT (.*)").matcher(clientOut);
+        assertTrue(clientOut, line.find());
+        JsonNode answer = RuntimeProcess.JSON.readTree(line.group(1));
+        assertEquals(clientOut, created, answer.get("id").asText());
+        assertEquals(clientOut, "RUNNING", answer.get("status").asText());
+        assertEquals(clientOut, 1, answer.get("jobs").size());
+        String trials = nnictl(environment, python, "trial", "ls", created);
+        assertTrue(trials, trials.contains(answer.get("jobs").get(0).asText()) && !trials.contains("not running"));
+        Files.writeString(code.resolve("release"), "");
+    }
+
     private String nnictl(Map<String, String> environment, Path python, String... arguments) throws Exception {
         List<String> command = new ArrayList<>(List.of(python.toString(), "-c",
                 "import sys; sys.argv[0] = 'nnictl'; from nni.tools.nnictl.nnictl import parse_args; parse_args()"));

@@ -55,7 +55,7 @@ public class RunModeIT {
                 ROOT.resolve("examples/demo/config.yml").toString());
         assertEquals(0, runtime.awaitExit(Duration.ofSeconds(150)));
         String console = runtime.console();
-        assertTrue(console, console.contains(" DONE ") && console.contains("done 8/8"));
+        assertTrue(console, console.contains(" DONE ") && console.contains("succeeded 8  failed 0  of max 8"));
         assertTrue(console, console.contains("best trials (maximize):"));
         String id = experimentId(console);
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {

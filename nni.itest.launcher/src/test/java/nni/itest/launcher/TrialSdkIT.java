@@ -43,7 +43,7 @@ public class TrialSdkIT {
         JarProcess.Result result = JarProcess.run(project, Map.of("HOME", folder.newFolder("home").toString()),
                 folder.getRoot().toPath().resolve("out"), "--port", "0", "run", config.toString());
         assertEquals(result.toString(), 0, result.code());
-        assertTrue(result.out(), result.out().contains("done 2/2  running 0  waiting 0  failed 0"));
+        assertTrue(result.out(), result.out().contains("succeeded 2  failed 0  of max 2"));
         assertTrue(result.out(), result.out().contains("best 4 ("));
         try (var left = Files.list(project)) {
             assertEquals("nothing written where the runtime was started", 1, left.count());

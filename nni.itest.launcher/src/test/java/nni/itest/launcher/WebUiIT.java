@@ -124,7 +124,7 @@ public class WebUiIT {
         awaitStatistics(Map.of("SUCCEEDED", 2, "RUNNING", 2));
         // no reload: the page follows the experiment through its live stream
         awaitCounts(2, 2, 4);
-        assertEquals("2", browser.text("#finished-count"));
+        assertEquals("succeeded 2 failed 0 running 2 of max 8", browser.text("#trial-counts"));
         assertEquals("RUNNING", browser.text("#experiment-status"));
         assertEquals(bestTrialId(), browser.find("#best-table tbody tr td a").getText());
         browser.screenshot("overview");
@@ -206,8 +206,9 @@ public class WebUiIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> runtime.get("experiment?experiment_id=" + id)
                 .path("params").path("trialConcurrency").asInt() == 3);
         awaitStatistics(Map.of("SUCCEEDED", 2, "USER_CANCELED", 1, "RUNNING", 3));
-        // a cancelled trial counts as stopped
-        awaitCounts(3, 3, 6);
+        // a cancelled trial counts as cancelled, in the words nni:top and nni:experiments use
+        awaitCounts(2, 3, 6);
+        assertEquals("1", browser.text("[data-count='cancelled']"));
     }
 
     @Test
@@ -473,10 +474,10 @@ public class WebUiIT {
     }
 
     /** Waits until the overview shows these counts and NNI's REST API agrees. */
-    private static void awaitCounts(int done, int running, int total) {
-        browser.waitFor(d -> String.valueOf(done).equals(browser.text("[data-count='done']"))
+    private static void awaitCounts(int succeeded, int running, int started) {
+        browser.waitFor(d -> String.valueOf(succeeded).equals(browser.text("[data-count='succeeded']"))
                 && String.valueOf(running).equals(browser.text("[data-count='running']"))
-                && String.valueOf(total).equals(browser.text("[data-count='total']")));
+                && String.valueOf(started).equals(browser.text("[data-count='started']")));
     }
 
     private static void awaitStatistics(Map<String, Integer> expected) {

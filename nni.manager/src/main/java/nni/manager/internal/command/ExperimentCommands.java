@@ -70,7 +70,6 @@ public class ExperimentCommands {
 
     private final ExperimentManager experiments;
     private final ExperimentConfigLoader loader;
-    private final NnictlBridge nnictl;
     private final ExperimentList experimentList;
 
     @Activate
@@ -78,8 +77,7 @@ public class ExperimentCommands {
                               @Reference NnictlBridge nnictl) {
         this.experiments = experiments;
         this.loader = loader;
-        this.nnictl = nnictl;
-        this.experimentList = new ExperimentList(experiments);
+        this.experimentList = new ExperimentList(experiments, nnictl);
     }
 
     @Descriptor("creates and starts an experiment from an NNI config file (v2 or v1 YAML)")
@@ -139,7 +137,9 @@ public class ExperimentCommands {
             default -> throw new IllegalArgumentException("what: expected concurrency, maxtrialnumber, duration or "
                     + "searchspace, got '" + what + "'");
         }
-        return "experiment " + experiment.id() + ": " + what + " = " + value;
+        // a limit lowered below what already ran takes effect at once: nothing more starts
+        return "experiment " + experiment.id() + ": " + what + " = " + value
+                + Progress.of(experiment).counts().belowStarted().map(note -> "\n" + note).orElse("");
     }
 
     @Descriptor("changes the only open experiment (nnictl update)")
@@ -148,21 +148,13 @@ public class ExperimentCommands {
         return change(null, what, value);
     }
 
-    @Descriptor("lists every experiment stored under the root: id, name, status, platform, trials finished/total, "
-            + "best final result, start and end")
-    public String experiments() throws IOException, InterruptedException {
-        Map<String, String> registered = new LinkedHashMap<>();
-        for (Map<String, Object> entry : nnictl.entries()) {
-            registered.put(String.valueOf(entry.get("id")), String.valueOf(entry.get("status")));
-        }
+    @Descriptor("lists every experiment stored under the root: id, name, status (how it ended, for one not open), "
+            + "platform, trials (succeeded, failed, ... of max), best final result, start and end")
+    public String experiments() throws IOException {
         TextTable table = new TextTable(List.of("ID", "NAME", "STATUS", "PLATFORM", "TRIALS", "BEST", "START", "END"));
         for (Map<String, Object> row : experimentList.rows()) {
-            String id = String.valueOf(row.get("id"));
-            // a stored experiment's last status is NNI's registry's (DONE, ERROR, STOPPED)
-            Object status = Boolean.TRUE.equals(row.get("open")) ? row.get("status") : registered.getOrDefault(id, "STOPPED");
-            Object trials = row.get("finished") + "/" + row.get("total")
-                    + (row.get("maxTrials") == null ? "" : " of " + row.get("maxTrials"));
-            table.add(Arrays.asList(id, row.get("name"), status, row.get("platform"), trials,
+            Object trials = row.get("trials") instanceof Map<?, ?> counts ? counts.get("text") : null;
+            table.add(Arrays.asList(row.get("id"), row.get("name"), row.get("status"), row.get("platform"), trials,
                     row.get("best") instanceof Double best ? Progress.format(best) : null,
                     time(row.get("startTime")), time(row.get("endTime"))));
         }
@@ -349,9 +341,9 @@ public class ExperimentCommands {
         return explog(tail, experiments.require(null).id());
     }
 
-    @Descriptor("live view of the open experiments: done/running/waiting/failed, best metric, elapsed, time left "
-            + "(from the finished trials' mean run time); redrawn in place on a terminal, else printed as it changes; "
-            + "until they all settle (interrupt to leave)")
+    @Descriptor("live view of the open experiments: succeeded, failed, stopped early, cancelled, running, waiting of max; "
+            + "best metric, elapsed, time left (from the finished trials' mean run time); redrawn in place on a terminal, "
+            + "else printed as it changes; until they all settle (interrupt to leave)")
     public void top(
             @Parameter(names = "--interval", absentValue = "1") @Descriptor("seconds between refreshes") int interval,
             @Parameter(names = "--once", presentValue = "true", absentValue = "false") @Descriptor("print once") boolean once)

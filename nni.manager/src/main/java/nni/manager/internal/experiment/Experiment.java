@@ -849,6 +849,10 @@ public final class Experiment {
             store.saveDefinition(ConfigCodec.write(next));
             listener.configChanged(this);
             LOG.info("experiment {}: {} updated to {}", id, what, value);
+            if (what == Update.MAX_TRIAL_NUM) {
+                TrialCounts.of(trials.counts(), next.maxTrialNumber()).belowStarted()
+                        .ifPresent(note -> LOG.warn("experiment {}: {}", id, note));
+            }
             if (what == Update.MAX_EXEC_DURATION) {
                 durationReached = false;
                 armDurationLimit();

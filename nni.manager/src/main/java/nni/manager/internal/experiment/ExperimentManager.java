@@ -2,6 +2,7 @@ package nni.manager.internal.experiment;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.osgi.framework.BundleContext;
@@ -52,6 +54,8 @@ public class ExperimentManager {
     public static final String ROOT = "nni.experiments.dir";
 
     private static final Logger LOG = LoggerFactory.getLogger(ExperimentManager.class);
+    /** What an experiment id may be: NNI's are eight of {@code a-z0-9}, one given by hand (nnictl --id) may be longer. */
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]*");
 
     private final PlatformRegistry platforms;
     private final AlgorithmRegistry algorithms;
@@ -316,13 +320,23 @@ public class ExperimentManager {
 
     /** @return ids of every experiment directory under the root, with a database */
     public List<String> stored() {
+        return storedIn(root);
+    }
+
+    /**
+     * @return ids of every experiment folder in {@code root}: a real folder (not a link, such as NNI's
+     * {@code _latest} to the newest experiment) named as an experiment id, with a database
+     */
+    static List<String> storedIn(Path root) {
         if (!Files.isDirectory(root)) {
             return List.of();
         }
         try (Stream<Path> children = Files.list(root)) {
             List<String> ids = new ArrayList<>();
             // one being created (or whose creation was interrupted: resume settles it) is not listed
-            children.filter(dir -> Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")) && !CreationMarker.present(dir))
+            children.filter(dir -> ID.matcher(dir.getFileName().toString()).matches()
+                            && Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
+                            && Files.isRegularFile(dir.resolve("db").resolve("nni.sqlite")) && !CreationMarker.present(dir))
                     .forEach(dir -> ids.add(dir.getFileName().toString()));
             ids.sort(null);
             return ids;
@@ -363,7 +377,7 @@ public class ExperimentManager {
     }
 
     private Path existing(String id) throws IOException {
-        if (id == null || !id.matches("[A-Za-z0-9_-]+")) {
+        if (id == null || !ID.matcher(id).matches()) {
             throw new IllegalArgumentException("not an experiment id: " + id);
         }
         Path directory = root.resolve(id);

@@ -4,26 +4,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-
-import nni.api.model.TrialStatus;
 
 /**
- * One glance at an experiment: counts by status, best result, elapsed and estimated time left, as
- * {@code nni:top} and the run mode's progress line show it.
+ * One glance at an experiment: its trials counted ({@link TrialCounts}), best result, elapsed and
+ * estimated time left, as {@code nni:top} and the run mode's progress line show it.
  */
-public record Progress(String id, ExperimentStatus status, int done, int running, int waiting, int failed,
-                       int total, Integer maxTrials, Double best, String bestTrial, Duration elapsed,
-                       Duration estimatedLeft) {
+public record Progress(String id, ExperimentStatus status, TrialCounts counts, Double best, String bestTrial,
+                       Duration elapsed, Duration estimatedLeft) {
 
     public static Progress of(Experiment experiment) {
-        Map<TrialStatus, Integer> counts = experiment.counts();
-        int succeeded = counts.get(TrialStatus.SUCCEEDED);
-        int failed = counts.get(TrialStatus.FAILED) + counts.get(TrialStatus.SYS_CANCELED);
-        int stopped = counts.get(TrialStatus.EARLY_STOPPED) + counts.get(TrialStatus.USER_CANCELED);
-        int running = counts.get(TrialStatus.RUNNING) + counts.get(TrialStatus.UNKNOWN);
-        int waiting = counts.get(TrialStatus.WAITING);
-        int finished = succeeded + failed + stopped;
+        TrialCounts counts = TrialCounts.of(experiment.counts(), experiment.config().maxTrialNumber());
+        int finished = counts.ended();
         List<TrialSummary> trials = experiment.summaries();
         Comparator<TrialSummary> order = Comparator.comparingDouble(TrialSummary::finalValue);
         TrialSummary best = trials.stream().filter(t -> t.finalValue() != null)
@@ -42,15 +33,17 @@ public record Progress(String id, ExperimentStatus status, int done, int running
             Duration byClock = maxDuration.minus(elapsed);
             left = left == null || byClock.compareTo(left) < 0 ? byClock : left;
         }
-        return new Progress(experiment.id(), experiment.status(), succeeded + stopped, running, waiting, failed,
-                trials.size(), max, best == null ? null : best.finalValue(), best == null ? null : best.job().id(),
-                elapsed, left);
+        return new Progress(experiment.id(), experiment.status(), counts, best == null ? null : best.finalValue(),
+                best == null ? null : best.job().id(), elapsed, left);
     }
 
-    /** @return the one-line form: {@code abc12345 RUNNING  done 3/8  running 2  waiting 0  failed 0  best 0.93 ...} */
+    /**
+     * @return the one-line form: {@code abc12345 RUNNING  succeeded 3  failed 0  running 2  of max 8  best 0.93 ...};
+     * max trials lowered below the trials started says so after the counts
+     */
     public String line() {
-        return String.format("%s %-19s done %d/%s  running %d  waiting %d  failed %d  best %s  elapsed %s  left %s",
-                id, status, done, maxTrials == null ? "-" : maxTrials.toString(), running, waiting, failed,
+        return String.format("%s %-19s %s%s  best %s  elapsed %s  left %s",
+                id, status, counts.text(), counts.belowStarted().map(note -> " (" + note + ")").orElse(""),
                 best == null ? "-" : format(best) + " (" + bestTrial + ")", clock(elapsed),
                 estimatedLeft == null ? "?" : clock(estimatedLeft));
     }

@@ -26,6 +26,7 @@ import nni.api.model.TrialJob;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.ExperimentStatus;
+import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.TrialView;
 import nni.manager.internal.nnictl.NnictlBridge;
@@ -40,8 +41,9 @@ import nni.manager.internal.store.TrialRecord;
  * NNI serves one experiment per port; this runtime may run several, so a request names its
  * experiment: by its own address {@code /experiments/<id>/api/v1/nni/...} (the {@code prefixUrl} of
  * NNI's registry), by {@code ?experiment_id=}, by the profile a {@code PUT /experiment} sends, or by
- * a trial id. A request that names none is answered for the only open experiment; with several
- * open it is refused (409) rather than answered for the wrong one.
+ * a trial id. A request that names none is answered for the one running (as NNI's port serves its
+ * one experiment), else the newest that ended; with several running it is refused (409) rather than
+ * answered for the wrong one.
  */
 final class ExperimentRoutes {
 
@@ -81,10 +83,10 @@ final class ExperimentRoutes {
                     .orElseThrow(() -> HttpError.notFound("trial " + path.get("id") + " has no " + path.get("name") + " yet")));
         });
         router.get("/experiment", (request, path) -> profile(require(request)));
-        // the body is read only for an open experiment and a known update type; with several open and
+        // the body is read only for an open experiment and a known update type; with several running and
         // none named in the request, the profile in the body names it
         router.withBody("PUT", "/experiment", (request, path) -> {
-            if (request.getParameter("experiment_id") != null || manager.get().open().size() <= 1) {
+            if (request.getParameter("experiment_id") != null || running().size() <= 1) {
                 require(request);
             }
             updateType(request);
@@ -220,24 +222,35 @@ final class ExperimentRoutes {
     }
 
     /**
-     * @return the experiment the request names, or the only open one
-     * @throws HttpError 409 when it names none and several are open
+     * The experiment a request means: the one it names, else the one NNI's single-experiment port
+     * would serve: the only one running, or, when none runs, the newest of those that ended (an
+     * experiment that ended stays open for reading, and must not hide the next one from NNI's
+     * {@code Experiment.connect(port)} and nnictl).
+     *
+     * @return the experiment the request names or means; empty when it names one not open, or none is open
+     * @throws HttpError 409 when it names none and several run
      */
     private Optional<Experiment> selected(HttpServletRequest request) {
         String id = request.getParameter("experiment_id");
         if (id != null) {
             return manager.get().get(id);
         }
-        List<Experiment> open = manager.get().open();
-        if (open.size() > 1) {
-            throw severalOpen(open);
+        List<Experiment> running = running();
+        if (running.size() > 1) {
+            throw severalRunning(running);
         }
-        return open.stream().findFirst();
+        List<Experiment> open = manager.get().open();
+        return running.isEmpty() ? open.stream().reduce((older, newer) -> newer) : Optional.of(running.get(0));
     }
 
-    private static HttpError severalOpen(List<Experiment> open) {
-        List<String> ids = open.stream().map(Experiment::id).toList();
-        return new HttpError(409, "several experiments are open in this runtime (" + String.join(", ", ids)
+    /** @return the open experiments that have not ended, oldest first */
+    private List<Experiment> running() {
+        return manager.get().open().stream().filter(e -> !e.status().settled()).toList();
+    }
+
+    private static HttpError severalRunning(List<Experiment> running) {
+        List<String> ids = running.stream().map(Experiment::id).toList();
+        return new HttpError(409, "several experiments are running in this runtime (" + String.join(", ", ids)
                 + "): address one as /" + NnictlBridge.PREFIX + "<id>/api/v1/nni/..., or add ?experiment_id=<id>");
     }
 
@@ -246,13 +259,9 @@ final class ExperimentRoutes {
         if (request.getParameter("experiment_id") != null) {
             return require(request);
         }
-        List<Experiment> open = manager.get().open();
-        List<Experiment> having = open.stream().filter(e -> e.trial(trialId).isPresent()).toList();
+        List<Experiment> having = manager.get().open().stream().filter(e -> e.trial(trialId).isPresent()).toList();
         if (having.size() == 1) {
             return having.get(0);
-        }
-        if (open.size() > 1) {
-            throw severalOpen(open);
         }
         return require(request);
     }
@@ -342,7 +351,9 @@ final class ExperimentRoutes {
         } catch (IllegalStateException e) {
             throw new HttpError(409, e.getMessage());
         }
-        return Map.of();
+        // NNI answers {}; a max trials below what already started is said (NNI's clients ignore the field)
+        Optional<String> below = type.equals("MAX_TRIAL_NUM") ? Progress.of(experiment).counts().belowStarted() : Optional.empty();
+        return below.<Map<String, Object>>map(note -> Map.of("message", note)).orElse(Map.of());
     }
 
     private static final List<String> UPDATE_TYPES = List.of("TRIAL_CONCURRENCY", "MAX_TRIAL_NUM", "MAX_EXEC_DURATION",

@@ -9,9 +9,11 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -56,6 +58,8 @@ public class NnictlBridge implements ExperimentManager.Listener {
 
     private static final Logger LOG = LoggerFactory.getLogger(NnictlBridge.class);
     private static final Duration STOP_PATIENCE = Duration.ofSeconds(30);
+    /** How an experiment ended for good: kept in the registry when it closes or its process goes. */
+    private static final Set<String> OUTCOMES = Set.of(ExperimentStatus.DONE.name(), ExperimentStatus.ERROR.name());
 
     private final ExperimentManager manager;
     private final ExperimentRegistry registry;
@@ -69,6 +73,8 @@ public class NnictlBridge implements ExperimentManager.Listener {
     private final Map<String, Integer> errorsLogged = new ConcurrentHashMap<>();
     /** The status each experiment's stdout log shows last. */
     private final Map<String, ExperimentStatus> statusLogged = new ConcurrentHashMap<>();
+    /** The registry's status of each experiment open for viewing, from before: it gets it back when closed. */
+    private final Map<String, String> viewedFrom = new ConcurrentHashMap<>();
 
     @Reference(service = HttpServiceRuntime.class, cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile Map<String, Object> http;
@@ -93,13 +99,14 @@ public class NnictlBridge implements ExperimentManager.Listener {
 
     /**
      * The runtime (or this bundle) stops: its experiments are detached, their pids end, and NNI's
-     * tools see them STOPPED, as after NNI's manager exits; {@code resume} takes them back.
+     * tools see them STOPPED, as after NNI's manager exits ({@code resume} takes them back), except
+     * those that had ended DONE or ERROR: they keep how they ended.
      */
     @Deactivate
     void deactivate() {
         manager.removeListener(this);
         for (String id : List.copyOf(sentinels.keySet())) {
-            manager.get(id).ifPresent(experiment -> write(experiment, ExperimentStatus.STOPPED.name()));
+            manager.get(id).ifPresent(experiment -> write(experiment, lasting(experiment)));
         }
         writer.shutdown();
         try {
@@ -127,6 +134,9 @@ public class NnictlBridge implements ExperimentManager.Listener {
                 LOG.warn("experiment {}: no pid of its own for NNI's tools ({}); nnictl cannot stop it", id, e.getMessage());
             }
             logHeader(experiment);
+            if (experiment.readOnly()) {
+                recorded(id).ifPresent(status -> viewedFrom.put(id, status));
+            }
             write(experiment, experiment.status().name());
         });
     }
@@ -144,7 +154,8 @@ public class NnictlBridge implements ExperimentManager.Listener {
     @Override
     public void closed(Experiment experiment, boolean stopped) {
         writer.execute(() -> {
-            write(experiment, ExperimentStatus.STOPPED.name());
+            write(experiment, lasting(experiment));
+            viewedFrom.remove(experiment.id());
             logStatus(experiment);
             statusLogged.remove(experiment.id());
             errorsLogged.remove(experiment.id());
@@ -166,17 +177,65 @@ public class NnictlBridge implements ExperimentManager.Listener {
         });
     }
 
-    /** @return the registry's entries, experiments whose pid is gone marked STOPPED, as NNI's manager does */
+    /**
+     * @return the registry's entries, experiments whose pid is gone marked STOPPED, as NNI's manager
+     * does, except those that ended DONE or ERROR: they keep their outcome (and lose their port)
+     */
     public List<Map<String, Object>> entries() throws IOException, InterruptedException {
         return registry.update(entries -> {
             for (Map<String, Object> entry : entries.values()) {
                 if (!ExperimentStatus.STOPPED.name().equals(entry.get("status")) && !alive(entry.get("pid"))) {
-                    entry.put("status", ExperimentStatus.STOPPED.name());
+                    entry.put("status", afterExit(entry.get("status")));
                     entry.remove("port");
                 }
             }
             return new ArrayList<>(entries.values());
         });
+    }
+
+    /**
+     * @return each registered experiment's status as {@link #entries} shows it, read without writing the
+     * registry (the web UI lists experiments every second)
+     */
+    public Map<String, String> statuses() throws IOException, InterruptedException {
+        Map<String, String> statuses = new LinkedHashMap<>();
+        registry.read().forEach((id, entry) -> statuses.put(id, alive(entry.get("pid")) ? String.valueOf(entry.get("status"))
+                : afterExit(entry.get("status"))));
+        return statuses;
+    }
+
+    /**
+     * @return the status an experiment whose process is gone keeps: the outcome it ended with (DONE,
+     * ERROR), else STOPPED (it was running, or being looked at, when the runtime went)
+     */
+    static String afterExit(Object recorded) {
+        return OUTCOMES.contains(String.valueOf(recorded)) ? String.valueOf(recorded) : ExperimentStatus.STOPPED.name();
+    }
+
+    /**
+     * @return the status an experiment leaves in the registry when it is closed: the outcome it ended
+     * with (DONE, ERROR), or the one it had before it was opened for viewing, else STOPPED
+     */
+    private String lasting(Experiment experiment) {
+        String status = experiment.status().name();
+        if (OUTCOMES.contains(status)) {
+            return status;
+        }
+        return experiment.status() == ExperimentStatus.VIEWED ? viewedFrom.getOrDefault(experiment.id(),
+                ExperimentStatus.STOPPED.name()) : ExperimentStatus.STOPPED.name();
+    }
+
+    /** @return the status the registry has for an experiment now, as {@link #statuses} reads it */
+    private Optional<String> recorded(String id) {
+        try {
+            return Optional.ofNullable(statuses().get(id));
+        } catch (IOException e) {
+            LOG.warn("experiment {}: cannot read NNI's experiment registry {}: {}", id, registry.file(), e.getMessage());
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
     }
 
     /** @return the registry entry of an experiment */

@@ -23,8 +23,9 @@ final class ExperimentExport {
     private ExperimentExport() {
     }
 
-    /** @return {@code {id, name, status, parameters: [names], trials: [rows], metrics: [...], config: {...}}} */
-    static Map<String, Object> of(Experiment experiment, boolean open) {
+    /** @param status the status shown (an experiment not open: the one it ended with)
+     * @return {@code {id, name, status, parameters: [names], trials: [rows], metrics: [...], config: {...}}} */
+    static Map<String, Object> of(Experiment experiment, String status) {
         long now = System.currentTimeMillis();
         List<TrialSummary> summaries = experiment.summaries();
         List<Map<String, Object>> trials = new ArrayList<>(summaries.size());
@@ -36,7 +37,7 @@ final class ExperimentExport {
         Map<String, Object> export = new LinkedHashMap<>();
         export.put("id", experiment.id());
         export.put("name", experiment.config().experimentName());
-        export.put("status", ExperimentOverview.status(experiment, open));
+        export.put("status", status);
         export.put("parameters", TrialTable.parameterNames(experiment, summaries));
         export.put("trials", trials);
         export.put("metrics", metrics);

@@ -1,5 +1,6 @@
 package nni.manager.internal.ui;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -7,35 +8,60 @@ import java.util.Map;
 
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.experiment.ExperimentStatus;
+import nni.manager.internal.nnictl.NnictlBridge;
 
 /**
  * Every experiment under the root, open or stored, newest first: the web UI's experiments list and
  * {@code nni:experiments}. A row has {@code id}, {@code name}, {@code status}, {@code open},
- * {@code platform}, {@code finished}, {@code total}, {@code maxTrials}, {@code best},
- * {@code optimizeMode}, {@code startTime}, {@code endTime} (epoch ms) and {@code durationMillis}.
- * Stored experiments are read from their databases once per change. Thread-safe.
+ * {@code platform}, {@code trials} (counted as {@link nni.manager.internal.experiment.TrialCounts#json}
+ * has them), {@code best}, {@code optimizeMode}, {@code startTime}, {@code endTime} (epoch ms) and
+ * {@code durationMillis}. An experiment not open shows the status NNI's registry keeps for it (DONE,
+ * ERROR, STOPPED: how it ended), STOPPED when the registry has none. Stored experiments are read
+ * from their databases once per change. Thread-safe.
  */
 public final class ExperimentList {
 
     private final ExperimentManager manager;
+    private final NnictlBridge registry;
     private final StoredExperiments stored = new StoredExperiments();
 
-    public ExperimentList(ExperimentManager manager) {
+    public ExperimentList(ExperimentManager manager, NnictlBridge registry) {
         this.manager = manager;
+        this.registry = registry;
     }
 
-    public List<Map<String, Object>> rows() {
+    public List<Map<String, Object>> rows() throws IOException {
+        Map<String, String> statuses = statuses();
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Experiment experiment : manager.open()) {
-            rows.add(ExperimentOverview.listRow(experiment, true));
+            rows.add(ExperimentOverview.listRow(experiment, true, experiment.status().name()));
         }
         for (String id : manager.stored()) {
             if (manager.get(id).isEmpty()) {
-                stored.row(id, manager.root().resolve(id)).ifPresent(rows::add);
+                stored.row(id, manager.root().resolve(id), ended(statuses, id)).ifPresent(rows::add);
             }
         }
         rows.sort(Comparator.comparing((Map<String, Object> row) -> row.get("startTime") instanceof Number n ? n.longValue() : 0L)
                 .reversed());
         return rows;
+    }
+
+    /** @return the status an experiment that is not open ended with, as NNI's registry keeps it */
+    public String endedStatus(String id) throws IOException {
+        return ended(statuses(), id);
+    }
+
+    private Map<String, String> statuses() throws IOException {
+        try {
+            return registry.statuses();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading NNI's experiment registry " + registry.registry().file(), e);
+        }
+    }
+
+    private static String ended(Map<String, String> statuses, String id) {
+        return statuses.getOrDefault(id, ExperimentStatus.STOPPED.name());
     }
 }

@@ -24,18 +24,19 @@ final class ExperimentOverview {
     private ExperimentOverview() {
     }
 
-    /** @return the experiments list's row of an experiment this runtime has (open, or a stored copy) */
-    static Map<String, Object> listRow(Experiment experiment, boolean open) {
+    /**
+     * @param status the status shown: an open experiment's own, else the one it ended with
+     * @return the experiments list's row of an experiment this runtime has (open, or a stored copy)
+     */
+    static Map<String, Object> listRow(Experiment experiment, boolean open, String status) {
         Progress progress = Progress.of(experiment);
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("id", experiment.id());
         row.put("name", experiment.config().experimentName());
-        row.put("status", status(experiment, open));
+        row.put("status", open ? experiment.status().name() : status);
         row.put("open", open);
         row.put("platform", experiment.config().platform());
-        row.put("finished", progress.done() + progress.failed());
-        row.put("total", progress.total());
-        row.put("maxTrials", experiment.config().maxTrialNumber());
+        row.put("trials", progress.counts().json());
         row.put("best", progress.best());
         row.put("optimizeMode", experiment.maximizing() ? "maximize" : "minimize");
         row.put("startTime", experiment.startTime());
@@ -44,11 +45,12 @@ final class ExperimentOverview {
         return row;
     }
 
-    static Map<String, Object> of(Experiment experiment, boolean open) {
+    /** @param storedStatus the status of an experiment not open: the one it ended with */
+    static Map<String, Object> of(Experiment experiment, boolean open, String storedStatus) {
         Progress progress = Progress.of(experiment);
         ExperimentConfig config = experiment.config();
         List<TrialSummary> trials = experiment.summaries();
-        Map<String, Object> overview = listRow(experiment, open);
+        Map<String, Object> overview = listRow(experiment, open, storedStatus);
         overview.put("readOnly", !open || experiment.readOnly());
         overview.put("editable", open && !experiment.readOnly() && !settledForGood(experiment.status()));
         overview.put("errors", experiment.errors());
@@ -56,13 +58,6 @@ final class ExperimentOverview {
         Map<String, Integer> counts = new LinkedHashMap<>();
         experiment.counts().forEach((status, count) -> counts.put(status.name(), count));
         overview.put("counts", counts);
-        Map<String, Object> shown = new LinkedHashMap<>();
-        shown.put("done", progress.done());
-        shown.put("running", progress.running());
-        shown.put("waiting", progress.waiting());
-        shown.put("failed", progress.failed());
-        shown.put("total", progress.total());
-        overview.put("progress", shown);
         overview.put("elapsedMillis", progress.elapsed().toMillis());
         overview.put("leftMillis", progress.estimatedLeft() == null ? null : progress.estimatedLeft().toMillis());
         overview.put("trialConcurrency", config.trialConcurrency());
@@ -78,11 +73,6 @@ final class ExperimentOverview {
         overview.put("directory", experiment.directory().toString());
         overview.put("bestTrials", best(experiment, trials));
         return overview;
-    }
-
-    /** A stored experiment not open is shown as NNI shows it, STOPPED; VIEWED is one opened to look at. */
-    static String status(Experiment experiment, boolean open) {
-        return open ? experiment.status().name() : ExperimentStatus.STOPPED.name();
     }
 
     /** An experiment that will never run again without a resume cannot be updated. */

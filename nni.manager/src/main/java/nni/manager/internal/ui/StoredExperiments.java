@@ -3,6 +3,7 @@ package nni.manager.internal.ui;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -10,8 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import nni.api.model.TrialStatus;
 import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentStatus;
+import nni.manager.internal.experiment.TrialCounts;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.Profile;
@@ -29,15 +31,18 @@ final class StoredExperiments {
 
     private final Map<String, Cached> rows = new ConcurrentHashMap<>();
 
-    /** @return the row, or empty when the experiment's database cannot be read */
-    Optional<Map<String, Object>> row(String id, Path directory) {
-        String stamp = stamp(directory);
+    /**
+     * @param status the status it ended with
+     * @return the row, or empty when the experiment's database cannot be read
+     */
+    Optional<Map<String, Object>> row(String id, Path directory, String status) {
+        String stamp = stamp(directory) + status;
         Cached cached = rows.get(id);
         if (cached != null && cached.stamp().equals(stamp)) {
             return Optional.of(cached.row());
         }
         try (ExperimentStore store = ExperimentStore.openReadOnly(directory)) {
-            Map<String, Object> row = read(id, store);
+            Map<String, Object> row = read(id, store, status);
             rows.put(id, new Cached(stamp, row));
             return Optional.of(row);
         } catch (IOException | RuntimeException e) {
@@ -45,22 +50,19 @@ final class StoredExperiments {
         }
     }
 
-    private static Map<String, Object> read(String id, ExperimentStore store) {
+    private static Map<String, Object> read(String id, ExperimentStore store, String status) {
         Optional<Profile> profile = store.latestProfile();
         JsonNode params = profile.map(p -> parse(p.params())).orElse(Json.MAPPER.createObjectNode());
         JsonNode service = params.path("trainingService");
         String platform = (service.isArray() ? service.path(0) : service).path("platform").asText(null);
         boolean maximizing = !"minimize".equals(params.path("tuner").path("classArgs").path("optimize_mode").asText(null));
-        int finished = 0;
-        int total = 0;
+        Map<TrialStatus, Integer> byStatus = new EnumMap<>(TrialStatus.class);
         Map<String, Boolean> succeeded = new LinkedHashMap<>();
         for (TrialRecord trial : store.trials()) {
-            total++;
-            if (trial.terminal()) {
-                finished++;
-            }
+            byStatus.merge(statusOf(trial), 1, Integer::sum);
             succeeded.put(trial.id(), "SUCCEEDED".equals(trial.status()));
         }
+        Integer maxTrials = params.path("maxTrialNumber").isNumber() ? params.path("maxTrialNumber").asInt() : null;
         Double best = null;
         for (MetricRecord metric : store.metrics(null, "FINAL")) {
             Double value = Experiment.storedNumber(metric.data());
@@ -72,18 +74,25 @@ final class StoredExperiments {
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("id", id);
         row.put("name", params.path("experimentName").asText(null));
-        row.put("status", ExperimentStatus.STOPPED.name());
+        row.put("status", status);
         row.put("open", false);
         row.put("platform", platform);
-        row.put("finished", finished);
-        row.put("total", total);
-        row.put("maxTrials", params.path("maxTrialNumber").isNumber() ? params.path("maxTrialNumber").asInt() : null);
+        row.put("trials", TrialCounts.of(byStatus, maxTrials).json());
         row.put("best", best);
         row.put("optimizeMode", maximizing ? "maximize" : "minimize");
         row.put("startTime", profile.map(Profile::startTime).orElse(null));
         row.put("endTime", profile.map(Profile::endTime).orElse(null));
         row.put("durationMillis", profile.map(p -> p.execDurationSeconds() * 1000).orElse(null));
         return row;
+    }
+
+    /** @return a stored trial's status; one this runtime does not know (a newer NNI's) counts as UNKNOWN */
+    private static TrialStatus statusOf(TrialRecord trial) {
+        try {
+            return TrialStatus.valueOf(String.valueOf(trial.status()));
+        } catch (IllegalArgumentException e) {
+            return TrialStatus.UNKNOWN;
+        }
     }
 
     private static JsonNode parse(String json) {

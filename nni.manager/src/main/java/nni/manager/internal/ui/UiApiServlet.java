@@ -28,6 +28,7 @@ import nni.manager.internal.http.JsonServlet;
 import nni.manager.internal.http.RequestBodies;
 import nni.manager.internal.http.Router;
 import nni.manager.internal.login.LoginGate;
+import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.registry.PlatformInfo;
 import nni.manager.internal.registry.PlatformRegistry;
 
@@ -75,12 +76,12 @@ public class UiApiServlet extends JsonServlet {
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
     public UiApiServlet(@Reference ExperimentManager manager, @Reference PlatformRegistry platforms,
-                        @Reference RequestBodies bodies, @Reference LoginGate login) {
+                        @Reference RequestBodies bodies, @Reference LoginGate login, @Reference NnictlBridge nnictl) {
         super(bodies);
         this.manager = manager;
         this.platforms = platforms;
         this.lookup = new ExperimentLookup(manager);
-        this.experiments = new ExperimentList(manager);
+        this.experiments = new ExperimentList(manager, nnictl);
     }
 
     @Deactivate
@@ -99,7 +100,8 @@ public class UiApiServlet extends JsonServlet {
         router.get("/experiments", (request, path) -> experiments.rows());
         router.get("/experiments/{id}", (request, path) -> {
             Experiment experiment = experiment(path);
-            return ExperimentOverview.of(experiment, isOpen(experiment));
+            boolean open = isOpen(experiment);
+            return ExperimentOverview.of(experiment, open, shownStatus(experiment, open));
         });
         router.get("/experiments/{id}/trials", (request, path) -> TrialTable.page(experiment(path),
                 TrialTable.Query.of(request)));
@@ -114,13 +116,14 @@ public class UiApiServlet extends JsonServlet {
         router.get("/experiments/{id}/intermediate", (request, path) -> IntermediateCurves.of(experiment(path), request));
         router.get("/experiments/{id}/export", (request, path) -> {
             Experiment experiment = experiment(path);
-            return ExperimentExport.of(experiment, isOpen(experiment));
+            return ExperimentExport.of(experiment, shownStatus(experiment, isOpen(experiment)));
         });
         router.add("POST", "/experiments/{id}/resume", (request, path) -> {
             String id = path.get("id");
             lookup.forget(id);
             try {
-                return ExperimentOverview.listRow(manager.resume(id), true);
+                Experiment resumed = manager.resume(id);
+                return ExperimentOverview.listRow(resumed, true, resumed.status().name());
             } catch (IllegalStateException e) {
                 throw new HttpError(409, e.getMessage());
             } catch (UnknownExperimentException | IllegalArgumentException e) {
@@ -147,6 +150,11 @@ public class UiApiServlet extends JsonServlet {
 
     private Experiment experiment(Map<String, String> path) {
         return lookup.require(path.get("id"));
+    }
+
+    /** @return an open experiment's own status, else the one it ended with */
+    private String shownStatus(Experiment experiment, boolean open) {
+        return open ? experiment.status().name() : experiments.endedStatus(experiment.id());
     }
 
     private boolean isOpen(Experiment experiment) {

@@ -63,7 +63,7 @@ public class UiReadModelBenchmark {
                     new TrialTable.Query(100, 50, "default", true, EnumSet.noneOf(TrialStatus.class), null)));
             measure("trial table page (search x=77)", () -> TrialTable.page(experiment,
                     new TrialTable.Query(0, 50, "sequence", false, EnumSet.noneOf(TrialStatus.class), "x=77")));
-            measure("overview", () -> ExperimentOverview.of(experiment, true));
+            measure("overview", () -> ExperimentOverview.of(experiment, true, experiment.status().name()));
             measure("default metric (2,000 points of " + trials + ")", () -> MetricCharts.finalResults(experiment, 2000));
             measure("parallel coordinates (" + trials + " rows)", () -> MetricCharts.parallel(experiment));
             measure("trial detail (" + metrics + " intermediate results)", () -> TrialDetail.of(experiment, someTrial, 2000, true));

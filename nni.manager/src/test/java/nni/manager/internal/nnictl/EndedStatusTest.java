@@ -1,0 +1,23 @@
+package nni.manager.internal.nnictl;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+/**
+ * An experiment whose process is gone (the runtime restarted) keeps the outcome it ended with in
+ * NNI's registry; one that was still running or being looked at is STOPPED, as NNI's manager marks it.
+ */
+public class EndedStatusTest {
+
+    @Test
+    public void anOutcomeOutlivesTheProcess() {
+        assertEquals("DONE", NnictlBridge.afterExit("DONE"));
+        assertEquals("ERROR", NnictlBridge.afterExit("ERROR"));
+        for (String unsettled : new String[] {"RUNNING", "NO_MORE_TRIAL", "TUNER_NO_MORE_TRIAL", "INITIALIZED", "STOPPING",
+                "VIEWED", "STOPPED"}) {
+            assertEquals(unsettled, "STOPPED", NnictlBridge.afterExit(unsettled));
+        }
+        assertEquals("STOPPED", NnictlBridge.afterExit(null));
+    }
+}
