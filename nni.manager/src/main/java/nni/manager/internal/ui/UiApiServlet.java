@@ -1,5 +1,6 @@
 package nni.manager.internal.ui;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -153,7 +154,7 @@ public class UiApiServlet extends JsonServlet {
     }
 
     /** @return an open experiment's own status, else the one it ended with */
-    private String shownStatus(Experiment experiment, boolean open) {
+    private String shownStatus(Experiment experiment, boolean open) throws IOException {
         return open ? experiment.status().name() : experiments.endedStatus(experiment.id());
     }
 
