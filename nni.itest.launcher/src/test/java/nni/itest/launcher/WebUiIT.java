@@ -138,9 +138,9 @@ public class WebUiIT {
         List<String> header = browser.findAll("#trials-table thead th").stream().map(WebElement::getText).toList();
         assertTrue(header.toString(), header.containsAll(List.of("x", "opt", "Default metric", "Duration", "Platform / machine")));
 
-        browser.find("#trials-table th[data-sort='default']").click();
+        browser.click("#trials-table th[data-sort='default']");
         browser.waitFor(d -> browser.findAll("#trials-table th.sorted.asc[data-sort='default']").size() == 1);
-        browser.find("#trials-table th[data-sort='default']").click();
+        browser.click("#trials-table th[data-sort='default']");
         browser.waitFor(d -> browser.findAll("#trials-table th.sorted.desc[data-sort='default']").size() == 1);
         String best = bestTrialId();
         browser.waitFor(d -> rowIds().get(0).equals(best));
@@ -174,7 +174,7 @@ public class WebUiIT {
         assertEquals(expected, Double.parseDouble(browser.text("#trial-final")), 1e-9);
         assertTrue(browser.text("#trial-status").contains("SUCCEEDED"));
         browser.waitFor(d -> browser.find("#log").getText().contains("trial 0 says hello"));
-        browser.find("#log-stderr").click();
+        browser.click("#log-stderr");
         browser.waitFor(d -> browser.find("#log").getText().contains("trial 0 to stderr"));
         browser.screenshot("trial");
     }
@@ -184,8 +184,8 @@ public class WebUiIT {
         String running = trial(2);
         browser.open(ui() + "#/experiments/" + id + "/trials/" + running);
         browser.waitFor(d -> browser.findAll("#cancel").size() == 1);
-        browser.find("#cancel").click();
-        browser.find("#cancel-confirm").click();
+        browser.click("#cancel");
+        browser.click("#cancel-confirm");
         await().atMost(Duration.ofSeconds(60)).until(() -> "USER_CANCELED".equals(status(running)));
         browser.waitFor(d -> browser.text("#trial-status").contains("USER_CANCELED"));
         assertTrue(browser.findAll("#cancel").isEmpty());
@@ -201,7 +201,7 @@ public class WebUiIT {
         });
         concurrency.clear();
         concurrency.sendKeys("3");
-        browser.find("#save-trialConcurrency").click();
+        browser.click("#save-trialConcurrency");
         browser.waitFor(d -> String.valueOf(browser.text("#limits-message")).contains("Saved"));
         await().atMost(Duration.ofSeconds(30)).until(() -> runtime.get("experiment?experiment_id=" + id)
                 .path("params").path("trialConcurrency").asInt() == 3);
@@ -245,7 +245,7 @@ public class WebUiIT {
         assertEquals("15", browser.text(form + " [data-effective='connect.timeout.seconds']"));
         timeout.clear();
         timeout.sendKeys("7");
-        browser.find(form + " button[type='submit']").click();
+        browser.click(form + " button[type='submit']");
         browser.waitFor(d -> "7".equals(browser.text(form + " [data-effective='connect.timeout.seconds']")));
         JsonNode remote = null;
         for (JsonNode platform : uiJson("platforms").path("platforms")) {
