@@ -24,7 +24,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * credentials at {@code AZURE_AUTHORITY_HOST}, default {@code https://login.microsoftonline.com}),
  * a managed identity (App Service's {@code IDENTITY_ENDPOINT}/{@code IDENTITY_HEADER}, else the
  * instance metadata service), or the Azure CLI's login ({@code az account get-access-token}).
- * azure-identity itself is not used: see the README ("Azure ML") for why it does not run in this
+ * azure-identity itself is not used: see nni.ts.cloud/README.md ("Azure ML") for why it does not run in this
  * runtime. Shared by the platforms that call Azure (aml; the Kubernetes platforms' Azure File storage,
  * which reads its key from Key Vault). No cryptography is done here: Microsoft Entra ID, the identity endpoint or the CLI issue
  * the token; it is kept until five minutes before it expires. The secret never appears in a message.

@@ -152,9 +152,9 @@ public final class KubernetesSessions {
         }
     }
 
-    /** @return what a user lacking rights can do: the README's Role, or (for Secrets) the setting that needs none */
+    /** @return what a user lacking rights can do: the Role in nni.ts.k8s/README.md, or (for Secrets) the setting that needs none */
     private static String remedy(String pid, ComponentSettings settings, K8sStorage.Choice storage) {
-        String remedy = "give the Role of the README (\"Kubernetes RBAC\")";
+        String remedy = "give the Role in nni.ts.k8s/README.md (\"Kubernetes RBAC\")";
         if (settings.keeperToken() == KeeperToken.SECRET && !(storage instanceof K8sStorage.Azure)) {
             remedy += " or set keeper.token=environment in etc/" + pid + ".cfg";
         }
