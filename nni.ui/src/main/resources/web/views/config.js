@@ -1,6 +1,7 @@
 // The experiment's configuration as the runtime holds it (canonical, NNI's field names, secrets
-// masked) and its export: every trial and every metric as CSV or JSON, and the configuration as
-// JSON, made in the browser from one read of the server's export.
+// masked) and its export: every trial as CSV or JSON and the configuration as JSON, made in the
+// browser from one read of the server's export; every metric as CSV or JSON, streamed by the server
+// (an experiment can hold millions).
 
 import { get, UI } from '../api.js';
 import { escape } from '../format.js';
@@ -20,8 +21,6 @@ export function show(root, id) {
     const files = [
       ['trials.csv', 'text/csv', trialsCsv(data)],
       ['trials.json', 'application/json', JSON.stringify(data.trials, null, 2)],
-      ['metrics.csv', 'text/csv', metricsCsv(data.metrics)],
-      ['metrics.json', 'application/json', JSON.stringify(data.metrics, null, 2)],
       ['config.json', 'application/json', JSON.stringify(data.config, null, 2)],
     ];
     links.className = 'links';
@@ -29,7 +28,9 @@ export function show(root, id) {
       const url = URL.createObjectURL(new Blob([text], { type }));
       urls.push(url);
       return `<a href="${url}" download="${escape(id)}-${name}" data-export="${name}">${name}</a>`;
-    }).join(' ') + ` <span class="muted">(${data.trials.length} trials, ${data.metrics.length} metrics)</span>`;
+    }).join(' ') + ' ' + data.metricFiles.map((name) =>
+      `<a href="${UI}/experiments/${encodeURIComponent(id)}/export/${name}" download="${escape(id)}-${name}" data-export="${name}">${name}</a>`).join(' ')
+      + ` <span class="muted">(${data.trials.length} trials)</span>`;
   }, (e) => problem(links, e));
   return () => urls.forEach((url) => URL.revokeObjectURL(url));
 }
@@ -41,11 +42,6 @@ function trialsCsv(data) {
   const rows = data.trials.map((t) => [t.id, t.sequence, t.status, ...data.parameters.map((n) => t.parameters[n]),
     t.default, iso(t.startTime), iso(t.endTime), t.durationMillis, t.platform, t.machine, t.message]);
   return csv([head, ...rows]);
-}
-
-function metricsCsv(metrics) {
-  return csv([['trialId', 'parameterId', 'type', 'sequence', 'timestamp', 'value'],
-    ...metrics.map((m) => [m.trialId, m.parameterId, m.type, m.sequence, iso(m.timestamp), m.value])]);
 }
 
 function iso(millis) {

@@ -128,6 +128,19 @@ final class Browser implements AutoCloseable {
         return driver.findElements(By.cssSelector(css));
     }
 
+    /** @return the text of every element matching, read in one go (a live page cannot replace them meanwhile) */
+    @SuppressWarnings("unchecked")
+    List<String> texts(String css) {
+        return (List<String>) script("return Array.from(document.querySelectorAll(arguments[0])).map(e => e.innerText.trim());", css);
+    }
+
+    /** @return an attribute of every element matching, read in one go */
+    @SuppressWarnings("unchecked")
+    List<String> attributes(String css, String name) {
+        return (List<String>) script("return Array.from(document.querySelectorAll(arguments[0])).map(e => e.getAttribute(arguments[1]));",
+                css, name);
+    }
+
     /** @return the text of the element, or null while there is none */
     String text(String css) {
         List<WebElement> found = findAll(css);

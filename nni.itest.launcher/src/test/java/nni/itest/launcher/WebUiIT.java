@@ -135,7 +135,7 @@ public class WebUiIT {
         browser.open(ui() + "#/experiments/" + id + "/trials");
         browser.waitFor(d -> rows().size() == 4);
         assertEquals(List.of(trial(0), trial(1), trial(2), trial(3)), rowIds());
-        List<String> header = browser.findAll("#trials-table thead th").stream().map(WebElement::getText).toList();
+        List<String> header = browser.texts("#trials-table thead th");
         assertTrue(header.toString(), header.containsAll(List.of("x", "opt", "Default metric", "Duration", "Platform / machine")));
 
         browser.click("#trials-table th[data-sort='default']");
@@ -369,13 +369,12 @@ public class WebUiIT {
         browser.waitFor(d -> browser.find("#compare").isEnabled());
         browser.click("#compare");
         browser.waitFor(d -> browser.findAll("#comparison thead th[data-trial]").size() == 2);
-        assertEquals(List.of(first, second), browser.findAll("#comparison thead th[data-trial]").stream()
-                .map(th -> th.getAttribute("data-trial")).toList());
-        List<String> finals = browser.findAll("#comparison td[data-row='default']").stream().map(WebElement::getText).toList();
+        assertEquals(List.of(first, second), browser.attributes("#comparison thead th[data-trial]", "data-trial"));
+        List<String> finals = browser.texts("#comparison td[data-row='default']");
         assertEquals(List.of(shown(finalOf(first)), shown(finalOf(second))), finals);
         for (String name : List.of("x", "opt")) {
             boolean differ = !parameters(0).get(name).equals(parameters(1).get(name));
-            String row = browser.find("#comparison tr[data-parameter='" + name + "']").getAttribute("class");
+            String row = browser.attributes("#comparison tr[data-parameter='" + name + "']", "class").get(0);
             assertEquals(name + ": " + row, differ, row.contains("differs"));
         }
         browser.waitFor(d -> ("[\"" + first + "\",\"" + second + "\"]").equals(browser.find("#compare-chart").getAttribute("data-curves")));
@@ -460,11 +459,7 @@ public class WebUiIT {
     }
 
     private static List<String> rowIds() {
-        List<String> ids = new ArrayList<>();
-        for (WebElement row : rows()) {
-            ids.add(row.getAttribute("data-trial"));
-        }
-        return ids;
+        return browser.attributes("#trials-table tbody tr", "data-trial");
     }
 
     /** @return the names of the axes ECharts drew */

@@ -2,6 +2,7 @@ package nni.manager.internal.http;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.concurrent.CompletionStage;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -125,7 +126,11 @@ public abstract class JsonServlet extends HttpServlet {
 
     private static void send(HttpServletResponse response, Object result) throws IOException {
         response.setStatus(200);
-        if (result instanceof PlainText text) {
+        if (result instanceof Download download) {
+            response.setContentType(download.contentType());
+            response.setHeader("Content-Disposition", "attachment; filename=\"" + download.fileName() + "\"");
+            download.body().writeTo(response.getOutputStream());
+        } else if (result instanceof PlainText text) {
             response.setContentType("text/plain");
             try (InputStream in = text.content()) {
                 in.transferTo(response.getOutputStream());
@@ -140,5 +145,20 @@ public abstract class JsonServlet extends HttpServlet {
      * servlet closes the stream.
      */
     public record PlainText(InputStream content) {
+    }
+
+    /** Writes a download's body as it is produced, never whole in memory. */
+    @FunctionalInterface
+    public interface Body {
+        void writeTo(OutputStream out) throws IOException;
+    }
+
+    /**
+     * What a handler returns to send a file to be saved ({@code Content-Disposition: attachment}),
+     * written straight to the response: an export of any size.
+     *
+     * @param fileName a plain file name (no quotes, no path)
+     */
+    public record Download(String fileName, String contentType, Body body) {
     }
 }

@@ -1,30 +1,43 @@
 package nni.manager.internal.ui;
 
+import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.TrialSummary;
+import nni.manager.internal.http.HttpError;
+import nni.manager.internal.http.JsonServlet.Download;
 import nni.manager.internal.store.MetricRecord;
 
 /**
- * What the web UI's export downloads and its config view shows: every trial as the trial table
- * has it, every metric its trials reported (in arrival order, the value decoded once, as the
- * trial gave it), and the experiment's canonical configuration with its secrets masked. The
- * browser turns it into CSV or JSON files.
+ * What the web UI's export downloads and its config view shows. Every trial as the trial table has
+ * it and the canonical configuration (secrets masked) come as one JSON answer, from which the
+ * browser makes the trials' CSV and JSON files; the metrics, which can be millions, are streamed
+ * from the store as a download ({@code metrics.csv}, {@code metrics.json}), never held whole.
  */
 final class ExperimentExport {
+
+    static final List<String> METRIC_FILES = List.of("metrics.csv", "metrics.json");
 
     private ExperimentExport() {
     }
 
-    /** @param status the status shown (an experiment not open: the one it ended with)
-     * @return {@code {id, name, status, parameters: [names], trials: [rows], metrics: [...], config: {...}}} */
+    /**
+     * @param status the status shown (an experiment not open: the one it ended with)
+     * @return {@code {id, name, status, parameters: [names], trials: [rows], metricFiles: [names], config: {...}}}
+     */
     static Map<String, Object> of(Experiment experiment, String status) {
         long now = System.currentTimeMillis();
         List<TrialSummary> summaries = experiment.summaries();
@@ -32,42 +45,101 @@ final class ExperimentExport {
         for (TrialSummary trial : summaries) {
             trials.add(TrialTable.row(experiment, trial, now));
         }
-        List<Map<String, Object>> metrics = new ArrayList<>();
-        experiment.store().forEachMetric(metric -> metrics.add(metric(metric)));
         Map<String, Object> export = new LinkedHashMap<>();
         export.put("id", experiment.id());
         export.put("name", experiment.config().experimentName());
         export.put("status", status);
         export.put("parameters", TrialTable.parameterNames(experiment, summaries));
         export.put("trials", trials);
-        export.put("metrics", metrics);
+        export.put("metricFiles", METRIC_FILES);
         export.put("config", experiment.config().masked().canonical());
         return export;
     }
 
-    private static Map<String, Object> metric(MetricRecord record) {
-        Map<String, Object> metric = new LinkedHashMap<>();
-        metric.put("trialId", record.trialJobId());
-        metric.put("parameterId", record.parameterId());
-        metric.put("type", record.type());
-        metric.put("sequence", record.sequence());
-        metric.put("timestamp", record.timestamp());
-        metric.put("value", value(record.data()));
-        return metric;
+    /**
+     * Every metric in arrival order: trial, parameter id, type, sequence, time (ISO 8601) and the
+     * value as the trial reported it (NNI stores it JSON-encoded twice: decoded once here).
+     *
+     * @throws HttpError 404 for a file name the export does not have
+     */
+    static Download metrics(Experiment experiment, String file) {
+        String name = experiment.id() + "-" + file;
+        return switch (file) {
+            case "metrics.csv" -> new Download(name, "text/csv; charset=utf-8", out -> {
+                Writer writer = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
+                writer.write("trialId,parameterId,type,sequence,timestamp,value\r\n");
+                each(experiment, metric -> {
+                    writer.write(String.join(",", csv(metric.trialJobId()), csv(metric.parameterId()), csv(metric.type()),
+                            Long.toString(metric.sequence()), Instant.ofEpochMilli(metric.timestamp()).toString(),
+                            csv(reported(metric.data()))));
+                    writer.write("\r\n");
+                });
+                writer.flush();
+            });
+            case "metrics.json" -> new Download(name, "application/json", out -> {
+                try (JsonGenerator json = Json.MAPPER.getFactory().createGenerator(out)) {
+                    json.writeStartArray();
+                    each(experiment, metric -> {
+                        json.writeStartObject();
+                        json.writeStringField("trialId", metric.trialJobId());
+                        json.writeStringField("parameterId", metric.parameterId());
+                        json.writeStringField("type", metric.type());
+                        json.writeNumberField("sequence", metric.sequence());
+                        json.writeNumberField("timestamp", metric.timestamp());
+                        json.writeFieldName("value");
+                        json.writeTree(value(reported(metric.data())));
+                        json.writeEndObject();
+                    });
+                    json.writeEndArray();
+                }
+            });
+            default -> throw HttpError.notFound("no export file " + file + "; there are " + METRIC_FILES);
+        };
     }
 
-    /** NNI stores a metric's value JSON-encoded twice: the number or object the trial reported, or its text if it is no JSON. */
-    static Object value(String data) {
+    @FunctionalInterface
+    private interface MetricWriter {
+        void write(MetricRecord metric) throws IOException;
+    }
+
+    private static void each(Experiment experiment, MetricWriter writer) throws IOException {
+        try {
+            experiment.store().forEachMetric(metric -> {
+                try {
+                    writer.write(metric);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause(); // the client went away
+        }
+    }
+
+    /** @return the value as the trial reported it: NNI's stored text decoded once (a number, or a JSON object, as text) */
+    static String reported(String data) {
         try {
             JsonNode outer = Json.MAPPER.readTree(data);
-            String inner = outer.isTextual() ? outer.asText() : data;
-            try {
-                return Json.MAPPER.readValue(inner, Object.class);
-            } catch (IOException notJson) {
-                return inner;
-            }
+            return outer.isTextual() ? outer.asText() : data;
         } catch (IOException e) {
             return data;
         }
+    }
+
+    /** @return the reported text as JSON: a number or object as it is, anything else as a string */
+    private static JsonNode value(String reported) {
+        try {
+            return Json.MAPPER.readTree(reported);
+        } catch (IOException notJson) {
+            return Json.MAPPER.getNodeFactory().textNode(reported);
+        }
+    }
+
+    /** RFC 4180: a field with a comma, quote or line break quoted, its quotes doubled. */
+    private static String csv(String field) {
+        if (field == null) {
+            return "";
+        }
+        return field.matches("(?s).*[\",\r\n].*") ? "\"" + field.replace("\"", "\"\"") + "\"" : field;
     }
 }

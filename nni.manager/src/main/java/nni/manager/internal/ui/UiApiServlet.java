@@ -48,7 +48,8 @@ import nni.manager.internal.registry.PlatformRegistry;
  * GET /experiments/{id}/results?points=N             default metric per trial, best so far
  * GET /experiments/{id}/parallel                     hyper-parameter rows for parallel coordinates
  * GET /experiments/{id}/intermediate?trials=a,b|last=N&amp;q&amp;points   several trials' intermediate results
- * GET /experiments/{id}/export                       every trial and metric, the canonical config (secrets masked)
+ * GET /experiments/{id}/export                       every trial, the canonical config (secrets masked)
+ * GET /experiments/{id}/export/{metrics.csv|metrics.json}   every metric, streamed as a download
  * POST /experiments/{id}/resume                      resumes a stored experiment (nni:resume)
  * DELETE /experiments/{id}                           deletes a stored experiment that is not open (nni:delete)
  * GET /platforms                                     installed platforms and their configuration forms
@@ -115,6 +116,7 @@ public class UiApiServlet extends JsonServlet {
         router.get("/experiments/{id}/results", (request, path) -> MetricCharts.finalResults(experiment(path), points(request)));
         router.get("/experiments/{id}/parallel", (request, path) -> MetricCharts.parallel(experiment(path)));
         router.get("/experiments/{id}/intermediate", (request, path) -> IntermediateCurves.of(experiment(path), request));
+        router.get("/experiments/{id}/export/{file}", (request, path) -> ExperimentExport.metrics(experiment(path), path.get("file")));
         router.get("/experiments/{id}/export", (request, path) -> {
             Experiment experiment = experiment(path);
             return ExperimentExport.of(experiment, shownStatus(experiment, isOpen(experiment)));
