@@ -232,7 +232,11 @@ public class CrashConsistencyIT {
         int exit = runtime.awaitExit(Duration.ofSeconds(300));
         String log = runtime.log();
         assertEquals(runtime.console(), 0, exit);
-        assertFalse(log, log.contains("unknown keeper"));
+        // none refused while the experiment runs; once it is done its keepers are let go, and one whose
+        // last report crossed that is refused and exits (fresh-ci saw an idle keeper's report so)
+        int done = log.indexOf("experiment " + id + ": done");
+        assertTrue(log, done > 0);
+        assertFalse(log, log.substring(0, done).contains("unknown keeper"));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
             Map<String, String> statuses = store.trials().stream().collect(Collectors.toMap(TrialRecord::id, TrialRecord::status));
             assertTrue(statuses.toString(), statuses.values().stream().allMatch("SUCCEEDED"::equals));
