@@ -411,6 +411,9 @@ final class LocalSession implements TrainingSession {
                 .append("trial=$!\n")
                 .append("echo \"$trial\" > ").append(quote(pid + ".tmp")).append(" && mv -f ").append(quote(pid + ".tmp"))
                 .append(' ').append(quote(pid.toString())).append('\n')
+                // the runtime may be gone (kill -9 just after the start): its closed pipe must not kill
+                // this script by SIGPIPE, which alone writes the exit status a resume needs
+                .append("trap '' PIPE\n")
                 .append("echo \"$1 $trial\"\n")
                 .append("exec >/dev/null 2>&1\n")
                 .append("wait \"$trial\"\n")
