@@ -63,7 +63,9 @@ public class ResumeAfterKillTest {
                 """);
         Path work = folder.newFolder("experiments").toPath();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        runtime = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), CrashRunner.class.getName(),
+        // sqlite-jdbc unpacks its native library into the temporary folder, and a JVM killed with -9 leaves it there
+        runtime = new ProcessBuilder(java, "-Dorg.sqlite.tmpdir=" + folder.getRoot(), "-cp", System.getProperty("java.class.path"),
+                CrashRunner.class.getName(),
                 code.toString(), work.toString(), "crashexp", Integer.toString(TRIALS))
                 .redirectErrorStream(true).redirectOutput(new File(folder.getRoot(), "runtime.log")).start();
         Path directory = work.resolve("crashexp");
