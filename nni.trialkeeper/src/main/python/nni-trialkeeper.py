@@ -1145,6 +1145,9 @@ class Keeper(object):
             self.manager = ManagerClient(options.manager_url, options.experiment_id, options.keeper_id, options.token)
         self.spool = Spool(os.path.join(options.work_directory, ".keeper", options.keeper_id), options.spool_limit_bytes)
         self.trials = {}
+        # every trial started here, running or ended: a manager restarted after a crash sends
+        # new-trial again for a trial it cannot know the keeper got, and it must not run twice
+        self.started_trials = set()
         self.trials_lock = threading.Lock()
         self.stats = RequestStats()
         self.finished = threading.Event()
@@ -1284,8 +1287,11 @@ class Keeper(object):
         trial_id = command.get("trial")
         with self.trials_lock:
             trial = self.trials.get(trial_id) if trial_id is not None else None
+            first_time = kind == "new-trial" and trial_id not in self.started_trials
+            if first_time:
+                self.started_trials.add(trial_id)
         if kind == "new-trial":
-            if trial is None:
+            if first_time:
                 self.start_trial(trial_id, command, os.path.join(self.options.work_directory, "trials", trial_id))
         elif kind == "kill":
             if trial is not None:

@@ -700,6 +700,85 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
         }
     }
 
+    /**
+     * A restarted manager cannot know whether a runner keeper got the new-trial command the runtime
+     * before the crash queued for it (its link file lists the trial as the keeper's), so it sends
+     * the command again: a keeper given a trial it has already started runs it once, whether the
+     * trial still runs or has ended, and takes the next trial as usual.
+     */
+    @Test(timeout = 120_000)
+    public void aRunnerGivenATrialItAlreadyStartedDoesNotRunItAgain() throws Exception {
+        Path release = root.resolve("release-Rn001");
+        String first = newTrialCommand(1, "Rn001", TrialScripts.parameters(1, 2, 0, release.toString(), 0));
+        String again = newTrialCommand(2, "Rn001", TrialScripts.parameters(1, 2, 0, null, 0));
+        String afterEnd = newTrialCommand(3, "Rn001", TrialScripts.parameters(1, 2, 0, null, 0));
+        String next = newTrialCommand(4, "Rn002", TrialScripts.parameters(2, 2, 0, null, 0));
+        String stop = "{\"id\":5,\"type\":\"stop\"}";
+        List<Map<String, Object>> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (FakeManager manager = new FakeManager(request -> {
+            if (request.path().endsWith("/handshake")) {
+                return new FakeManager.Answer(200, "{\"managerVersion\":\"fake\",\"protocol\":1}");
+            }
+            if (request.path().contains("/reports")) {
+                reports.addAll(reportsOf(request.body()));
+                return new FakeManager.Answer(200, "{\"acked\":" + lastSeq(request.body()) + "}");
+            }
+            Matcher after = Pattern.compile("after=(\\d+)").matcher(request.path());
+            long seen = after.find() ? Long.parseLong(after.group(1)) : 0;
+            // the same trial again while it runs, again once it has ended, then the next trial, then stop
+            List<String> queue = new ArrayList<>(List.of(first));
+            if (reported(reports, "started", "Rn001")) {
+                queue.add(again);
+            }
+            if (reported(reports, "ended", "Rn001")) {
+                queue.add(afterEnd);
+                queue.add(next);
+            }
+            if (reported(reports, "ended", "Rn002")) {
+                queue.add(stop);
+            }
+            List<String> fresh = queue.subList((int) Math.min(seen, queue.size()), queue.size());
+            return fresh.isEmpty() ? noCommands() : new FakeManager.Answer(200, "{\"commands\":[" + String.join(",", fresh) + "]}");
+        })) {
+            Process keeper = startKeeper(manager, "runner", "Rn000", packedTrialCode(), List.of());
+            // the repeated command reached the keeper while the trial still ran: only then may it end
+            await().atMost(WAIT).until(() -> manager.requests("after=2").size() > 0);
+            Files.writeString(release, "go");
+            assertTrue("the keeper did not stop after the second trial", keeper.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, keeper.exitValue());
+            assertEquals(reports.toString(), 1, count(reports, "started", "Rn001"));
+            assertEquals(reports.toString(), 1, count(reports, "ended", "Rn001"));
+            assertEquals(reports.toString(), 1, count(reports, "started", "Rn002"));
+            assertEquals(reports.toString(), 1, count(reports, "ended", "Rn002"));
+        }
+    }
+
+    private static String newTrialCommand(long id, String trial, String parameters) {
+        String value = parameters.replace("\\", "\\\\").replace("\"", "\\\"");
+        return "{\"id\":" + id + ",\"type\":\"new-trial\",\"trial\":\"" + trial
+                + "\",\"sequenceId\":0,\"parameter\":{\"value\":\"" + value + "\",\"index\":0}}";
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> reportsOf(String body) {
+        try {
+            Map<String, Object> batch = new com.fasterxml.jackson.databind.ObjectMapper().readValue(body, Map.class);
+            return (List<Map<String, Object>>) batch.getOrDefault("reports", List.of());
+        } catch (IOException e) {
+            throw new IllegalStateException("a report batch that is not JSON: " + body, e);
+        }
+    }
+
+    private static boolean reported(List<Map<String, Object>> reports, String kind, String trial) {
+        return count(reports, kind, trial) > 0;
+    }
+
+    private static long count(List<Map<String, Object>> reports, String kind, String trial) {
+        // a batch sent again after a lost answer repeats sequences: count each sequence once
+        return reports.stream().filter(r -> kind.equals(r.get("kind")) && trial.equals(r.get("trial")))
+                .map(r -> r.get("seq")).distinct().count();
+    }
+
     @Test(timeout = 60_000)
     public void versionAndHelpExitZeroAndABadCommandLineTwo() throws Exception {
         Process version = new ProcessBuilder(keeperCommand("--version")).start();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -50,6 +51,11 @@ final class Keeper implements TrialProcess.Host {
         return t;
     });
     private final Map<String, TrialProcess> trials = new ConcurrentHashMap<>();
+    /**
+     * Every trial this keeper has started, running or ended: a manager restarted after a crash sends
+     * new-trial again for a trial it cannot know the keeper got, and it must not run twice.
+     */
+    private final Set<String> startedTrials = ConcurrentHashMap.newKeySet();
     private final RequestStats stats = new RequestStats();
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile int exitCode;
@@ -251,7 +257,7 @@ final class Keeper implements TrialProcess.Host {
         TrialProcess trial = trialId == null ? null : trials.get(trialId);
         switch (type) {
             case "new-trial" -> {
-                if (trial == null) {
+                if (startedTrials.add(trialId)) {
                     startTrial(trialId, command, options.workDirectory().resolve("trials").resolve(trialId));
                 }
             }
