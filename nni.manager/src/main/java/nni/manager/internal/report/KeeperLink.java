@@ -97,6 +97,11 @@ public final class KeeperLink {
         applied = seq;
     }
 
+    /** @return the commands queued for the keeper that it has not confirmed having (by a later poll), oldest first */
+    public synchronized List<Map<String, Object>> queuedCommands() {
+        return List.copyOf(commands);
+    }
+
     /** Queues a command for the keeper; it gets the next command id. Answers the keeper's waiting poll (outside the lock). */
     public void send(Map<String, Object> command) {
         Runnable answer;

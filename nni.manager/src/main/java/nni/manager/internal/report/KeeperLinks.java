@@ -121,7 +121,8 @@ public class KeeperLinks {
         link.close(true);
     }
 
-    KeeperLink find(String experimentId, String keeperId) {
+    /** @return the link registered for this keeper of the experiment, or null */
+    public KeeperLink find(String experimentId, String keeperId) {
         return links.get(key(experimentId, keeperId));
     }
 

@@ -221,33 +221,97 @@ final class KeeperSession implements TrainingSession {
                 spec.keeperFile(runtime, keeperFiles.get(runtime));
             }
         }
+        EnvironmentSpec built;
         try {
             if (options.transport().files()) {
                 openChannel(environment.link, false);
                 spec.channel(options.transport().workerRoot() + "/" + id);
             }
-            environment.handle = launcher.start(spec.build(), environment);
-            transientStartFailures = 0;
+            built = spec.build();
+        } catch (PlatformException | RuntimeException e) {
+            startFailed(environment, forTrial, e);
+            return;
+        }
+        environment.launching = true;
+        try {
+            // outside the lock and beside the other starts: a platform's start may take seconds (ssh, a cluster's API)
+            timer.executeAside(() -> launch(environment, forTrial, built));
+        } catch (RejectedExecutionException closing) {
+            environment.launching = false;
+            environment.state = State.GONE;
+        }
+    }
+
+    /** Has the platform start one environment; runs on a worker of its own, not holding the lock. */
+    private void launch(Environment environment, Trial forTrial, EnvironmentSpec spec) {
+        LaunchedEnvironment handle;
+        try {
+            handle = launcher.start(spec, environment);
         } catch (TransientPlatformException e) {
-            retryStartLater(environment, forTrial, e);
+            synchronized (lock) {
+                environment.launching = false;
+                if (closed) {
+                    giveUpUnstarted(environment);
+                } else {
+                    retryStartLater(environment, forTrial, e);
+                }
+            }
             return;
         } catch (PlatformException | RuntimeException e) {
-            LOG.error("experiment {}: environment {} could not be started: {}", context.experimentId(), id, e.getMessage());
-            environment.state = State.GONE;
-            links.unregister(environment.link);
-            linkFile.remove(id);
-            failWaiting("the " + options.platform() + " platform could not start an environment: " + e.getMessage());
-            if (forTrial != null) {
-                end(forTrial, TrialStatus.FAILED, "the " + options.platform() + " platform could not start its keeper: " + e.getMessage());
+            synchronized (lock) {
+                environment.launching = false;
+                if (closed) {
+                    giveUpUnstarted(environment);
+                } else {
+                    startFailed(environment, forTrial, e);
+                }
             }
             return;
         }
-        LOG.info("experiment {}: started {} {}", context.experimentId(), options.reuse() ? "environment" : "keeper for trial", id);
-        linkFile.handle(id, environment.handle.handle());
-        environment.keeperStarted = Instant.now();
-        checkHandshakeLater(environment);
-        environment.handle.ended().whenComplete((why, error) -> later(() ->
-                environmentEnded(environment, why != null ? why : String.valueOf(error))));
+        synchronized (lock) {
+            environment.launching = false;
+            environment.handle = handle;
+            if (detached) {
+                handle.detach(); // the keeper runs on, its link kept for the next session
+                return;
+            }
+            if (closed || environment.state == State.GONE) {
+                handle.stop(); // the session closed while the platform started it
+                return;
+            }
+            transientStartFailures = 0;
+            LOG.info("experiment {}: started {} {}", context.experimentId(), options.reuse() ? "environment" : "keeper for trial",
+                    environment.id);
+            linkFile.handle(environment.id, handle.handle());
+            if (environment.keeperStarted == null) {
+                environment.keeperStarted = Instant.now();
+            }
+            if (forTrial != null && forTrial.cancel != null && !environment.connected) {
+                handle.stop(); // cancelled while the platform started it: the trial ends with the environment
+            }
+            checkHandshakeLater(environment);
+            handle.ended().whenComplete((why, error) -> later(() ->
+                    environmentEnded(environment, why != null ? why : String.valueOf(error))));
+        }
+    }
+
+    /** The platform could not start an environment, for good: its trial fails, and so do the trials waiting for one. Holds the lock. */
+    private void startFailed(Environment environment, Trial forTrial, Exception e) {
+        LOG.error("experiment {}: environment {} could not be started: {}", context.experimentId(), environment.id, e.getMessage());
+        environment.state = State.GONE;
+        links.unregister(environment.link);
+        linkFile.remove(environment.id);
+        failWaiting("the " + options.platform() + " platform could not start an environment: " + e.getMessage());
+        if (forTrial != null) {
+            end(forTrial, TrialStatus.FAILED, "the " + options.platform() + " platform could not start its keeper: " + e.getMessage());
+        }
+    }
+
+    /** A start that failed after the session closed: nothing to retry or report. Holds the lock. */
+    private void giveUpUnstarted(Environment environment) {
+        environment.state = State.GONE;
+        links.unregister(environment.link);
+        linkFile.remove(environment.id);
     }
 
     /**
@@ -280,6 +344,9 @@ final class KeeperSession implements TrainingSession {
         linkFile.remove(environment.id);
         if (forTrial != null) {
             forTrial.environment = null;
+        }
+        if (startRetry != null) {
+            return; // another start in flight was refused first: its retry covers this one
         }
         transientStartFailures++;
         Duration wait = Backoff.delay(transientStartFailures, e);
@@ -372,12 +439,16 @@ final class KeeperSession implements TrainingSession {
         trial.environment = environment;
         linkFile.running(environment.id, trial.application.trialId());
         trial.job = trial.job.withMessage("Platform: " + options.platform() + ", environment: " + environment.id);
+        sendNewTrial(environment, trial);
+    }
+
+    private static void sendNewTrial(Environment environment, Trial trial) {
         Map<String, Object> command = trialDescription(trial);
         command.put("type", "new-trial");
         environment.link.send(command);
     }
 
-    private Map<String, Object> trialDescription(Trial trial) {
+    private static Map<String, Object> trialDescription(Trial trial) {
         TrialApplication application = trial.application;
         Map<String, Object> description = new LinkedHashMap<>();
         description.put("trial", application.trialId());
@@ -409,6 +480,8 @@ final class KeeperSession implements TrainingSession {
         Instant keeperStarted;
         /** The last overdue reason shown, so that it is logged once. */
         String overdueReason;
+        /** While the platform's start of it is in flight: no handle yet. */
+        boolean launching;
 
         Environment(String id) {
             this.id = id;
@@ -873,7 +946,8 @@ final class KeeperSession implements TrainingSession {
                     if (trial.job.status().isTerminal()) {
                         continue;
                     }
-                    if (trial.environment == null) {
+                    if (trial.environment == null || trial.environment.launching && !trial.environment.connected) {
+                        // no keeper runs it (one still being started is stopped once the platform returns it)
                         end(trial, TrialStatus.USER_CANCELED, "the experiment stopped");
                     } else if (trial.cancel == null) {
                         trial.cancel = false;
@@ -1019,6 +1093,14 @@ final class KeeperSession implements TrainingSession {
             trials.put(stored.id(), trial);
             environments.put(environmentId, environment);
             findAgain(environment, platformHandle);
+            if (options.reuse() && stored.status() == TrialStatus.WAITING) {
+                // the runtime before the restart gave the trial to this runner (its link file says so) but never
+                // heard it start: the new-trial command may have died with it, queued and not yet fetched. The
+                // keeper ignores a trial it has started already, so sending it again runs it at most once.
+                sendNewTrial(environment, trial);
+                LOG.info("experiment {}: trial {} given again to keeper {}, which had not reported it started",
+                        context.experimentId(), stored.id(), environmentId);
+            }
             return Optional.of(stored);
         }
     }

@@ -55,6 +55,22 @@ final class SessionTimer {
         queue(task);
     }
 
+    /**
+     * Runs a slow task (a platform's start of an environment) on its own worker thread, beside
+     * this session's queue and the other slow tasks: starts are in flight at once, and nothing
+     * queued waits behind them. @throws RejectedExecutionException once this timer (or its component) ended
+     */
+    void executeAside(Runnable task) {
+        requireOpen();
+        workers.execute(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.error("{}: a task failed", owner, e);
+            }
+        });
+    }
+
     /** Runs a task once after a delay. @throws RejectedExecutionException once this timer (or its component) ended */
     ScheduledFuture<?> schedule(Runnable work, long delay, TimeUnit unit) {
         requireOpen();

@@ -341,7 +341,7 @@ public class LocalExperimentTest {
         return xml.append("</nvidia_smi_log>\n").toString();
     }
 
-    @Test(timeout = 60_000)
+    @Test(timeout = 180_000)
     public void gpuPlacementFromAFakeNvidiaSmi() throws Exception {
         String script = """
                 echo "$CUDA_VISIBLE_DEVICES" > "$NNI_OUTPUT_DIR/gpus"
@@ -363,9 +363,10 @@ public class LocalExperimentTest {
 
         await().atMost(Duration.ofSeconds(20)).until(() -> experiment.trials().size() == 2
                 && experiment.trials().get(1).job().message().startsWith("waiting"));
+        // the first holds GPU 0 until released: RUNNING once its start is answered (later on a loaded machine)
+        await().atMost(Duration.ofSeconds(60)).until(() -> experiment.trials().get(0).job().status() == TrialStatus.RUNNING);
         TrialView first = experiment.trials().get(0);
         TrialView second = experiment.trials().get(1);
-        assertEquals(TrialStatus.RUNNING, first.job().status());
         assertEquals(TrialStatus.WAITING, second.job().status());
         assertEquals("waiting: needs 1 GPU, 0 free; GPU 0 full (1 trial of this experiment); GPU 1 busy (pid 4711)",
                 second.job().message());
