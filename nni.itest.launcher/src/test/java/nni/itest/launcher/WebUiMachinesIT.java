@@ -119,7 +119,10 @@ public class WebUiMachinesIT {
         String id = create(config);
 
         browser.open(runtime.endpoint() + "ui/#/experiments/" + id + "/config");
-        browser.waitFor(d -> !browser.text("#given-view").isEmpty());
+        browser.waitFor(d -> {
+            String shown = browser.text("#given-view");
+            return shown != null && !shown.isEmpty();
+        });
         assertEquals(text.strip(), browser.text("#given-view"));
         assertEquals("(given.yml; secrets masked)", browser.text("#given-name"));
         assertTrue(browser.text("#config-view"), browser.text("#config-view").contains("\"experimentName\": \"given\""));
