@@ -12,6 +12,7 @@ import * as durations from './views/durations.js';
 import * as config from './views/config.js';
 import * as intermediate from './views/intermediate.js';
 import * as compare from './views/compare.js';
+import * as machines from './views/machines.js';
 import { DARK } from './chart.js';
 
 const routes = [
@@ -26,6 +27,7 @@ const routes = [
   [/^#\/experiments\/([^/]+)\/durations$/, durations, 'experiments'],
   [/^#\/experiments\/([^/]+)\/config$/, config, 'experiments'],
   [/^#\/platforms$/, platforms, 'platforms'],
+  [/^#\/machines$/, machines, 'machines'],
 ];
 
 let dispose = null;

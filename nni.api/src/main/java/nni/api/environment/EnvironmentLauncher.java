@@ -1,10 +1,13 @@
 package nni.api.environment;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import org.osgi.annotation.versioning.ConsumerType;
 
 import nni.api.platform.PlatformException;
+import nni.api.platform.SessionView;
 import nni.api.platform.TransientPlatformException;
 
 /**
@@ -44,5 +47,22 @@ public interface EnvironmentLauncher {
      */
     default Optional<LaunchedEnvironment> reattach(String environmentId, String handle) {
         return Optional.empty();
+    }
+
+    /**
+     * The machines this launcher starts environments on, for the keeper session's
+     * {@link nni.api.platform.TrainingSession#view()} (the web UI's machines view): each with its
+     * GPUs as last read and, on each GPU, the trials of the environments placed on it. The same
+     * contract as the session's view: may be called at any time from any thread, returns at once
+     * with the last reading, never waits for the network (a launcher that wants fresher figures
+     * reads again on its own threads).
+     *
+     * @param trials the trials running in each environment now, by environment id
+     *               ({@link EnvironmentSpec#environmentId()}); an environment not named runs none
+     * @return the machines in the launcher's order; none (the default) when it shows nothing of them
+     * @since 1.2
+     */
+    default List<SessionView.Machine> machines(Map<String, List<String>> trials) {
+        return List.of();
     }
 }

@@ -27,5 +27,5 @@
  * {@link nni.api.environment.KeeperOptions.Builder#transport}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package nni.api.environment;

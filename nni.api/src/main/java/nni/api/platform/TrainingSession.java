@@ -146,6 +146,20 @@ public interface TrainingSession extends AutoCloseable {
     }
 
     /**
+     * What the session shows people of itself: its state and its machines' GPUs, for the web UI's
+     * machines view. May be called at any time, from any thread, also while other calls run, and
+     * often (each open page asks every few seconds). It must return at once: never wait for the
+     * network, a process or a lock held across one. Return the last reading, with its time; a
+     * session that wants fresher figures starts a reading on its own threads and shows it next time.
+     *
+     * @return the view, or empty (the default) when the session shows nothing of its machines
+     * @since 1.1
+     */
+    default Optional<SessionView> view() {
+        return Optional.empty();
+    }
+
+    /**
      * Ends the session because the user stops the experiment: cancels the trials it still runs (as
      * {@code USER_CANCELED}, reported as usual), stops its threads, releases connections.
      * Idempotent; never throws.

@@ -501,4 +501,39 @@ public class RemotePlatformIT extends RuntimeTestSupport {
                 + " can run no trial keeper: it needs Java 17 or newer (`java -version`: not found) or Python 3.7 or newer"
                 + " (`python3 --version`: Python 3.6.9)"));
     }
+
+    /**
+     * The web UI's machines route shows both machines of a remote experiment with the GPUs their
+     * nvidia-smi reports, and the running trial on the GPU its keeper was given.
+     */
+    @Test(timeout = 240_000)
+    public void theMachinesViewShowsEachMachinesGpusAndTheTrialOnOne() throws Exception {
+        Path config = experiment("machines", false, 1, 1, "0", 1);
+        String experiment = create(config);
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(config.resolveSibling("slow.pid")));
+        String trial = api("trial-jobs", experiment).get(0).path("trialJobId").asText();
+
+        JsonNode session = await().atMost(Duration.ofSeconds(60)).until(() -> {
+            for (JsonNode row : JSON.readTree(get("api/v1/nni-ui/machines").body()).path("sessions")) {
+                if (row.path("experiment").asText().equals(experiment)) {
+                    return row;
+                }
+            }
+            return null;
+        }, row -> row != null && row.path("machines").size() == 2 && row.path("machines").findValues("trials").stream()
+                .anyMatch(trials -> trials.toString().contains(trial)));
+        assertEquals(session.toString(), "remote", session.path("platform").asText());
+        assertEquals(session.toString(), "open", session.path("state").asText());
+        int holding = 0;
+        for (JsonNode machine : session.path("machines")) {
+            assertEquals(machine.toString(), 2, machine.path("gpus").size());
+            for (JsonNode gpu : machine.path("gpus")) {
+                assertEquals(gpu.toString(), 0, gpu.path("utilization").asInt(-1));
+                holding += gpu.path("trials").toString().contains(trial) ? 1 : 0;
+            }
+        }
+        assertEquals(session.toString(), 1, holding);
+        Files.writeString(config.resolveSibling("release"), "");
+        awaitDone(experiment);
+    }
 }

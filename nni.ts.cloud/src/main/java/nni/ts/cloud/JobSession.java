@@ -18,6 +18,7 @@ import nni.api.model.TrialStatus;
 import nni.api.platform.Capacity;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
+import nni.api.platform.SessionView;
 import nni.api.platform.TrainingSession;
 
 /**
@@ -128,6 +129,11 @@ public final class JobSession implements TrainingSession {
     @Override
     public Capacity capacity() {
         return launcher.refusal().isPresent() ? Capacity.freeTrialSlots(0) : keepers.capacity();
+    }
+
+    @Override
+    public Optional<SessionView> view() {
+        return keepers.view();
     }
 
     @Override

@@ -27,9 +27,11 @@ import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.config.ConfigException;
+import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.config.ExperimentConfigLoader;
 import nni.manager.internal.config.UpdatableFields;
 import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialFiles;
@@ -86,7 +88,9 @@ public class ExperimentCommands {
         String[] created = new String[1];
         Experiment experiment;
         try {
-            experiment = experiments.create(loader.load(ClientSide.file(file)), (id, directory) -> created[0] = id);
+            Path config = ClientSide.file(file);
+            ExperimentConfig loaded = loader.load(config);
+            experiment = experiments.create(loaded, GivenConfig.read(config), (id, directory) -> created[0] = id);
         } catch (PlatformException e) {
             if (created[0] == null) {
                 throw e;

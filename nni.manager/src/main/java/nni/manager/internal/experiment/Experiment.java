@@ -171,7 +171,12 @@ public final class Experiment {
 
     /** Creates a new experiment's directory and store; {@link #start} runs it. */
     static Experiment create(String id, ExperimentConfig config) throws IOException {
-        return new Experiment(id, ExperimentFiles.create(id, config), false, ExperimentClock.startingNow());
+        return create(id, config, null);
+    }
+
+    /** Creates a new experiment's directory and store, keeping the config file as given (null: none); {@link #start} runs it. */
+    static Experiment create(String id, ExperimentConfig config, GivenConfig given) throws IOException {
+        return new Experiment(id, ExperimentFiles.create(id, config, given), false, ExperimentClock.startingNow());
     }
 
     /** Opens an existing experiment to continue it, its secrets read back; {@link #resume} runs it. */
@@ -1038,6 +1043,11 @@ public final class Experiment {
     }
 
     // ------------------------------------------------------------------ reading
+
+    /** @return each member (training service) as it is now: its open session, or why its platform is away */
+    public List<MemberState> members() {
+        return scheduler.memberStates();
+    }
 
     public String id() {
         return id;

@@ -23,14 +23,20 @@ final class ExperimentFiles {
     private ExperimentFiles() {
     }
 
-    /** Makes a new experiment's folder and store, its definition stored; interrupted, {@link CreationMarker} tells. */
-    static Opened create(String id, ExperimentConfig config) throws IOException {
+    /**
+     * Makes a new experiment's folder and store, its definition stored and the file as the user gave
+     * it (null: none) kept masked; interrupted, {@link CreationMarker} tells.
+     */
+    static Opened create(String id, ExperimentConfig config, GivenConfig given) throws IOException {
         Path directory = config.experimentWorkingDirectory().resolve(id);
         CreationMarker.begin(directory);
         for (String folder : List.of("db", "log", "trials", "checkpoint")) {
             Files.createDirectories(directory.resolve(folder));
         }
         SecretsFile.create(directory, config.secretValues());
+        if (given != null) {
+            given.masked(config).store(directory);
+        }
         ExperimentStore store = ExperimentStore.open(directory);
         store.saveDefinition(ConfigCodec.write(config));
         CreationMarker.done(directory);

@@ -168,6 +168,15 @@ public class ExperimentManager {
      * @throws PlatformException when the platform, tuner or assessor is missing or refuses
      */
     public Experiment create(ExperimentConfig given, BiConsumer<String, Path> announce) throws PlatformException, IOException {
+        return create(given, null, announce);
+    }
+
+    /**
+     * Creates and starts an experiment as {@link #create(ExperimentConfig, BiConsumer)} does, keeping
+     * the config file as the user wrote it (null: none) in the experiment's folder, its secrets masked.
+     */
+    public Experiment create(ExperimentConfig given, GivenConfig file, BiConsumer<String, Path> announce)
+            throws PlatformException, IOException {
         ExperimentConfig config = underRoot(given);
         AlgorithmRegistry.Choice choice = choose(config);
         if (config.trainingServices().size() == 1) {
@@ -180,7 +189,7 @@ public class ExperimentManager {
         // a tuner that refuses the search space refuses before anything of the experiment exists
         Algorithm algorithm = algorithm(choice, id, config.experimentWorkingDirectory().resolve(id), config);
         announce.accept(id, config.experimentWorkingDirectory().resolve(id));
-        Experiment experiment = Experiment.create(id, config);
+        Experiment experiment = Experiment.create(id, config, file);
         watch(experiment);
         experiments.put(id, experiment);
         try {

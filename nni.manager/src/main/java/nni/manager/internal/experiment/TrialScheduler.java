@@ -216,6 +216,12 @@ final class TrialScheduler {
         return reasons.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", reasons));
     }
 
+    /** @return each member as it is now: its session, or why its platform is away */
+    List<MemberState> memberStates() {
+        return members.stream().map(member -> new MemberState(member.index(), member.context.platform(),
+                Optional.ofNullable(member.session), Optional.ofNullable(member.away))).toList();
+    }
+
     /** @return the platform name of a member ({@code trainingService[i].platform}) */
     String platformOf(int member) {
         return members.get(member).context.platform();

@@ -14,8 +14,10 @@ import org.osgi.service.component.annotations.Reference;
 
 import nni.api.model.TrialStatus;
 import nni.manager.internal.config.ConfigException;
+import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.config.ExperimentConfigLoader;
 import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.ExperimentStatus;
 import nni.manager.internal.experiment.Progress;
@@ -56,7 +58,9 @@ public class RunLaunchCommand implements LaunchCommand {
         Experiment experiment;
         try {
             // the id first, before anything of the experiment exists: a run killed while creating it can be resumed
-            experiment = experiments.create(loader.load(Path.of(arguments.get(0)).toAbsolutePath()), (id, directory) -> {
+            Path config = Path.of(arguments.get(0)).toAbsolutePath();
+            ExperimentConfig loaded = loader.load(config);
+            experiment = experiments.create(loaded, GivenConfig.read(config), (id, directory) -> {
                 out.println("experiment " + id + " is being created in " + directory);
                 out.flush();
             });

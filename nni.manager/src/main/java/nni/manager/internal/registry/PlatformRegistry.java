@@ -27,6 +27,7 @@ import nni.api.model.TrialJob;
 import nni.api.platform.Capacity;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
+import nni.api.platform.SessionView;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
 import nni.api.platform.TransientPlatformException;
@@ -284,6 +285,11 @@ public class PlatformRegistry {
         @Override
         public Capacity capacity() {
             return detached ? Capacity.freeTrialSlots(0) : session.capacity();
+        }
+
+        @Override
+        public Optional<SessionView> view() {
+            return detached ? Optional.empty() : session.view();
         }
 
         @Override

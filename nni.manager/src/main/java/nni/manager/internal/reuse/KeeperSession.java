@@ -39,6 +39,7 @@ import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
+import nni.api.platform.SessionView;
 import nni.api.platform.TrainingSession;
 import nni.api.platform.TransientPlatformException;
 import nni.manager.internal.http.HttpError;
@@ -871,6 +872,31 @@ final class KeeperSession implements TrainingSession {
         synchronized (lock) {
             return trials.values().stream().map(t -> t.job).toList();
         }
+    }
+
+    /**
+     * The environments and trials counted, and the launcher's machines with the trials of each
+     * environment on the GPUs it was given ({@link EnvironmentLauncher#machines}). The lock is
+     * never held across the network, so taking it here returns at once.
+     */
+    @Override
+    public Optional<SessionView> view() {
+        Map<String, List<String>> byEnvironment = new LinkedHashMap<>();
+        long live;
+        long running;
+        synchronized (lock) {
+            live = environments.values().stream().filter(e -> e.state != State.GONE).count();
+            running = trials.values().stream().filter(t -> t.job.status() == TrialStatus.RUNNING).count();
+            for (Trial trial : trials.values()) {
+                if (trial.environment != null && !trial.job.status().isTerminal()) {
+                    byEnvironment.computeIfAbsent(trial.environment.id, id -> new ArrayList<>()).add(trial.job.id());
+                }
+            }
+        }
+        SessionView.Builder view = SessionView.builder().state(running + " running, " + live + " "
+                + (options.reuse() ? "environment" : "keeper") + (live == 1 ? "" : "s"));
+        launcher.machines(byEnvironment).forEach(view::machine);
+        return Optional.of(view.build());
     }
 
     @Override

@@ -11,11 +11,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.TrialSummary;
 import nni.manager.internal.http.HttpError;
 import nni.manager.internal.http.JsonServlet.Download;
@@ -36,9 +38,10 @@ final class ExperimentExport {
 
     /**
      * @param status the status shown (an experiment not open: the one it ended with)
-     * @return {@code {id, name, status, parameters: [names], trials: [rows], metricFiles: [names], config: {...}}}
+     * @return {@code {id, name, status, parameters: [names], trials: [rows], metricFiles: [names], config: {...},
+     *         given: {file, text} or null}}
      */
-    static Map<String, Object> of(Experiment experiment, String status) {
+    static Map<String, Object> of(Experiment experiment, String status) throws IOException {
         long now = System.currentTimeMillis();
         List<TrialSummary> summaries = experiment.summaries();
         List<Map<String, Object>> trials = new ArrayList<>(summaries.size());
@@ -53,7 +56,20 @@ final class ExperimentExport {
         export.put("trials", trials);
         export.put("metricFiles", METRIC_FILES);
         export.put("config", experiment.config().masked().canonical());
+        export.put("given", given(experiment));
         return export;
+    }
+
+    /** @return {@code {file, text}}: the config file as the user gave it, secrets masked; null when it was not kept */
+    private static Map<String, Object> given(Experiment experiment) throws IOException {
+        Optional<GivenConfig> given = GivenConfig.stored(experiment.directory());
+        if (given.isEmpty()) {
+            return null;
+        }
+        Map<String, Object> file = new LinkedHashMap<>();
+        file.put("file", given.get().fileName());
+        file.put("text", given.get().text());
+        return file;
     }
 
     /**

@@ -53,6 +53,7 @@ import nni.manager.internal.registry.PlatformRegistry;
  * POST /experiments/{id}/resume                      resumes a stored experiment (nni:resume)
  * DELETE /experiments/{id}                           deletes a stored experiment that is not open (nni:delete)
  * GET /platforms                                     installed platforms and their configuration forms
+ * GET /machines                                      each running experiment's platform sessions, their machines' GPUs
  * PUT /platforms/{name}/configuration?bundle=BSN     {"values": {id: value}} saved through Config Admin
  * </pre>
  */
@@ -147,6 +148,7 @@ public class UiApiServlet extends JsonServlet {
             }
         });
         router.get("/platforms", (request, path) -> platforms());
+        router.get("/machines", (request, path) -> MachinesView.of(manager.open()));
         router.withBody("PUT", "/platforms/{name}/configuration", (request, path) -> requireForms(),
                 (request, path, body) -> requireForms().save(path.get("name"), bundleOf(request), values(body)));
     }

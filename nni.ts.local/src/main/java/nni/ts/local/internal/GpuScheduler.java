@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import javax.xml.parsers.DocumentBuilderFactory;
 
@@ -25,8 +26,17 @@ import nni.api.platform.PlatformException;
  */
 final class GpuScheduler {
 
-    /** One GPU as nvidia-smi reports it. */
-    record Gpu(int index, List<Long> processIds) {
+    /**
+     * One GPU as nvidia-smi reports it.
+     *
+     * @param utilization    percent, null when not reported
+     * @param memoryUsedMiB  null when not reported
+     * @param memoryTotalMiB null when not reported
+     */
+    record Gpu(int index, List<Long> processIds, Integer utilization, Long memoryUsedMiB, Long memoryTotalMiB) {
+        Gpu(int index, List<Long> processIds) {
+            this(index, processIds, null, null, null);
+        }
     }
 
     /** A decision: the indices to use, or why not now. */
@@ -42,6 +52,7 @@ final class GpuScheduler {
     private final boolean useActiveGpu;
     private final Map<Integer, Integer> occupancy = new HashMap<>();
     private final Map<String, List<Integer>> placed = new HashMap<>();
+    private Consumer<List<Gpu>> readings = gpus -> { };
 
     GpuScheduler(String command, List<Integer> allowed, int maxTrialsPerGpu, boolean useActiveGpu) {
         this.command = command;
@@ -109,6 +120,16 @@ final class GpuScheduler {
         return new Placement(chosen, null);
     }
 
+    /** @param listener told every reading this scheduler takes (the session's machines view shows the last) */
+    void onReading(Consumer<List<Gpu>> listener) {
+        this.readings = listener;
+    }
+
+    /** @return which GPUs each placed trial holds, a copy */
+    Map<String, List<Integer>> placements() {
+        return Map.copyOf(placed);
+    }
+
     /** Gives back the GPUs a trial held. */
     void release(String trialId) {
         List<Integer> indices = placed.remove(trialId);
@@ -118,6 +139,19 @@ final class GpuScheduler {
     }
 
     List<Gpu> query() throws PlatformException {
+        List<Gpu> gpus;
+        try {
+            gpus = read(command);
+        } catch (PlatformException e) {
+            // here the experiment asked for GPUs: say so when nvidia-smi is missing
+            throw e.getCause() instanceof IOException ? new PlatformException("trialGpuNumber is set but " + e.getMessage(), e.getCause()) : e;
+        }
+        readings.accept(gpus);
+        return gpus;
+    }
+
+    /** @return the GPUs {@code command -q -x} reports now; waits for it (up to 20 s) */
+    static List<Gpu> read(String command) throws PlatformException {
         byte[] xml;
         try {
             Process process = new ProcessBuilder(command, "-q", "-x").redirectErrorStream(true).start();
@@ -131,7 +165,7 @@ final class GpuScheduler {
                         + new String(xml).strip());
             }
         } catch (IOException e) {
-            throw new PlatformException("trialGpuNumber is set but " + command + " cannot be run: " + e.getMessage(), e);
+            throw new PlatformException(command + " cannot be run: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PlatformException("interrupted while querying GPUs", e);
@@ -161,11 +195,32 @@ final class GpuScheduler {
                     NodeList pid = ((Element) processes.item(p)).getElementsByTagName("pid");
                     pids.add(pid.getLength() > 0 ? Long.parseLong(pid.item(0).getTextContent().trim()) : -1L);
                 }
-                gpus.add(new Gpu(index, pids));
+                gpus.add(new Gpu(index, pids, number(gpu, "utilization", "gpu_util"),
+                        mebibytes(gpu, "used"), mebibytes(gpu, "total")));
             }
             return gpus;
         } catch (Exception e) {
             throw new PlatformException("cannot read nvidia-smi's XML: " + e.getMessage(), e);
         }
+    }
+
+    /** @return {@code <fb_memory_usage><field>1024 MiB</field>}'s number, or null */
+    private static Long mebibytes(Element gpu, String field) {
+        Integer value = number(gpu, "fb_memory_usage", field);
+        return value == null ? null : value.longValue();
+    }
+
+    /** @return the leading whole number of {@code <section><field>35 %</field>}, or null when absent or "N/A" */
+    private static Integer number(Element gpu, String section, String field) {
+        NodeList sections = gpu.getElementsByTagName(section);
+        if (sections.getLength() == 0) {
+            return null;
+        }
+        NodeList values = ((Element) sections.item(0)).getElementsByTagName(field);
+        if (values.getLength() == 0) {
+            return null;
+        }
+        java.util.regex.Matcher number = java.util.regex.Pattern.compile("^\\s*(\\d+)").matcher(values.item(0).getTextContent());
+        return number.find() ? Integer.valueOf(number.group(1)) : null;
     }
 }

@@ -36,6 +36,7 @@ import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
+import nni.api.platform.SessionView;
 import nni.api.platform.TrainingSession;
 import nni.trialkeeper.StderrTail;
 
@@ -117,6 +118,9 @@ final class LocalSession implements TrainingSession {
     private final String nvidiaSmi;
     private final String host;
     private GpuScheduler gpus;
+    private final GpuReadings gpuReadings;
+    /** Which GPUs each trial holds, as the scheduler last placed them: read by {@link #view()} without the lock. */
+    private volatile Map<String, List<Integer>> gpuHolders = Map.of();
     private ScheduledFuture<?> gpuRecheck;
     private volatile boolean closed;
     /** Set by {@link #detach()}: trials are left alone and nothing more is reported. */
@@ -159,6 +163,7 @@ final class LocalSession implements TrainingSession {
         }
         this.timers = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "nni-local-timer-" + context.experimentId()));
         this.timers.scheduleWithFixedDelay(this::sweep, SWEEP_SECONDS, SWEEP_SECONDS, TimeUnit.SECONDS);
+        this.gpuReadings = new GpuReadings(nvidiaSmi, timers);
         this.watchThread = daemon(this::watch, "nni-local-watch-" + context.experimentId());
         this.watchThread.start();
     }
@@ -202,6 +207,7 @@ final class LocalSession implements TrainingSession {
             } else {
                 if (gpus == null) {
                     gpus = GpuScheduler.fromSection(context.section(), nvidiaSmi);
+                    gpus.onReading(gpuReadings::record);
                 }
                 waiting.add(trial);
                 try {
@@ -234,6 +240,7 @@ final class LocalSession implements TrainingSession {
                 return;
             }
             waiting.poll();
+            gpuHolders = gpus.placements();
             start(head, String.join(",", placement.indices().stream().map(String::valueOf).toList()));
         }
         if (gpuRecheck != null) {
@@ -499,6 +506,7 @@ final class LocalSession implements TrainingSession {
     private void releaseGpus(LocalTrial trial) {
         if (gpus != null) {
             gpus.release(trial.application.trialId());
+            gpuHolders = gpus.placements();
         }
     }
 
@@ -820,6 +828,17 @@ final class LocalSession implements TrainingSession {
     @Override
     public List<TrialJob> trials() {
         return order.stream().map(id -> trials.get(id).job).toList();
+    }
+
+    /** This machine's GPUs as last read (a fresh reading starts on the timer thread when that is old) and the trial count. */
+    @Override
+    public Optional<SessionView> view() {
+        long running = trials.values().stream().filter(t -> t.job.status() == TrialStatus.RUNNING).count();
+        long waitingNow = trials.values().stream().filter(t -> t.job.status() == TrialStatus.WAITING).count();
+        return Optional.of(SessionView.builder()
+                .state(closed ? "closed" : running + " running, " + waitingNow + " waiting")
+                .machine(gpuReadings.machine(host, gpuHolders))
+                .build());
     }
 
     @Override

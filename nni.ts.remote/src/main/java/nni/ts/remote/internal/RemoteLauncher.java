@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
@@ -24,7 +25,9 @@ import nni.api.environment.EnvironmentSpec;
 import nni.api.environment.EnvironmentState;
 import nni.api.environment.KeeperRuntime;
 import nni.api.environment.LaunchedEnvironment;
+import nni.api.platform.SessionView;
 import nni.ts.remote.internal.keeper.KeeperProbe;
+import nni.ts.remote.internal.schedule.MachineShown;
 import nni.ts.remote.internal.schedule.Scheduler;
 import nni.ts.remote.internal.ssh.Shell;
 import nni.ts.remote.internal.ssh.SshException;
@@ -48,6 +51,8 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RemoteLauncher.class);
     private static final long GPU_INFO_MAX_AGE_MILLIS = 2000;
+    /** A view shown with GPUs read longer ago than this starts a new reading. */
+    private static final long GPU_VIEW_MAX_AGE_MILLIS = 3000;
 
     private final List<RemoteMachine> machines;
     private final int gpuNumber;
@@ -62,6 +67,7 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
     /** Keepers given up because their machine was unreachable: killed when it is back. */
     private final List<RemoteEnvironment> abandoned = new ArrayList<>();
     private boolean closed;
+    private final AtomicBoolean viewReading = new AtomicBoolean();
 
     /**
      * @param sdk     the nni SDK shipped with nni-osgi ({@code nni/__init__.py}), for machines without nni; or null
@@ -131,6 +137,63 @@ final class RemoteLauncher implements EnvironmentLauncher, AutoCloseable {
             });
         } catch (RejectedExecutionException closing) {
             // the session is closing
+        }
+    }
+
+    /**
+     * Each machine with its GPUs as last read and the trials of the environments placed on them;
+     * when a reading is older than {@value #GPU_VIEW_MAX_AGE_MILLIS} ms, the reachable machines are
+     * read again on the launcher's threads, for the next view.
+     */
+    @Override
+    public List<SessionView.Machine> machines(Map<String, List<String>> trials) {
+        List<SessionView.Machine> shown = new ArrayList<>();
+        boolean stale = false;
+        synchronized (lock) {
+            for (RemoteMachine machine : machines) {
+                Map<Integer, List<String>> onGpu = new java.util.TreeMap<>();
+                for (RemoteEnvironment environment : running.values()) {
+                    if (environment.machine == machine && environment.placement != null) {
+                        for (int gpu : environment.placement.gpus()) {
+                            onGpu.computeIfAbsent(gpu, index -> new ArrayList<>()).addAll(trials.getOrDefault(environment.id, List.of()));
+                        }
+                    }
+                }
+                Instant readAt = machine.gpusReadAt();
+                stale |= readAt == null || readAt.plusMillis(GPU_VIEW_MAX_AGE_MILLIS).isBefore(Instant.now());
+                shown.add(MachineShown.of(machine.slots, readAt, onGpu));
+            }
+            stale &= !closed;
+        }
+        if (stale && viewReading.compareAndSet(false, true)) {
+            try {
+                executor.execute(this::readGpusForTheView);
+            } catch (RejectedExecutionException closing) {
+                viewReading.set(false);
+            }
+        }
+        return shown;
+    }
+
+    private void readGpusForTheView() {
+        try {
+            for (RemoteMachine machine : machines) {
+                boolean reachable;
+                synchronized (lock) {
+                    reachable = machine.slots.unreachableReason() == null && machine.slots.excludedReason() == null;
+                }
+                if (reachable) {
+                    try {
+                        machine.refreshGpus(GPU_VIEW_MAX_AGE_MILLIS);
+                    } catch (SshException e) {
+                        synchronized (lock) {
+                            machine.reachable(e.reason().words());
+                        }
+                    }
+                }
+            }
+        } finally {
+            viewReading.set(false);
         }
     }
 

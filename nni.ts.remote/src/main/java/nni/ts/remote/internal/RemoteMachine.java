@@ -27,7 +27,7 @@ final class RemoteMachine {
     private KeeperProbe.Found keeper;
     private String sdkDirectory;
     private Instant unreachableSince;
-    private Instant gpusSeen = Instant.EPOCH;
+    private volatile Instant gpusSeen = Instant.EPOCH;
 
     RemoteMachine(RemoteSection.Machine config, SshConnection ssh, String remoteRoot, String experimentId) {
         this.config = config;
@@ -118,6 +118,12 @@ final class RemoteMachine {
         }
         slots.gpus(gpus);
         gpusSeen = Instant.now();
+    }
+
+    /** @return when nvidia-smi was last read here, or null when it never was */
+    Instant gpusReadAt() {
+        Instant seen = gpusSeen;
+        return seen.equals(Instant.EPOCH) ? null : seen;
     }
 
     /** @return since when the machine cannot be reached (null when it can) */

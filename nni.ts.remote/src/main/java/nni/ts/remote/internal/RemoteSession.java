@@ -10,6 +10,7 @@ import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.platform.Capacity;
 import nni.api.platform.PlatformException;
+import nni.api.platform.SessionView;
 import nni.api.platform.TrainingSession;
 
 /**
@@ -66,6 +67,11 @@ final class RemoteSession implements TrainingSession {
     @Override
     public Capacity capacity() {
         return delegate.capacity();
+    }
+
+    @Override
+    public Optional<SessionView> view() {
+        return delegate.view();
     }
 
     @Override

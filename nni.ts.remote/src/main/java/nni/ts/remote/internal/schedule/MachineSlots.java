@@ -62,6 +62,11 @@ public final class MachineSlots {
         this.gpus = List.copyOf(seen);
     }
 
+    /** @return the GPUs the last nvidia-smi reported, or null when it was not asked yet */
+    public List<GpuInfo> seen() {
+        return gpus;
+    }
+
     public int placed() {
         return placed;
     }

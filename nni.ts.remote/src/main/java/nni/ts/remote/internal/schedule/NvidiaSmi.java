@@ -66,7 +66,9 @@ public final class NvidiaSmi {
             }
             Element utilization = child(gpu, "utilization");
             int util = utilization == null ? 0 : percent(text(utilization, "gpu_util"));
-            gpus.add(new GpuInfo(index, processes, util));
+            Element memory = child(gpu, "fb_memory_usage");
+            gpus.add(new GpuInfo(index, processes, util, memory == null ? null : mebibytes(text(memory, "used")),
+                    memory == null ? null : mebibytes(text(memory, "total"))));
             position++;
         }
         return gpus;
@@ -81,6 +83,18 @@ public final class NvidiaSmi {
             return Integer.parseInt(digits);
         } catch (NumberFormatException e) {
             return 0;
+        }
+    }
+
+    /** @return {@code 1024 MiB}'s number, or null when absent or not a number ("N/A") */
+    private static Long mebibytes(String text) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return Long.parseLong(text.replace("MiB", "").strip());
+        } catch (NumberFormatException e) {
+            return null;
         }
     }
 

@@ -33,6 +33,16 @@ public class NvidiaSmiTest {
     }
 
     @Test
+    public void readsMemoryUsedAndTotalWhenReported() {
+        String xml = "<nvidia_smi_log><gpu id=\"0\"><minor_number>0</minor_number><fb_memory_usage><total>16384 MiB</total>"
+                + "<reserved>0 MiB</reserved><used>1024 MiB</used><free>15360 MiB</free></fb_memory_usage>"
+                + "<utilization><gpu_util>87 %</gpu_util></utilization><processes></processes></gpu>"
+                + "<gpu id=\"1\"><minor_number>1</minor_number><fb_memory_usage><total>N/A</total><used>N/A</used></fb_memory_usage>"
+                + "</gpu></nvidia_smi_log>";
+        assertEquals(List.of(new GpuInfo(0, 0, 87, 1024L, 16384L), new GpuInfo(1, 0, 0, null, null)), NvidiaSmi.parse(xml));
+    }
+
+    @Test
     public void noGpusIsAnEmptyList() {
         assertEquals(List.of(), NvidiaSmi.parse(xml()));
     }
