@@ -69,8 +69,10 @@ public class ExperimentServiceComponent implements ExperimentService {
         try {
             return Outcome.done(ExperimentViews.of(manager.create(loader.load(configFile))));
         } catch (ConfigException e) {
-            return Outcome.refused(Refusal.invalid(e.errors().isEmpty() ? configFile.toString() : e.errors().get(0).path(),
-                    e.getMessage()));
+            // the first error's field, else the file (an error of the whole file, such as one that is missing)
+            String field = e.errors().stream().map(error -> error.path()).filter(path -> path != null && !path.isEmpty())
+                    .findFirst().orElse(configFile.toString());
+            return Outcome.refused(Refusal.invalid(field, e.getMessage()));
         }
     }
 
