@@ -23,13 +23,16 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.ExperimentUpdate;
+import nni.api.experiment.Outcome;
+import nni.api.experiment.Refusal;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.config.ConfigException;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.config.ExperimentConfigLoader;
-import nni.manager.internal.config.UpdatableFields;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.ExperimentManager;
@@ -71,13 +74,15 @@ public class ExperimentCommands {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
     private final ExperimentManager experiments;
+    private final ExperimentService service;
     private final ExperimentConfigLoader loader;
     private final ExperimentList experimentList;
 
     @Activate
-    public ExperimentCommands(@Reference ExperimentManager experiments, @Reference ExperimentConfigLoader loader,
-                              @Reference NnictlBridge nnictl) {
+    public ExperimentCommands(@Reference ExperimentManager experiments, @Reference ExperimentService service,
+                              @Reference ExperimentConfigLoader loader, @Reference NnictlBridge nnictl) {
         this.experiments = experiments;
+        this.service = service;
         this.loader = loader;
         this.experimentList = new ExperimentList(experiments, nnictl);
     }
@@ -127,23 +132,25 @@ public class ExperimentCommands {
                          @Descriptor("concurrency | maxtrialnumber | duration | searchspace") String what,
                          @Descriptor("the new value: a number, a duration such as 2h, or a search space JSON file") String value)
             throws IOException {
-        Experiment experiment = experiments.require(id);
-        switch (what.toLowerCase()) {
-            case "concurrency", "trialconcurrency" -> experiment.update(Experiment.Update.TRIAL_CONCURRENCY,
-                    UpdatableFields.fromText(value));
-            case "maxtrialnumber", "maxtrialnum", "trialnum" -> experiment.update(Experiment.Update.MAX_TRIAL_NUM,
-                    UpdatableFields.fromText(value));
-            case "duration", "maxexperimentduration" -> experiment.update(Experiment.Update.MAX_EXEC_DURATION,
-                    UpdatableFields.fromText(value));
-            case "searchspace" -> experiment.update(Experiment.Update.SEARCH_SPACE,
-                    // read as a REST body is, numbers exactly: the update's rule refuses 1e309, Jackson would make it Infinity
-                    JsonBodies.read(Files.readAllBytes(ClientSide.file(value)), "the search space file " + value));
-            default -> throw new IllegalArgumentException("what: expected concurrency, maxtrialnumber, duration or "
-                    + "searchspace, got '" + what + "'");
-        }
+        String experimentId = console(service.get(id)).id();
+        String field = console(ExperimentUpdate.consoleField(what));
+        ExperimentUpdate update = console(field.equals(ExperimentUpdate.SEARCH_SPACE)
+                // read as a REST body is, numbers exactly: the update's rule refuses 1e309, Jackson would make it Infinity
+                ? ExperimentUpdate.of(field, JsonBodies.read(Files.readAllBytes(ClientSide.file(value)), "the search space file " + value))
+                : ExperimentUpdate.fromConsole(what, value));
+        console(service.update(experimentId, update));
         // a limit lowered below what already ran takes effect at once: nothing more starts
-        return "experiment " + experiment.id() + ": " + what + " = " + value
-                + Progress.of(experiment).counts().belowStarted().map(note -> "\n" + note).orElse("");
+        return "experiment " + experimentId + ": " + what + " = " + value + experiments.get(experimentId)
+                .flatMap(experiment -> Progress.of(experiment).counts().belowStarted()).map(note -> "\n" + note).orElse("");
+    }
+
+    /**
+     * The one mapping of the experiment service's refusals to the console: an exception Gogo shows
+     * by its message, which names the field.
+     */
+    private static <T> T console(Outcome<T> outcome) {
+        return outcome.orElseThrow(refusal -> refusal.kind() == Refusal.Kind.CONFLICT
+                ? new IllegalStateException(refusal.message()) : new IllegalArgumentException(refusal.message()));
     }
 
     @Descriptor("changes the only open experiment (nnictl update)")

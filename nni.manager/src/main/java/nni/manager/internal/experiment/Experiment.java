@@ -28,6 +28,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import nni.api.experiment.ExperimentUpdate;
 import nni.api.model.HyperParameters;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -36,7 +37,6 @@ import nni.api.platform.TrainingSession;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
 import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.config.UpdatableFields;
 import nni.manager.internal.ids.Ids;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
@@ -810,55 +810,27 @@ public final class Experiment {
         return store.events().stream().filter(event -> "IMPORT_DATA".equals(event.event())).map(TrialEvent::data).toList();
     }
 
-    /** What {@code nnictl update} can change while the experiment runs. */
-    public enum Update { TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION, SEARCH_SPACE }
-
     /**
-     * Changes a limit or the search space at run time. Raising a limit of a DONE experiment makes
-     * it run again, as in NNI.
+     * Changes a limit or the search space at run time; the value was checked where the request
+     * entered ({@link ExperimentUpdate}'s parses). Raising a limit of a DONE experiment makes it run
+     * again, as in NNI.
      *
-     * @throws IllegalArgumentException naming the field when the value is not acceptable
+     * @throws IllegalStateException when the experiment is read-only, stopping or stopped, or busy
+     * @throws IllegalArgumentException naming {@code searchSpace} when the tuner refuses the space
      */
-    public void update(Update what, Object value) {
+    public void update(ExperimentUpdate update) {
         requireWritable("update the experiment");
-        // checked here, off the experiment's thread: a bad value waits for nothing
-        Object checked = switch (what) {
-            case TRIAL_CONCURRENCY -> UpdatableFields.trialConcurrency(value);
-            case MAX_TRIAL_NUM -> UpdatableFields.maxTrialNumber(value);
-            case MAX_EXEC_DURATION -> value instanceof Duration given ? given : UpdatableFields.maxExperimentDuration(value);
-            case SEARCH_SPACE -> UpdatableFields.searchSpace(value);
-        };
         call(() -> {
-            ExperimentConfig c = config;
-            ExperimentConfig next = switch (what) {
-                case TRIAL_CONCURRENCY -> c.withTrialConcurrency((Integer) checked);
-                case MAX_TRIAL_NUM -> c.withMaxTrialNumber((Integer) checked);
-                case MAX_EXEC_DURATION -> {
-                    Duration duration = (Duration) checked;
-                    if (duration.isNegative() || duration.isZero()) {
-                        throw new IllegalArgumentException("maxExperimentDuration: expected a positive duration, got " + value);
-                    }
-                    // the profile shows the value as it was written ("1h", 3600), as NNI's does
-                    yield c.withMaxExperimentDuration(duration, value instanceof Duration ? duration.toSeconds() + "s" : value);
-                }
-                case SEARCH_SPACE -> {
-                    @SuppressWarnings("unchecked")
-                    Map<String, Object> searchSpace = (Map<String, Object>) checked;
-                    // then what the tuner reads, by the rules the config file's space passed
-                    algorithm.updateSearchSpace(searchSpace);
-                    yield c.withSearchSpace(searchSpace);
-                }
-            };
-            config = next;
+            config = updated(config, update);
             algorithmWaits = false;
-            store.saveDefinition(ConfigCodec.write(next));
+            store.saveDefinition(ConfigCodec.write(config));
             listener.configChanged(this);
-            LOG.info("experiment {}: {} updated to {}", id, what, value);
-            if (what == Update.MAX_TRIAL_NUM) {
-                TrialCounts.of(trials.counts(), next.maxTrialNumber()).belowStarted()
+            LOG.info("experiment {}: {} updated to {}", id, update.field(), update.written());
+            if (update instanceof ExperimentUpdate.MaxTrialNumber) {
+                TrialCounts.of(trials.counts(), config.maxTrialNumber()).belowStarted()
                         .ifPresent(note -> LOG.warn("experiment {}: {}", id, note));
             }
-            if (what == Update.MAX_EXEC_DURATION) {
+            if (update instanceof ExperimentUpdate.MaxExperimentDuration) {
                 durationReached = false;
                 armDurationLimit();
             }
@@ -872,6 +844,23 @@ public final class Experiment {
             fill();
             return null;
         });
+    }
+
+    /** @return the config with the update applied; a new search space is given to the tuner first, which may refuse it */
+    private ExperimentConfig updated(ExperimentConfig c, ExperimentUpdate update) {
+        if (update instanceof ExperimentUpdate.TrialConcurrency concurrency) {
+            return c.withTrialConcurrency(concurrency.value());
+        }
+        if (update instanceof ExperimentUpdate.MaxTrialNumber max) {
+            return c.withMaxTrialNumber(max.value());
+        }
+        if (update instanceof ExperimentUpdate.MaxExperimentDuration duration) {
+            // the profile shows the value as it was written ("1h", 3600), as NNI's does
+            return c.withMaxExperimentDuration(duration.value(), duration.written());
+        }
+        Map<String, Object> space = ((ExperimentUpdate.SearchSpace) update).value();
+        algorithm.updateSearchSpace(space);
+        return c.withSearchSpace(space);
     }
 
     private void requireWritable(String what) {

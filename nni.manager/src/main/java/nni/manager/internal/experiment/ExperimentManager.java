@@ -24,6 +24,8 @@ import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.experiment.Outcome;
+import nni.api.experiment.Refusal;
 import nni.api.config.ConfigReader;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
@@ -310,21 +312,32 @@ public class ExperimentManager {
      *                                  exactly one runs (the message names the candidates)
      */
     public Experiment require(String id) {
+        return find(id).orElseThrow(refusal -> new IllegalArgumentException(refusal.message()));
+    }
+
+    /**
+     * The experiment a request means, as {@link #require} chooses it.
+     *
+     * @return the experiment; NOT_FOUND when the one named is not open or none runs, INVALID
+     *         naming {@code id} when none is named and several run (the message names the candidates)
+     */
+    public Outcome<Experiment> find(String id) {
         if (id != null) {
-            return get(id).orElseThrow(() -> new IllegalArgumentException("no open experiment " + id
-                    + "; open: " + experiments.keySet()));
+            Experiment named = experiments.get(id);
+            return named != null ? Outcome.done(named)
+                    : Outcome.refused(Refusal.notFound("no open experiment " + id + "; open: " + experiments.keySet()));
         }
         List<Experiment> all = open();
         List<Experiment> running = all.stream().filter(e -> !e.status().settled()).toList();
         if (running.size() == 1) {
-            return running.get(0);
+            return Outcome.done(running.get(0));
         }
         if (running.size() > 1) {
-            throw new IllegalArgumentException("several experiments are running, name one: "
-                    + running.stream().map(Experiment::id).toList());
+            return Outcome.refused(Refusal.invalid("id", "several experiments are running, name one: "
+                    + running.stream().map(Experiment::id).toList()));
         }
-        throw new IllegalArgumentException(all.isEmpty() ? "no experiment is open" : "no experiment is running; ended: "
-                + all.stream().map(e -> e.id() + " (" + e.status() + ")").toList() + ", name one");
+        return Outcome.refused(Refusal.notFound(all.isEmpty() ? "no experiment is open" : "no experiment is running; ended: "
+                + all.stream().map(e -> e.id() + " (" + e.status() + ")").toList() + ", name one"));
     }
 
     /** @return ids of every experiment directory under the root, with a database */

@@ -22,6 +22,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.ExperimentUpdate;
+import nni.api.experiment.Outcome;
 import nni.api.model.TrialJob;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
@@ -52,10 +55,12 @@ final class ExperimentRoutes {
             "USER_CANCELED", "SYS_CANCELED", "EARLY_STOPPED");
 
     private final Supplier<ExperimentManager> manager;
+    private final Supplier<ExperimentService> service;
     private final Supplier<NnictlBridge> nnictl;
 
-    ExperimentRoutes(Supplier<ExperimentManager> manager, Supplier<NnictlBridge> nnictl) {
+    ExperimentRoutes(Supplier<ExperimentManager> manager, Supplier<ExperimentService> service, Supplier<NnictlBridge> nnictl) {
         this.manager = manager;
+        this.service = service;
         this.nnictl = nnictl;
     }
 
@@ -113,13 +118,7 @@ final class ExperimentRoutes {
         });
         router.add("DELETE", "/trial-jobs/{id}", (request, path) -> {
             Experiment experiment = requireFor(request, path.get("id"));
-            try {
-                experiment.cancelTrial(path.get("id"));
-            } catch (IllegalArgumentException e) {
-                throw HttpError.notFound(e.getMessage());
-            } catch (IllegalStateException e) {
-                throw new HttpError(409, e.getMessage());
-            }
+            answer(service.get().cancelTrial(experiment.id(), path.get("id")), "");
             return Map.of();
         });
         router.get("/metric-data", (request, path) -> metrics(require(request), null, type(request)));
@@ -164,13 +163,7 @@ final class ExperimentRoutes {
         router.withBody("POST", "/experiment/import-data", (request, path) -> require(request), (request, path, body) -> {
             JsonBodies.read(body, "the body"); // as strict as every JSON body
             Experiment experiment = require(request);
-            try {
-                experiment.importData(new String(body, StandardCharsets.UTF_8));
-            } catch (IllegalArgumentException e) {
-                throw HttpError.badRequest(e.getMessage());
-            } catch (IllegalStateException e) {
-                throw new HttpError(409, e.getMessage());
-            }
+            answer(service.get().importData(experiment.id(), new String(body, StandardCharsets.UTF_8)), "");
             return null;
         });
         router.get("/experiment/imported-data", (request, path) -> require(request).importedData());
@@ -272,6 +265,20 @@ final class ExperimentRoutes {
                 : "no open experiment " + id + "; open: " + manager.get().open().stream().map(Experiment::id).toList()));
     }
 
+    /**
+     * The one mapping of the experiment service's refusals to NNI's answers: 404, 409, 400.
+     *
+     * @param invalidPrefix put before an INVALID refusal's message: where its field is in the request ({@code params.})
+     * @return the value of a done outcome
+     */
+    private static <T> T answer(Outcome<T> outcome, String invalidPrefix) {
+        return outcome.orElseThrow(refusal -> switch (refusal.kind()) {
+            case NOT_FOUND -> HttpError.notFound(refusal.message());
+            case CONFLICT -> new HttpError(409, refusal.message());
+            case INVALID -> HttpError.badRequest(invalidPrefix + refusal.message());
+        });
+    }
+
     private static long sequence(String name, String text) {
         long value;
         try {
@@ -327,41 +334,22 @@ final class ExperimentRoutes {
                 ? manager.get().get(id).orElseThrow(() -> HttpError.notFound("no open experiment "
                         + id + "; open: " + manager.get().open().stream().map(Experiment::id).toList()))
                 : require(request);
-        try {
-            switch (type) {
-                case "TRIAL_CONCURRENCY" -> experiment.update(Experiment.Update.TRIAL_CONCURRENCY,
-                        params.get("trialConcurrency"));
-                case "MAX_TRIAL_NUM" -> experiment.update(Experiment.Update.MAX_TRIAL_NUM,
-                        params.get(params.containsKey("maxTrialNumber") ? "maxTrialNumber" : "maxTrialNum"));
-                case "MAX_EXEC_DURATION" -> experiment.update(Experiment.Update.MAX_EXEC_DURATION,
-                        params.get(params.containsKey("maxExperimentDuration") ? "maxExperimentDuration" : "maxExecDuration"));
-                default -> {
-                    Object space = params.get("searchSpace");
-                    if (space instanceof String text) { // NNI's clients send the space as JSON text
-                        space = JsonBodies.read(text.getBytes(StandardCharsets.UTF_8), "params.searchSpace");
-                    }
-                    if (!(space instanceof Map<?, ?>)) {
-                        throw HttpError.badRequest("params.searchSpace: expected a search space object");
-                    }
-                    experiment.update(Experiment.Update.SEARCH_SPACE, space);
-                }
-            }
-        } catch (IllegalArgumentException e) {
-            throw HttpError.badRequest("params." + e.getMessage());
-        } catch (IllegalStateException e) {
-            throw new HttpError(409, e.getMessage());
+        Map<String, Object> given = new LinkedHashMap<>();
+        params.forEach((key, value) -> given.put(String.valueOf(key), value));
+        if (type.equals("SEARCH_SPACE") && given.get(ExperimentUpdate.SEARCH_SPACE) instanceof String text) {
+            // NNI's clients send the space as JSON text
+            given.put(ExperimentUpdate.SEARCH_SPACE, JsonBodies.read(text.getBytes(StandardCharsets.UTF_8), "params.searchSpace"));
         }
+        ExperimentUpdate update = answer(ExperimentUpdate.fromRest(type, given), "params.");
+        answer(service.get().update(experiment.id(), update), "params.");
         // NNI answers {}; a max trials below what already started is said (NNI's clients ignore the field)
         Optional<String> below = type.equals("MAX_TRIAL_NUM") ? Progress.of(experiment).counts().belowStarted() : Optional.empty();
         return below.<Map<String, Object>>map(note -> Map.of("message", note)).orElse(Map.of());
     }
 
-    private static final List<String> UPDATE_TYPES = List.of("TRIAL_CONCURRENCY", "MAX_TRIAL_NUM", "MAX_EXEC_DURATION",
-            "SEARCH_SPACE");
-
     private static String updateType(HttpServletRequest request) {
         String type = request.getParameter("update_type");
-        if (type == null || !UPDATE_TYPES.contains(type)) {
+        if (type == null || !ExperimentUpdate.REST_TYPES.contains(type)) {
             throw HttpError.badRequest("update_type: expected TRIAL_CONCURRENCY, MAX_TRIAL_NUM, MAX_EXEC_DURATION or "
                     + "SEARCH_SPACE" + (type == null ? "" : ", got '" + type + "'"));
         }

@@ -12,6 +12,7 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAs
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 
+import nni.api.experiment.ExperimentService;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.login.LoginGate;
 import nni.manager.internal.nnictl.NnictlBridge;
@@ -31,15 +32,18 @@ public class NniApiServlet extends JsonServlet {
 
     private final transient PlatformRegistry platforms;
     private final transient ExperimentManager experiments;
+    private final transient ExperimentService service;
     private final transient NnictlBridge nnictl;
 
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
     public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments,
+                         @Reference ExperimentService service,
                          @Reference RequestBodies bodies, @Reference NnictlBridge nnictl, @Reference LoginGate login) {
         super(bodies);
         this.platforms = platforms;
         this.experiments = experiments;
+        this.service = service;
         this.nnictl = nnictl;
     }
 
@@ -51,7 +55,7 @@ public class NniApiServlet extends JsonServlet {
     @Override
     protected void routes(Router router) {
         // routes are added by the super constructor, before the fields are set: read them late
-        new ExperimentRoutes(() -> experiments, () -> nnictl).addTo(router);
+        new ExperimentRoutes(() -> experiments, () -> service, () -> nnictl).addTo(router);
         router.get("/platforms", (request, path) -> platforms.platforms());
     }
 }

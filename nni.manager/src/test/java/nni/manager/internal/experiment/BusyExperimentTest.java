@@ -13,6 +13,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
+import nni.api.experiment.ExperimentUpdate;
+
 
 /**
  * An experiment allowed a very high concurrency keeps its thread busy submitting: a stop must
@@ -59,27 +61,25 @@ public class BusyExperimentTest {
     public void updatesAreRangeCheckedNotClamped() throws Exception {
         Experiment experiment = busyExperiment();
         try {
+            // a value out of range never reaches the experiment: it is refused where it is parsed
             Object[][] refused = {
-                {Experiment.Update.TRIAL_CONCURRENCY, 4294967297L, "trialConcurrency"},
-                {Experiment.Update.TRIAL_CONCURRENCY, new java.math.BigDecimal("1e309"), "trialConcurrency"},
-                {Experiment.Update.TRIAL_CONCURRENCY, -1, "trialConcurrency"},
-                {Experiment.Update.TRIAL_CONCURRENCY, 2.5, "trialConcurrency"},
-                {Experiment.Update.MAX_TRIAL_NUM, new java.math.BigDecimal("3e9"), "maxTrialNumber"},
-                {Experiment.Update.MAX_TRIAL_NUM, 3_000_000_000L, "maxTrialNumber"},
-                {Experiment.Update.MAX_EXEC_DURATION, "1e400h", "maxExperimentDuration"},
-                {Experiment.Update.MAX_EXEC_DURATION, Long.MAX_VALUE, "maxExperimentDuration"},
+                {ExperimentUpdate.TRIAL_CONCURRENCY, 4294967297L},
+                {ExperimentUpdate.TRIAL_CONCURRENCY, new java.math.BigDecimal("1e309")},
+                {ExperimentUpdate.TRIAL_CONCURRENCY, -1},
+                {ExperimentUpdate.TRIAL_CONCURRENCY, 2.5},
+                {ExperimentUpdate.MAX_TRIAL_NUMBER, new java.math.BigDecimal("3e9")},
+                {ExperimentUpdate.MAX_TRIAL_NUMBER, 3_000_000_000L},
+                {ExperimentUpdate.MAX_EXPERIMENT_DURATION, "1e400h"},
+                {ExperimentUpdate.MAX_EXPERIMENT_DURATION, Long.MAX_VALUE},
             };
             for (Object[] c : refused) {
-                try {
-                    experiment.update((Experiment.Update) c[0], c[1]);
-                    throw new AssertionError(c[0] + " " + c[1] + " was accepted");
-                } catch (IllegalArgumentException e) {
-                    assertTrue(e.getMessage(), e.getMessage().startsWith(c[2] + ": expected"));
-                }
+                String message = ExperimentUpdate.of((String) c[0], c[1]).refusal()
+                        .orElseThrow(() -> new AssertionError(c[0] + " " + c[1] + " was accepted")).message();
+                assertTrue(message, message.startsWith(c[0] + ": expected"));
             }
             assertEquals(1_000_000, experiment.config().trialConcurrency());
             assertEquals(Integer.valueOf(1_000_000), experiment.config().maxTrialNumber());
-            experiment.update(Experiment.Update.TRIAL_CONCURRENCY, 7);
+            experiment.update(ExperimentUpdate.of(ExperimentUpdate.TRIAL_CONCURRENCY, 7).value());
             assertEquals(7, experiment.config().trialConcurrency());
         } finally {
             experiment.stop(Duration.ofSeconds(20));

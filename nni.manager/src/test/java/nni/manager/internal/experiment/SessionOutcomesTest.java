@@ -19,6 +19,7 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
+import nni.api.experiment.ExperimentUpdate;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -232,7 +233,7 @@ public class SessionOutcomesTest {
         session[0].capacity = Capacity.freeTrialSlots(0);
         session[0].end(experiment.trials().get(0).job());
         await().atMost(Duration.ofSeconds(10)).until(() -> experiment.trials().get(0).job().status() == TrialStatus.SUCCEEDED);
-        experiment.update(Experiment.Update.MAX_TRIAL_NUM, 3); // runs on the experiment's thread after the end, and fills again
+        experiment.update(ExperimentUpdate.of(ExperimentUpdate.MAX_TRIAL_NUMBER, 3).value()); // runs on the experiment's thread after the end, and fills again
         assertEquals("no free slot: nothing submitted although the concurrency allows 4", 1, session[0].submitted.size());
         session[0].capacity = Capacity.freeTrialSlots(2);
         session[0].context.capacityChanged();

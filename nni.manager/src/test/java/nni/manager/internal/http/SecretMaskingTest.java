@@ -29,6 +29,7 @@ import org.junit.rules.TemporaryFolder;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import nni.api.experiment.ExperimentUpdate;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.config.Loaders;
 import nni.manager.internal.experiment.Experiment;
@@ -162,7 +163,7 @@ public class SecretMaskingTest {
         assertEquals("PP-remote-9c2b", machine(experiment.config(), 1).get("sshPassphrase"));
         assertEquals("TK-openpai-77de", experiment.config().trainingServices().get(2).get("token"));
         // a run-time update rewrites the stored definition: still masked
-        experiment.update(Experiment.Update.MAX_TRIAL_NUM, 2);
+        experiment.update(ExperimentUpdate.of(ExperimentUpdate.MAX_TRIAL_NUMBER, 2).value());
         assertEquals(ExperimentStatus.DONE, experiment.settled().get(30, TimeUnit.SECONDS));
         assertEquals(2, experiment.trials().size());
         assertNoSecret("GET /experiment after resume", JSON.writeValueAsString(ExperimentRoutes.profile(experiment)));

@@ -1,0 +1,173 @@
+package nni.api.experiment;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An experiment as its engine sees it at one moment: a copy, read-only, not updated afterwards.
+ * Made with {@link #builder(String)}; fields may be added in minor versions.
+ */
+public final class ExperimentInfo {
+
+    private final String id;
+    private final String status;
+    private final Path directory;
+    private final boolean readOnly;
+    private final Instant startTime;
+    private final Instant endTime;
+    private final int trialConcurrency;
+    private final Integer maxTrialNumber;
+    private final Duration maxExperimentDuration;
+    private final int trialCount;
+    private final List<String> errors;
+
+    private ExperimentInfo(Builder b) {
+        this.id = Objects.requireNonNull(b.id, "id");
+        this.status = Objects.requireNonNull(b.status, "status");
+        this.directory = b.directory;
+        this.readOnly = b.readOnly;
+        this.startTime = b.startTime;
+        this.endTime = b.endTime;
+        this.trialConcurrency = b.trialConcurrency;
+        this.maxTrialNumber = b.maxTrialNumber;
+        this.maxExperimentDuration = b.maxExperimentDuration;
+        this.trialCount = b.trialCount;
+        this.errors = List.copyOf(b.errors);
+    }
+
+    public static Builder builder(String id) {
+        return new Builder(id);
+    }
+
+    public String id() {
+        return id;
+    }
+
+    /** @return NNI's experiment status, spelled as NNI spells it: RUNNING, DONE, STOPPED, ... */
+    public String status() {
+        return status;
+    }
+
+    /** @return the experiment's folder (its database, trials' folders and logs) */
+    public Path directory() {
+        return directory;
+    }
+
+    /** @return true when opened for viewing only: it changes nothing and runs nothing */
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    public Instant startTime() {
+        return startTime;
+    }
+
+    public Optional<Instant> endTime() {
+        return Optional.ofNullable(endTime);
+    }
+
+    public int trialConcurrency() {
+        return trialConcurrency;
+    }
+
+    /** @return the maximum number of trials; empty when unlimited */
+    public Optional<Integer> maxTrialNumber() {
+        return Optional.ofNullable(maxTrialNumber);
+    }
+
+    /** @return the maximum experiment duration; empty when unlimited */
+    public Optional<Duration> maxExperimentDuration() {
+        return Optional.ofNullable(maxExperimentDuration);
+    }
+
+    /** @return how many trials it has submitted so far */
+    public int trialCount() {
+        return trialCount;
+    }
+
+    /** @return why it is in ERROR, or failed in part; empty when nothing went wrong */
+    public List<String> errors() {
+        return errors;
+    }
+
+    @Override
+    public String toString() {
+        return "experiment " + id + " " + status;
+    }
+
+    public static final class Builder {
+        private final String id;
+        private String status;
+        private Path directory;
+        private boolean readOnly;
+        private Instant startTime;
+        private Instant endTime;
+        private int trialConcurrency;
+        private Integer maxTrialNumber;
+        private Duration maxExperimentDuration;
+        private int trialCount;
+        private List<String> errors = List.of();
+
+        private Builder(String id) {
+            this.id = id;
+        }
+
+        public Builder status(String status) {
+            this.status = status;
+            return this;
+        }
+
+        public Builder directory(Path directory) {
+            this.directory = directory;
+            return this;
+        }
+
+        public Builder readOnly(boolean readOnly) {
+            this.readOnly = readOnly;
+            return this;
+        }
+
+        public Builder startTime(Instant startTime) {
+            this.startTime = startTime;
+            return this;
+        }
+
+        public Builder endTime(Instant endTime) {
+            this.endTime = endTime;
+            return this;
+        }
+
+        public Builder trialConcurrency(int trialConcurrency) {
+            this.trialConcurrency = trialConcurrency;
+            return this;
+        }
+
+        public Builder maxTrialNumber(Integer maxTrialNumber) {
+            this.maxTrialNumber = maxTrialNumber;
+            return this;
+        }
+
+        public Builder maxExperimentDuration(Duration maxExperimentDuration) {
+            this.maxExperimentDuration = maxExperimentDuration;
+            return this;
+        }
+
+        public Builder trialCount(int trialCount) {
+            this.trialCount = trialCount;
+            return this;
+        }
+
+        public Builder errors(List<String> errors) {
+            this.errors = errors;
+            return this;
+        }
+
+        public ExperimentInfo build() {
+            return new ExperimentInfo(this);
+        }
+    }
+}

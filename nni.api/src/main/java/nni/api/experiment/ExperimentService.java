@@ -1,0 +1,108 @@
+package nni.api.experiment;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+import nni.api.platform.PlatformException;
+
+/**
+ * The experiments of this runtime: what NNI's REST routes, the console and outside bundles use to
+ * create, run, change and read them. One service, registered by the manager.
+ *
+ * <h2>Naming an experiment</h2>
+ * An {@code experimentId} names an open experiment (created, resumed or viewed, and not stopped).
+ * Where a method allows {@code null}, it means the only open experiment still running, as
+ * {@code nnictl} without an id does; when none runs or several do, the refusal says which are open.
+ *
+ * <h2>Refusals and faults</h2>
+ * Every operation answers an {@link Outcome}. What a user can put right is a {@link Refusal}:
+ * {@link Refusal.Kind#NOT_FOUND} (no such open experiment or trial), {@link Refusal.Kind#CONFLICT}
+ * (the experiment's state refuses it now: stopped, stopping, opened read-only, or its engine busy
+ * past the patience of a call), {@link Refusal.Kind#INVALID} (the input, its field named). A thrown
+ * exception is a fault: the disk ({@link IOException}), a platform that could not start
+ * ({@link PlatformException}), or a bug ({@link RuntimeException}).
+ *
+ * <h2>Threading</h2>
+ * Every method may be called from any thread, at once from several. Each experiment runs on a
+ * thread of its own; an operation that changes it waits for that thread (at most a minute, then
+ * CONFLICT) and returns when the change is stored, so that a read after it sees it. Reads answer
+ * copies taken at one moment, never live objects. Do not call a changing operation from an
+ * {@link ExperimentListener} while being told: tell a thread of your own.
+ */
+@ProviderType
+public interface ExperimentService {
+
+    /**
+     * Creates an experiment from an NNI config file (v2 or v1 YAML) and starts it.
+     *
+     * @return the experiment as started; INVALID naming the file, line or field when the config is bad
+     * @throws PlatformException when its platform could not open a session (the experiment stays stored)
+     */
+    Outcome<ExperimentInfo> create(Path configFile) throws IOException, PlatformException;
+
+    /**
+     * Resumes a stored experiment that is not open: running trials are re-attached, the sequence continues.
+     *
+     * @return the experiment as resumed; NOT_FOUND when none is stored under that id, CONFLICT when it is open
+     */
+    Outcome<ExperimentInfo> resume(String experimentId) throws IOException, PlatformException;
+
+    /** @return a stored experiment opened read-only (it runs nothing); NOT_FOUND, CONFLICT as {@link #resume} */
+    Outcome<ExperimentInfo> view(String experimentId) throws IOException;
+
+    /**
+     * Stops an experiment (NNI's {@code Experiment.stop()}): cancels its trials, closes its
+     * sessions, keeps its data; it is no longer open.
+     *
+     * @return the experiment as stopped; NOT_FOUND when it is not open
+     */
+    Outcome<ExperimentInfo> stop(String experimentId);
+
+    /**
+     * Changes a limit or the search space while the experiment runs; raising a limit of an
+     * experiment that ended because of it makes it run again, as in NNI. Lowering a limit below
+     * what already ran starts nothing more and cancels nothing.
+     *
+     * @param experimentId the experiment, or null for the only running one
+     * @return the experiment as changed; CONFLICT when stopped or read-only, INVALID when its tuner
+     *         refuses the search space (the field named)
+     */
+    Outcome<ExperimentInfo> update(String experimentId, ExperimentUpdate update);
+
+    /**
+     * Cancels a trial on the user's behalf; one that ended already is left as it is.
+     *
+     * @return NOT_FOUND when the experiment has no such trial, CONFLICT when its platform is away
+     */
+    Outcome<Void> cancelTrial(String experimentId, String trialId);
+
+    /**
+     * Gives results of trials run elsewhere to the tuner ({@code nnictl experiment import}) and keeps them for a resume.
+     *
+     * @param json NNI's import format: a JSON array of {@code {"parameter": {...}, "value": ...}}
+     * @return how many results the tuner took; INVALID when the data are no results or the tuner learns nothing from them
+     */
+    Outcome<Integer> importData(String experimentId, String json);
+
+    /** @return the results of its trials as {@code nnictl experiment export} writes them, one map per trial */
+    Outcome<List<Map<String, Object>>> exportData(String experimentId);
+
+    /** @return the open experiments, oldest first */
+    List<ExperimentInfo> list();
+
+    /** @return the open experiment; NOT_FOUND when it is not open */
+    Outcome<ExperimentInfo> get(String experimentId);
+
+    /** @return its trials in sequence order */
+    Outcome<List<TrialInfo>> trials(String experimentId);
+
+    /**
+     * @param trialId one trial's, or null for every trial's
+     * @return the metrics stored, in the order they were stored
+     */
+    Outcome<List<MetricInfo>> metrics(String experimentId, String trialId);
+}

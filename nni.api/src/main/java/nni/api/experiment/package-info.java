@@ -1,0 +1,21 @@
+/**
+ * Experiments as a service: what the runtime's faces (NNI's REST routes, the console, the web UI)
+ * and outside bundles use to create, run, change and read experiments, without reaching into the
+ * manager.
+ *
+ * <ul>
+ * <li>{@link nni.api.experiment.ExperimentService}: the operations, each answering an
+ *     {@link nni.api.experiment.Outcome}: a value, or a {@link nni.api.experiment.Refusal} saying
+ *     why not (not found, conflicting with the experiment's state, invalid input naming the field),
+ *     which each face maps once to its own answer (an HTTP status, a console message).</li>
+ * <li>{@link nni.api.experiment.ExperimentUpdate}: what can change while an experiment runs, typed
+ *     and checked once where the request enters.</li>
+ * <li>{@link nni.api.experiment.ExperimentInfo}, {@link nni.api.experiment.TrialInfo},
+ *     {@link nni.api.experiment.MetricInfo}: read-only views at one moment.</li>
+ * <li>{@link nni.api.experiment.ExperimentListener}: a whiteboard; register one as a service to be
+ *     told of experiment and trial changes.</li>
+ * </ul>
+ */
+@org.osgi.annotation.bundle.Export
+@org.osgi.annotation.versioning.Version("1.0.0")
+package nni.api.experiment;

@@ -1,0 +1,266 @@
+package nni.manager.internal.service;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentListener;
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.ExperimentUpdate;
+import nni.api.experiment.MetricInfo;
+import nni.api.experiment.Outcome;
+import nni.api.experiment.Refusal;
+import nni.api.experiment.TrialInfo;
+import nni.api.platform.PlatformException;
+import nni.manager.internal.config.ConfigException;
+import nni.manager.internal.config.ExperimentConfigLoader;
+import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.nnictl.TrialExport;
+
+/**
+ * {@link ExperimentService} over the engine ({@link ExperimentManager}, {@link Experiment}): the one
+ * place where the engine's refusals, thrown today as IllegalArgumentException and
+ * IllegalStateException, become {@link Refusal} values; and the {@link ExperimentListener}
+ * whiteboard, told of what the manager's listener hears. Immediate: listeners are told whether or not
+ * anyone uses the service.
+ */
+@Component(service = ExperimentService.class, immediate = true)
+public class ExperimentServiceComponent implements ExperimentService {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExperimentServiceComponent.class);
+    /** How long {@link #stop} waits for trials to end, as {@code nni:halt} and NNI's DELETE /experiment do */
+    private static final Duration STOP_PATIENCE = Duration.ofSeconds(30);
+
+    private final ExperimentManager manager;
+    private final ExperimentConfigLoader loader;
+    private final ExperimentManager.Listener relay = new Relay();
+
+    @Reference(policy = ReferencePolicy.DYNAMIC, cardinality = ReferenceCardinality.MULTIPLE)
+    private volatile List<ExperimentListener> listeners = List.of();
+
+    @Activate
+    public ExperimentServiceComponent(@Reference ExperimentManager manager, @Reference ExperimentConfigLoader loader) {
+        this.manager = manager;
+        this.loader = loader;
+        manager.addListener(relay);
+    }
+
+    @Deactivate
+    void deactivate() {
+        manager.removeListener(relay);
+    }
+
+    @Override
+    public Outcome<ExperimentInfo> create(Path configFile) throws IOException, PlatformException {
+        try {
+            return Outcome.done(ExperimentViews.of(manager.create(loader.load(configFile))));
+        } catch (ConfigException e) {
+            // the first error's field, else the file (an error of the whole file, such as one that is missing)
+            String field = e.errors().stream().map(error -> error.path()).filter(path -> path != null && !path.isEmpty())
+                    .findFirst().orElse(configFile.toString());
+            return Outcome.refused(Refusal.invalid(field, e.getMessage()));
+        }
+    }
+
+    @Override
+    public Outcome<ExperimentInfo> resume(String experimentId) throws IOException, PlatformException {
+        Outcome<ExperimentInfo> closed = closedAndStored(experimentId);
+        if (!closed.isDone()) {
+            return closed;
+        }
+        try {
+            return Outcome.done(ExperimentViews.of(manager.resume(experimentId)));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return refusal(e, "id");
+        }
+    }
+
+    @Override
+    public Outcome<ExperimentInfo> view(String experimentId) throws IOException {
+        Outcome<ExperimentInfo> closed = closedAndStored(experimentId);
+        if (!closed.isDone()) {
+            return closed;
+        }
+        try {
+            return Outcome.done(ExperimentViews.of(manager.view(experimentId)));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return refusal(e, "id");
+        }
+    }
+
+    /** @return done (with nothing) when the experiment is stored and not open */
+    private Outcome<ExperimentInfo> closedAndStored(String experimentId) {
+        if (manager.get(experimentId).isPresent()) {
+            return Outcome.refused(Refusal.conflict("experiment " + experimentId + " is already open"));
+        }
+        if (!manager.stored().contains(experimentId)) {
+            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
+        }
+        return Outcome.done(null);
+    }
+
+    @Override
+    public Outcome<ExperimentInfo> stop(String experimentId) {
+        return manager.find(experimentId).then(experiment -> {
+            if (!manager.stopIfOpen(experiment.id(), STOP_PATIENCE)) {
+                return Outcome.refused(Refusal.notFound("experiment " + experiment.id() + " was stopped meanwhile"));
+            }
+            return Outcome.done(ExperimentViews.of(experiment));
+        });
+    }
+
+    @Override
+    public Outcome<ExperimentInfo> update(String experimentId, ExperimentUpdate update) {
+        return manager.find(experimentId).then(experiment -> engine(() -> {
+            experiment.update(update);
+            return ExperimentViews.of(experiment);
+        }, update.field()));
+    }
+
+    @Override
+    public Outcome<Void> cancelTrial(String experimentId, String trialId) {
+        return manager.find(experimentId).then(experiment -> {
+            try {
+                experiment.cancelTrial(trialId);
+                return Outcome.done(null);
+            } catch (IllegalArgumentException e) { // the one thing it refuses so: a trial it does not have
+                return Outcome.refused(Refusal.notFound(e.getMessage()));
+            } catch (IllegalStateException e) {
+                return Outcome.refused(Refusal.conflict(e.getMessage()));
+            }
+        });
+    }
+
+    @Override
+    public Outcome<Integer> importData(String experimentId, String json) {
+        return manager.find(experimentId).then(experiment -> engine(() -> experiment.importData(json), "data"));
+    }
+
+    @Override
+    public Outcome<List<Map<String, Object>>> exportData(String experimentId) {
+        return manager.find(experimentId).map(experiment -> TrialExport.rows(experiment.store()));
+    }
+
+    @Override
+    public List<ExperimentInfo> list() {
+        return manager.open().stream().map(ExperimentViews::of).toList();
+    }
+
+    @Override
+    public Outcome<ExperimentInfo> get(String experimentId) {
+        return manager.find(experimentId).map(ExperimentViews::of);
+    }
+
+    @Override
+    public Outcome<List<TrialInfo>> trials(String experimentId) {
+        return manager.find(experimentId).map(experiment -> experiment.trials().stream()
+                .map(trial -> ExperimentViews.of(experiment.id(), trial)).toList());
+    }
+
+    @Override
+    public Outcome<List<MetricInfo>> metrics(String experimentId, String trialId) {
+        return manager.find(experimentId).then(experiment -> {
+            if (trialId != null && experiment.trial(trialId).isEmpty()) {
+                return Outcome.refused(Refusal.notFound("experiment " + experiment.id() + " has no trial " + trialId));
+            }
+            return Outcome.done(experiment.store().metrics(trialId, null).stream().map(ExperimentViews::of).toList());
+        });
+    }
+
+    /**
+     * Runs an operation of the engine, which refuses by throwing: see {@link #refusal}.
+     */
+    private static <T> Outcome<T> engine(Supplier<T> operation, String field) {
+        try {
+            return Outcome.done(operation.get());
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return refusal(e, field);
+        }
+    }
+
+    /**
+     * The one place the engine's refusals become values: IllegalStateException (the experiment's
+     * state: stopped, read-only, busy) is CONFLICT, IllegalArgumentException (the input) is INVALID
+     * naming {@code field}.
+     */
+    private static <T> Outcome<T> refusal(RuntimeException e, String field) {
+        if (e instanceof IllegalStateException) {
+            return Outcome.refused(Refusal.conflict(e.getMessage()));
+        }
+        return Outcome.refused(Refusal.invalid(field, e.getMessage() == null ? field + ": refused" : e.getMessage()));
+    }
+
+    /** The manager's listener, telling the whiteboard; the manager already isolates a listener that throws. */
+    private final class Relay implements ExperimentManager.Listener {
+
+        @Override
+        public void opened(Experiment experiment) {
+            changed(experiment);
+        }
+
+        @Override
+        public void changed(Experiment experiment) {
+            tell(() -> ExperimentViews.of(experiment), ExperimentListener::experimentChanged);
+        }
+
+        @Override
+        public void configChanged(Experiment experiment) {
+            changed(experiment);
+        }
+
+        @Override
+        public void closed(Experiment experiment, boolean stopped) {
+            for (ExperimentListener listener : listeners) {
+                safely(listener, () -> listener.experimentClosed(experiment.id(), stopped));
+            }
+        }
+
+        @Override
+        public void trialChanged(Experiment experiment, String trialId) {
+            List<ExperimentListener> told = listeners;
+            if (told.isEmpty()) {
+                return;
+            }
+            experiment.trial(trialId).map(trial -> ExperimentViews.of(experiment.id(), trial))
+                    .ifPresent(trial -> told.forEach(listener -> safely(listener, () -> listener.trialChanged(trial))));
+        }
+
+        @Override
+        public void metricsStored(Experiment experiment, String trialId) {
+            for (ExperimentListener listener : listeners) {
+                safely(listener, () -> listener.metricsStored(experiment.id(), trialId));
+            }
+        }
+
+        private <V> void tell(Supplier<V> view, java.util.function.BiConsumer<ExperimentListener, V> call) {
+            List<ExperimentListener> told = listeners;
+            if (told.isEmpty()) {
+                return; // no view is made for no one
+            }
+            V made = view.get();
+            told.forEach(listener -> safely(listener, () -> call.accept(listener, made)));
+        }
+
+        private void safely(ExperimentListener listener, Runnable call) {
+            try {
+                call.run();
+            } catch (RuntimeException e) {
+                LOG.warn("experiment listener {} failed", listener, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package nni.manager.internal.service;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+import org.osgi.framework.BundleContext;
+
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentUpdate;
+import nni.api.experiment.Outcome;
+import nni.api.experiment.Refusal;
+import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.experiment.Experiments;
+import nni.manager.internal.experiment.ListTuner;
+import nni.manager.internal.registry.AlgorithmRegistry;
+import nni.manager.internal.registry.PlatformRegistry;
+import nni.manager.internal.report.KeeperLinks;
+
+/**
+ * The service's refusals, as values of the kind a face maps, over a real manager and a real stored
+ * experiment (run to its end by the local platform, then opened read-only).
+ */
+public class ExperimentServiceComponentTest {
+
+    @Rule
+    public final TemporaryFolder folder = new TemporaryFolder();
+
+    private Path root;
+    private ExperimentManager manager;
+    private ExperimentServiceComponent service;
+
+    @Before
+    public void setUp() throws Exception {
+        root = folder.newFolder("experiments").toPath();
+        BundleContext context = (BundleContext) Proxy.newProxyInstance(BundleContext.class.getClassLoader(),
+                new Class<?>[] {BundleContext.class}, (proxy, method, args) -> method.getName().equals("getProperty")
+                        && ExperimentManager.ROOT.equals(args[0]) ? root.toString() : null);
+        manager = new ExperimentManager(new PlatformRegistry(), new AlgorithmRegistry(), new KeeperLinks("test"), context);
+        service = new ExperimentServiceComponent(manager, null);
+    }
+
+    @After
+    public void tearDown() {
+        manager.open().forEach(e -> manager.stopIfOpen(e.id(), Duration.ofSeconds(20)));
+        service.deactivate();
+    }
+
+    @Test
+    public void nothingOpenIsNotFoundNamingWhatIs() {
+        ExperimentUpdate two = ExperimentUpdate.of(ExperimentUpdate.TRIAL_CONCURRENCY, 2).value();
+        Refusal named = refused(service.update("nosuch00", two), Refusal.Kind.NOT_FOUND);
+        assertEquals("no open experiment nosuch00; open: []", named.message());
+        assertEquals("no experiment is open", refused(service.update(null, two), Refusal.Kind.NOT_FOUND).message());
+        refused(service.get("nosuch00"), Refusal.Kind.NOT_FOUND);
+        refused(service.stop("nosuch00"), Refusal.Kind.NOT_FOUND);
+        refused(service.cancelTrial("nosuch00", "abcde"), Refusal.Kind.NOT_FOUND);
+        assertEquals(List.of(), service.list());
+    }
+
+    @Test(timeout = 120_000)
+    public void aStoredExperimentIsViewedReadOnlyAndRefusesChangesAsConflicts() throws Exception {
+        Path code = folder.newFolder("code").toPath();
+        Files.writeString(code.resolve("trial.sh"), "exit 0\n");
+        Experiments setup = new Experiments(code, root);
+        setup.trialCommand = "bash trial.sh";
+        setup.maxTrials = 1;
+        setup.platformSettings.put("python_sdk", "never"); // a shell trial: no SDK to ship
+        Experiment ran = setup.start("svcunit1", new ListTuner(1), null);
+        ran.settled().get(60, TimeUnit.SECONDS);
+        ran.stop(Duration.ofSeconds(20));
+
+        refused(service.resume("nosuch00"), Refusal.Kind.NOT_FOUND);
+        ExperimentInfo viewed = service.view("svcunit1").value();
+        assertTrue(viewed.readOnly());
+        assertEquals(1, viewed.trialCount());
+        assertEquals(List.of("svcunit1"), service.list().stream().map(ExperimentInfo::id).toList());
+
+        refused(service.view("svcunit1"), Refusal.Kind.CONFLICT);
+        Refusal update = refused(service.update("svcunit1", ExperimentUpdate.of(ExperimentUpdate.MAX_TRIAL_NUMBER, 5).value()),
+                Refusal.Kind.CONFLICT);
+        assertTrue(update.message(), update.message().contains("read-only"));
+        refused(service.importData("svcunit1", "[]"), Refusal.Kind.CONFLICT);
+        String trial = service.trials("svcunit1").value().get(0).job().id();
+        refused(service.cancelTrial("svcunit1", trial), Refusal.Kind.CONFLICT);
+        refused(service.metrics("svcunit1", "nosuch"), Refusal.Kind.NOT_FOUND);
+        assertEquals(Integer.valueOf(1), service.get("svcunit1").value().maxTrialNumber().orElseThrow());
+
+        assertTrue(service.stop("svcunit1").isDone());
+        refused(service.get("svcunit1"), Refusal.Kind.NOT_FOUND);
+    }
+
+    private static Refusal refused(Outcome<?> outcome, Refusal.Kind kind) {
+        assertFalse("expected " + kind + ", got " + outcome, outcome.isDone());
+        Refusal refusal = outcome.refusal().orElseThrow();
+        assertEquals(refusal.message(), kind, refusal.kind());
+        return refusal;
+    }
+}
