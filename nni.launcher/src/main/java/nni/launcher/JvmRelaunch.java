@@ -84,13 +84,18 @@ final class JvmRelaunch {
         return jar < 0 ? null : arguments.subList(0, jar);
     }
 
-    /** @return the runnable jar this launcher runs from, or {@code null} when it runs from classes */
+    /**
+     * @return the runnable jar this launcher runs from, by its real path, or {@code null} when it
+     *         runs from classes. The real path: the class path names the jar as the user typed it
+     *         (a symbolic link, say) while the code source names the file, and the child and its
+     *         archive's name must not depend on which path started it.
+     */
     private static Path ownJar() {
         try {
             Path location = Path.of(JvmRelaunch.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            Path classPath = Path.of(System.getProperty("java.class.path")).toAbsolutePath().normalize();
-            return Files.isRegularFile(location) && location.toAbsolutePath().normalize().equals(classPath) ? classPath : null;
-        } catch (URISyntaxException | RuntimeException e) {
+            Path classPath = Path.of(System.getProperty("java.class.path"));
+            return Files.isRegularFile(location) && Files.isSameFile(location, classPath) ? location.toRealPath() : null;
+        } catch (URISyntaxException | IOException | RuntimeException e) {
             return null;
         }
     }

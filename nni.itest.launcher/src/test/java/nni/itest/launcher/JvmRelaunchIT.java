@@ -128,6 +128,36 @@ public class JvmRelaunchIT {
         }
     }
 
+    @Test(timeout = 300_000)
+    public void aJarStartedThroughASymbolicLinkRunsInAChildJvmThatMapsTheHomesArchive() throws Exception {
+        Path link = Files.createSymbolicLink(folder.getRoot().toPath().resolve("nni-osgi.jar"),
+                Path.of(System.getProperty("nni.jar")).toAbsolutePath());
+        Path userHome = folder.newFolder("user").toPath();
+        Path outputs = folder.getRoot().toPath().resolve("out");
+        Path java = Path.of(System.getProperty("java.home"));
+        Map<String, String> environment = Map.of("HOME", userHome.toString());
+        try (JarProcess first = JarProcess.start(java, link, userHome, environment, outputs, List.of(), "--port", "0", "client",
+                "nni:platforms")) {
+            JarProcess.Result result = first.await();
+            assertEquals(result.toString(), 0, result.code());
+        }
+        Path archive;
+        try (Stream<Path> written = Files.list(userHome.resolve(".nni-osgi").resolve("jvm"))) {
+            List<Path> files = written.toList();
+            assertEquals(files.toString(), 1, files.size());
+            archive = files.get(0);
+        }
+        try (JarProcess runtime = JarProcess.start(java, link, userHome, environment, outputs, List.of(), "--port", "0")) {
+            Path endpoint = userHome.resolve(".nni-osgi").resolve("log").resolve("endpoint");
+            await().atMost(WAIT).until(() -> Files.exists(endpoint) || !runtime.process.isAlive());
+            assertTrue(runtime.output(), runtime.process.isAlive());
+            ProcessHandle child = childJvm(runtime.process.toHandle());
+            // the JVM maps the archive's file only when it accepted it: the launcher's option alone proves nothing
+            String mapped = Files.readString(Path.of("/proc", Long.toString(child.pid()), "maps"));
+            assertTrue(arguments(child).toString(), mapped.contains(archive.toRealPath().toString()));
+        }
+    }
+
     /** @return the runtime's JVM under the launcher's, once it runs */
     private static ProcessHandle childJvm(ProcessHandle launcher) {
         return await().atMost(WAIT).until(() -> launcher.children().filter(JarProcess::isJava).findFirst(), Optional::isPresent)
