@@ -54,13 +54,12 @@ public class JvmRelaunchIT {
             runtime.awaitExit(WAIT);
             assertFalse(firstChild.isAlive());
         }
-        Path archive;
+        Path archive = home.resolve("jvm").resolve("nni-osgi.jsa");
         try (Stream<Path> written = Files.list(home.resolve("jvm"))) {
-            List<Path> files = written.toList();
-            assertEquals(files.toString(), 1, files.size());
-            archive = files.get(0);
+            // the archive and the key naming the jar and the JVM it was made from (bin/nni-osgi reads it too)
+            assertEquals(List.of(archive, home.resolve("jvm").resolve("nni-osgi.key")), written.sorted().toList());
         }
-        assertTrue(archive.toString(), archive.getFileName().toString().endsWith(".jsa") && Files.size(archive) > 0);
+        assertTrue(archive.toString(), Files.size(archive) > 0);
 
         try (RuntimeProcess runtime = RuntimeProcess.start(home, experiments)) {
             runtime.endpoint();
@@ -141,12 +140,8 @@ public class JvmRelaunchIT {
             JarProcess.Result result = first.await();
             assertEquals(result.toString(), 0, result.code());
         }
-        Path archive;
-        try (Stream<Path> written = Files.list(userHome.resolve(".nni-osgi").resolve("jvm"))) {
-            List<Path> files = written.toList();
-            assertEquals(files.toString(), 1, files.size());
-            archive = files.get(0);
-        }
+        Path archive = userHome.resolve(".nni-osgi").resolve("jvm").resolve("nni-osgi.jsa");
+        assertTrue(Files.isRegularFile(archive));
         try (JarProcess runtime = JarProcess.start(java, link, userHome, environment, outputs, List.of(), "--port", "0")) {
             Path endpoint = userHome.resolve(".nni-osgi").resolve("log").resolve("endpoint");
             await().atMost(WAIT).until(() -> Files.exists(endpoint) || !runtime.process.isAlive());
