@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import sun.misc.Signal;
@@ -37,11 +38,12 @@ import sun.misc.Signal;
  * the launcher does not run from a jar. {@value #OPTIONS_VARIABLE} set to anything else replaces
  * {@link #DEFAULT_OPTIONS}.
  *
- * <p>The archive ({@code <home>/jvm/nni-osgi-*.jsa}, named after the jar and the JVM, so that a
- * new build or another Java makes a new one) is written by the first start's JVM as it exits
- * ({@code -XX:ArchiveClassesAtExit}) and taken by the next starts; it holds the JDK's, Felix's and
- * the launcher's classes. A JVM without the base archive every archive extends runs the child
- * without one ({@link #baseArchiveMapped()}).
+ * <p>The archive ({@code <home>/jvm/nni-osgi.jsa}, with {@code nni-osgi.key} naming the jar and
+ * the JVM it was made from, so that a new build or another Java makes a new one) is written by the
+ * first start's JVM as it exits ({@code -XX:ArchiveClassesAtExit}) and taken by the next starts; it
+ * holds the JDK's, Felix's and the launcher's classes. {@code bin/nni-osgi} execs java with the same
+ * options and that archive, when its key is current, so that no parent JVM waits. A JVM without the
+ * base archive every archive extends runs the child without one ({@link #baseArchiveMapped()}).
  */
 final class JvmRelaunch {
 
@@ -51,6 +53,10 @@ final class JvmRelaunch {
     static final String LAUNCHER_PID = "nni.launcher.pid";
     /** Set in the child: the loopback port of the parent's liveness connection. */
     static final String LAUNCHER_WATCH = "nni.launcher.watch";
+
+    /** The home's class data sharing archive, in {@code <home>/jvm/}, and the key file naming what it was made from. */
+    static final String ARCHIVE = "nni-osgi.jsa";
+    static final String KEY = "nni-osgi.key";
 
     /** What the runtime is measured with: 256 MB of heap holds {@code ScaleBenchmark} (README, Measurements). */
     static final List<String> DEFAULT_OPTIONS = List.of("-XX:+UseSerialGC", "-Xms16m", "-Xmx256m", "-XX:TieredStopAtLevel=1");
@@ -84,13 +90,18 @@ final class JvmRelaunch {
         return jar < 0 ? null : arguments.subList(0, jar);
     }
 
-    /** @return the runnable jar this launcher runs from, or {@code null} when it runs from classes */
+    /**
+     * @return the runnable jar this launcher runs from, by its real path, or {@code null} when it
+     *         runs from classes. The real path: the class path names the jar as the user typed it
+     *         (a symbolic link, say) while the code source names the file, and the child and its
+     *         archive's name must not depend on which path started it.
+     */
     private static Path ownJar() {
         try {
             Path location = Path.of(JvmRelaunch.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            Path classPath = Path.of(System.getProperty("java.class.path")).toAbsolutePath().normalize();
-            return Files.isRegularFile(location) && location.toAbsolutePath().normalize().equals(classPath) ? classPath : null;
-        } catch (URISyntaxException | RuntimeException e) {
+            Path classPath = Path.of(System.getProperty("java.class.path"));
+            return Files.isRegularFile(location) && Files.isSameFile(location, classPath) ? location.toRealPath() : null;
+        } catch (URISyntaxException | IOException | RuntimeException e) {
             return null;
         }
     }
@@ -109,13 +120,13 @@ final class JvmRelaunch {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(options.stream().filter(option -> !option.isEmpty()).toList());
-        Path archive = archive(home, jar);
+        Path archive = archive(home);
         Path writing = null;
         if (archive != null && baseArchiveMapped()
                 && options.stream().noneMatch(option -> option.startsWith("-Xshare") || option.contains("Archive"))) {
             // a warning on stdout would mix with what a command prints: an unusable archive is just not used
             command.add("-Xlog:cds=off,cds+dynamic=off");
-            if (Files.isRegularFile(archive)) {
+            if (current(archive, jar)) {
                 command.add("-XX:SharedArchiveFile=" + archive);
             } else {
                 writing = archive.resolveSibling(archive.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
@@ -145,19 +156,19 @@ final class JvmRelaunch {
             }, "nni-launcher-watch");
             accept.setDaemon(true);
             accept.start();
-            Path written = writing;
+                Path written = writing;
             Thread stop = new Thread(() -> {
                 child.destroy();
                 try {
                     // here too: a stop by signal may end this JVM before the main thread keeps the archive
-                    keep(written, archive, child.waitFor());
+                    keep(written, archive, jar, child.waitFor());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             }, "nni-launcher-stop");
             Runtime.getRuntime().addShutdownHook(stop);
             int code = child.waitFor();
-            keep(writing, archive, code);
+            keep(writing, archive, jar, code);
             return code;
         }
     }
@@ -203,16 +214,40 @@ final class JvmRelaunch {
         return String.valueOf(System.getProperty("java.vm.info")).contains("sharing");
     }
 
-    /** @return the home's archive for this jar and this JVM, or {@code null} when the home has no room for it */
-    private static Path archive(Path home, Path jar) {
+    /** @return the home's archive, or {@code null} when the home has no room for it */
+    private static Path archive(Path home) {
         try {
             Path folder = home.resolve("jvm");
             Files.createDirectories(folder);
-            String key = jar.toAbsolutePath() + "|" + Files.size(jar) + "|" + Files.getLastModifiedTime(jar).toMillis() + "|"
-                    + System.getProperty("java.vm.version") + "|" + System.getProperty("java.home");
-            return folder.resolve("nni-osgi-" + Integer.toHexString(key.hashCode()) + ".jsa");
+            return folder.resolve(ARCHIVE);
         } catch (IOException | RuntimeException e) {
             return null;
+        }
+    }
+
+    /**
+     * @return what the archive was made from, as {@code bin/nni-osgi} computes it too (it execs java
+     *         with the archive when the key file says it is this jar's and this Java's): the jar's real
+     *         path, size and modification second, the java command's real path and the size and
+     *         modification second of its JVM library (a Java updated in place changes it). A JVM
+     *         refuses an archive of another jar or JVM silently, and it would never be rewritten.
+     */
+    static String key(Path jar) throws IOException {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java").toRealPath();
+        Path library = java.getParent().getParent().resolve("lib").resolve("server").resolve("libjvm.so");
+        return jar.toRealPath() + " " + stamp(jar) + " " + java + " " + (Files.isRegularFile(library) ? stamp(library) : "-");
+    }
+
+    private static String stamp(Path file) throws IOException {
+        return Files.size(file) + " " + Files.getLastModifiedTime(file).to(TimeUnit.SECONDS);
+    }
+
+    /** @return whether the home's archive was made from this jar with this Java */
+    private static boolean current(Path archive, Path jar) {
+        try {
+            return Files.isRegularFile(archive) && Files.readString(archive.resolveSibling(KEY)).strip().equals(key(jar));
+        } catch (IOException e) {
+            return false;
         }
     }
 
@@ -221,7 +256,7 @@ final class JvmRelaunch {
      * home or a busy port or home load few classes), and removes the archives of other jars and
      * what killed starts left.
      */
-    private static synchronized void keep(Path written, Path archive, int code) {
+    private static synchronized void keep(Path written, Path archive, Path jar, int code) {
         if (written == null || !Files.isRegularFile(written)) {
             return;
         }
@@ -230,9 +265,14 @@ final class JvmRelaunch {
                 Files.deleteIfExists(written);
                 return;
             }
+            // the key names the archive's jar and JVM: gone while the archive is replaced, written once it is whole
+            Path key = archive.resolveSibling(KEY);
+            Files.deleteIfExists(key);
             Files.move(written, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Path keyWritten = Files.writeString(written.resolveSibling(KEY + ".tmp"), key(jar) + "\n");
+            Files.move(keyWritten, key, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             try (Stream<Path> others = Files.list(archive.getParent())) {
-                for (Path other : others.filter(path -> !path.equals(archive))
+                for (Path other : others.filter(path -> !path.equals(archive) && !path.equals(key))
                         .toList()) {
                     Files.deleteIfExists(other);
                 }

@@ -57,8 +57,9 @@ public record LaunchOptions(Integer port, String host, Path home, List<String> c
             new Command("validate", "validate FILE...", List.of("check experiment files and print OK or their problems",
                     "(in the runtime running with this home, if one runs)")),
             new Command("version", "version", List.of("the versions of the runtime and its platforms")),
-            new Command("client", "client [COMMAND ...]", List.of("a console to the runtime already running with this home: one nni: command",
-                    "(client nni:trials --head 3), or an interactive session without one")),
+            new Command("client", "client [COMMAND ...]", List.of("run one console command (client nni:trials --head 3) in the runtime",
+                    "running with this home, else in a quiet one of its own; without a command,",
+                    "a console to the running runtime (exit 4 when none runs)")),
             new Command("help", "help [COMMAND]", List.of("this text, or one command's (also COMMAND --help, -h)")));
 
     /** The options the launcher knows, for "did you mean" (the usage describes them). */

@@ -155,7 +155,8 @@ public final class Main {
                 // a console to a runtime that runs already; a line without one runs in a quiet runtime of its own
                 List<String> line = command.subList(1, command.size());
                 if (line.isEmpty()) {
-                    return Console.interactive(options.home(), false);
+                    return RunningRuntime.find(options.home()) == null ? noRuntimeForAConsole(options.home())
+                            : Console.interactive(options.home(), false);
                 }
                 // one that is starting answers once its console is up; what a killed one left (log/endpoint) is no runtime
                 return RunningRuntime.find(options.home()) == null ? NOT_ANSWERED
@@ -174,6 +175,19 @@ public final class Main {
                 return NOT_ANSWERED;
             }
         }
+    }
+
+    /**
+     * {@code client} alone asks for a console to a running runtime: without one there is nothing to
+     * connect to (a quiet runtime of its own would stop as the session ends), so it says so and how
+     * to go on, and exits as a client whose runtime does not answer.
+     */
+    private static int noRuntimeForAConsole(Path home) {
+        System.err.println("nni-osgi: client: no runtime is running with the home " + home + ", so there is no console to connect to;"
+                + " start one (java -jar nni-osgi.jar --home " + home + ") and run client again, or give client one command to run"
+                + " in a quiet runtime of its own (client nni:platforms)");
+        System.err.println(LaunchOptions.help(LaunchOptions.command("client").orElseThrow()));
+        return ConsoleConnection.NO_RUNTIME;
     }
 
     private static int unknownCommand(String name) {

@@ -74,6 +74,14 @@ public class InstantCommandsIT {
                 && version.out().contains("java: " + System.getProperty("java.version")));
         assertTrue(version.out(), version.out().contains("platforms: adl, aml, dlc, dlts, frameworkcontroller, kubeflow, local, openpai, remote\n"));
 
+        // client alone wants a running runtime's console: without one it says so and how to go on
+        JarProcess.Result console = JarProcess.run(userHome, environment, outputs, "--home", home.toString(), "client");
+        assertEquals(console.toString(), 4, console.code());
+        assertEquals("", console.out());
+        assertTrue(console.err(), console.err().startsWith("nni-osgi: client: no runtime is running with the home " + home));
+        assertTrue(console.err(), console.err().contains("give client one command to run in a quiet runtime of its own")
+                && console.err().contains("usage: java -jar nni-osgi.jar") && console.err().contains("client [COMMAND ...]"));
+
         // no runtime ran: the home (its lock, log, framework cache, JVM archive) was never made
         assertFalse(Files.exists(home));
         assertFalse(Files.exists(userHome.resolve(".nni-osgi")));

@@ -51,9 +51,15 @@ final class JarProcess implements AutoCloseable {
     /** As {@link #start(Path, Map, Path, List, String...)}, run by the java of another Java installation. */
     static JarProcess start(Path javaHome, Path workingDirectory, Map<String, String> environment, Path outputs,
                             List<String> javaOptions, String... args) throws IOException {
+        return start(javaHome, Path.of(System.getProperty("nni.jar")), workingDirectory, environment, outputs, javaOptions, args);
+    }
+
+    /** As {@link #start(Path, Path, Map, Path, List, String...)}, with the jar named by another path (a symbolic link). */
+    static JarProcess start(Path javaHome, Path jar, Path workingDirectory, Map<String, String> environment, Path outputs,
+                            List<String> javaOptions, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(javaHome.resolve("bin").resolve("java").toString()));
         command.addAll(javaOptions);
-        command.addAll(List.of("-jar", System.getProperty("nni.jar")));
+        command.addAll(List.of("-jar", jar.toString()));
         command.addAll(List.of(args));
         Files.createDirectories(outputs);
         Path out = Files.createTempFile(outputs, "out", ".txt");

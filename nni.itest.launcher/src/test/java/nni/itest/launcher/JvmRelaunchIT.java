@@ -54,13 +54,12 @@ public class JvmRelaunchIT {
             runtime.awaitExit(WAIT);
             assertFalse(firstChild.isAlive());
         }
-        Path archive;
+        Path archive = home.resolve("jvm").resolve("nni-osgi.jsa");
         try (Stream<Path> written = Files.list(home.resolve("jvm"))) {
-            List<Path> files = written.toList();
-            assertEquals(files.toString(), 1, files.size());
-            archive = files.get(0);
+            // the archive and the key naming the jar and the JVM it was made from (bin/nni-osgi reads it too)
+            assertEquals(List.of(archive, home.resolve("jvm").resolve("nni-osgi.key")), written.sorted().toList());
         }
-        assertTrue(archive.toString(), archive.getFileName().toString().endsWith(".jsa") && Files.size(archive) > 0);
+        assertTrue(archive.toString(), Files.size(archive) > 0);
 
         try (RuntimeProcess runtime = RuntimeProcess.start(home, experiments)) {
             runtime.endpoint();
@@ -125,6 +124,32 @@ public class JvmRelaunchIT {
             try (Stream<Path> archives = Files.list(userHome.resolve(".nni-osgi").resolve("jvm"))) {
                 assertEquals(List.of(), archives.toList());
             }
+        }
+    }
+
+    @Test(timeout = 300_000)
+    public void aJarStartedThroughASymbolicLinkRunsInAChildJvmThatMapsTheHomesArchive() throws Exception {
+        Path link = Files.createSymbolicLink(folder.getRoot().toPath().resolve("nni-osgi.jar"),
+                Path.of(System.getProperty("nni.jar")).toAbsolutePath());
+        Path userHome = folder.newFolder("user").toPath();
+        Path outputs = folder.getRoot().toPath().resolve("out");
+        Path java = Path.of(System.getProperty("java.home"));
+        Map<String, String> environment = Map.of("HOME", userHome.toString());
+        try (JarProcess first = JarProcess.start(java, link, userHome, environment, outputs, List.of(), "--port", "0", "client",
+                "nni:platforms")) {
+            JarProcess.Result result = first.await();
+            assertEquals(result.toString(), 0, result.code());
+        }
+        Path archive = userHome.resolve(".nni-osgi").resolve("jvm").resolve("nni-osgi.jsa");
+        assertTrue(Files.isRegularFile(archive));
+        try (JarProcess runtime = JarProcess.start(java, link, userHome, environment, outputs, List.of(), "--port", "0")) {
+            Path endpoint = userHome.resolve(".nni-osgi").resolve("log").resolve("endpoint");
+            await().atMost(WAIT).until(() -> Files.exists(endpoint) || !runtime.process.isAlive());
+            assertTrue(runtime.output(), runtime.process.isAlive());
+            ProcessHandle child = childJvm(runtime.process.toHandle());
+            // the JVM maps the archive's file only when it accepted it: the launcher's option alone proves nothing
+            String mapped = Files.readString(Path.of("/proc", Long.toString(child.pid()), "maps"));
+            assertTrue(arguments(child).toString(), mapped.contains(archive.toRealPath().toString()));
         }
     }
 
