@@ -86,6 +86,35 @@ public class UnreadyRuntimeIT {
     }
 
     @Test(timeout = 300_000)
+    public void aDeployedBundleWhoseActivatorThrowsEndsRunWithTheFileTheBundleAndTheActivatorsError() throws Exception {
+        Path userHome = folder.newFolder("user").toPath();
+        Path deploy = Files.createDirectories(userHome.resolve(".nni-osgi").resolve("deploy"));
+        String activator = nni.itest.launcher.fixture.RefusingActivator.class.getName();
+        Manifest manifest = new Manifest();
+        Attributes headers = manifest.getMainAttributes();
+        headers.put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        headers.putValue("Bundle-ManifestVersion", "2");
+        headers.putValue("Bundle-SymbolicName", "test.refusing");
+        headers.putValue("Bundle-Version", "2.0.1");
+        headers.putValue("Bundle-Activator", activator);
+        Path jar = deploy.resolve("refusing.jar");
+        String entry = activator.replace('.', '/') + ".class";
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest);
+             java.io.InputStream type = getClass().getClassLoader().getResourceAsStream(entry)) {
+            out.putNextEntry(new java.util.jar.JarEntry(entry));
+            type.transferTo(out);
+            out.closeEntry();
+        }
+
+        JarProcess.Result run = timed("run with a bundle whose activator throws", javaHome(), userHome, "--port", "0", "run",
+                experiment().toString());
+        assertEquals(run.toString(), 4, run.code());
+        assertTrue(run.err(), run.err().contains("nni-osgi: " + jar + ": bundle test.refusing 2.0.1 cannot start: "));
+        assertTrue(run.err(), run.err().contains("the licence server at 127.0.0.1:9 does not answer"));
+        assertEquals(run.out(), "", run.out());
+    }
+
+    @Test(timeout = 300_000)
     public void aRefusedConfigurationValueEndsValidateWithTheFileTheKeyAndWhatItAccepts() throws Exception {
         Path userHome = folder.newFolder("user").toPath();
         Path etc = Files.createDirectories(userHome.resolve(".nni-osgi").resolve("etc"));

@@ -189,6 +189,10 @@ final class RuntimeReadiness implements AutoCloseable {
             if (bundle.getState() == Bundle.INSTALLED && !fragment(bundle)) {
                 unresolved.add(bundle);
             }
+            String refused = startRefusal(bundle);
+            if (refused != null) {
+                failures.add(jar + ": bundle " + bundle.getSymbolicName() + " " + bundle.getVersion() + " cannot start: " + refused);
+            }
         }
         FrameworkWiring wiring = context.getBundle(Constants.SYSTEM_BUNDLE_LOCATION).adapt(FrameworkWiring.class);
         for (Bundle bundle : unresolved) {
@@ -199,6 +203,28 @@ final class RuntimeReadiness implements AutoCloseable {
             }
         }
         return failures;
+    }
+
+    /**
+     * @return why a resolved bundle that was to start (FileInstall asked for it: it is marked to
+     *         start at this level) is not active, found by starting it once more, as FileInstall
+     *         retries it: its activator's exception; null when it starts now or was not to start
+     */
+    private String startRefusal(Bundle bundle) {
+        int activeLevel = context.getBundle(0).adapt(FrameworkStartLevel.class).getStartLevel();
+        if (!due(bundle, activeLevel)) {
+            return null;
+        }
+        try {
+            bundle.start();
+            return null;
+        } catch (org.osgi.framework.BundleException | IllegalStateException | SecurityException e) {
+            StringBuilder why = new StringBuilder(String.valueOf(e.getMessage()));
+            for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+                why.append(": ").append(cause);
+            }
+            return why.toString();
+        }
     }
 
     /** @return what the runtime still waits for, or null when it is ready */
