@@ -69,13 +69,13 @@ public final class CloudRuns {
      * @return the cancelled trial's id and the next one's
      */
     static String[] cancelTheFirstTrialAndAwaitTheNext(nni.itest.launcher.RuntimeProcess runtime) throws Exception {
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90)).ignoreExceptions()
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(180)).ignoreExceptions()
                 .until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1);
         String cancelled = runtime.get("trial-jobs?status=RUNNING").get(0).get("trialJobId").asText();
         assertEquals(200, runtime.request("DELETE", "trial-jobs/" + cancelled, null).statusCode());
         String[] next = new String[1];
         // one reading of the running trials per poll: two readings can straddle a trial's end
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90)).ignoreExceptions().until(() -> {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(180)).ignoreExceptions().until(() -> {
             com.fasterxml.jackson.databind.JsonNode running = runtime.get("trial-jobs?status=RUNNING");
             if (running.size() == 1 && !running.get(0).get("trialJobId").asText().equals(cancelled)) {
                 next[0] = running.get(0).get("trialJobId").asText();
