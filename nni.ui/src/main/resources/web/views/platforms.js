@@ -1,4 +1,5 @@
-// The installed platform bundles (name, bundle, version, state, sessions) and each platform
+// The installed platform bundles (name, bundle, version, state, sessions, and how each session's trials report:
+// http or files, and why) and each platform
 // component's configuration as a form generated from its Metatype, saved through Config Admin.
 
 import { get, query, send, UI } from '../api.js';
@@ -45,7 +46,10 @@ function renderList(list, answer) {
       <tbody>${answer.platforms.map((p) => `
         <tr data-platform="${escape(p.name)}"><td><a href="#/platforms" data-goto="${escape(key(p))}">${escape(p.name)}</a></td>
           <td>${escape(p.bundle)}</td><td>${escape(p.version)}</td><td>${escape(p.state)}</td>
-          <td class="num" data-sessions>${p.sessions}</td></tr>`).join('')}
+          <td class="num" data-sessions>${p.sessions}</td></tr>${(p.reports ?? []).map((r) => `
+        <tr class="reports" data-reports="${escape(p.name)}" data-experiment="${escape(r.experiment)}"><td></td>
+          <td colspan="4" class="muted small">experiment <a href="#/experiments/${encodeURIComponent(r.experiment)}">${escape(r.experiment)}</a>
+            reports over <strong data-transport>${escape(r.transport)}</strong>: <span data-why>${escape(r.why)}</span></td></tr>`).join('')}`).join('')}
       </tbody>
     </table>
     ${answer.forms ? '' : '<p class="problem">The Metatype service is not installed (bundle org.apache.felix.metatype): configurations cannot be shown as forms.</p>'}`;

@@ -160,6 +160,17 @@ public interface TrainingSession extends AutoCloseable {
     }
 
     /**
+     * @return how this session's trials report to the manager, shown by {@code nni:platforms} and
+     *         the web UI; empty (the default) when the platform does not say. A platform whose
+     *         keepers may report through files (or choose by themselves) should say which it chose
+     *         and why. Cheap, never blocks.
+     * @since 1.1
+     */
+    default Optional<ReportChannel> reportChannel() {
+        return Optional.empty();
+    }
+
+    /**
      * Ends the session because the user stops the experiment: cancels the trials it still runs (as
      * {@code USER_CANCELED}, reported as usual), stops its threads, releases connections.
      * Idempotent; never throws.

@@ -22,6 +22,7 @@ import org.junit.rules.TemporaryFolder;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import nni.itest.cloud.emulator.TaskProcess;
 import nni.itest.cloud.emulator.aml.AmlEmulator;
 import nni.itest.cloud.emulator.aml.AmlJob;
 import nni.itest.launcher.RuntimeProcess;
@@ -140,15 +141,35 @@ public class AmlIT {
      * could reach. With the workspace's file share mounted here ({@code datastore.mount}), the
      * keepers report through it ({@code keeper.transport = auto}): the job mounts the share's
      * experiment folder as an output, its keeper has a channel folder there and is never told the
-     * manager's address, so it could open no connection to it.
+     * manager's address. The job runs cut off from this machine's network, a recorder in its place
+     * on the manager's port: no process of the job connected there, and every metric arrived. While
+     * the first trial runs, the platforms view says the session reports over files, and why.
      */
     @Test(timeout = 240_000)
     public void withoutAnAddressTheComputeCouldReachTheKeepersReportThroughTheWorkspacesFileShare() throws Exception {
         Path share = folder.newFolder("workspacefilestore").toPath();
         aml.datastore("workspacefilestore", share);
-        run(SECRET, config("x: {_type: choice, _value: [1, 9]}", "trialConcurrency: 1\nmaxTrialNumber: 2\ntuner: {name: GridSearch}\n"),
-                Map.of("datastore.mount", share.toString()));
+        Path connections = folder.getRoot().toPath().resolve("connections-to-the-manager");
+        aml.isolateJobs(new TaskProcess.Isolation(() -> URI.create(runtime.endpoint()).getPort(), connections));
+        Path release = folder.getRoot().toPath().resolve("release");
+        run(SECRET, config("x: {_type: choice, _value: [1, 9]}\nrelease: {_type: choice, _value: ['" + release + "']}",
+                "trialConcurrency: 1\nmaxTrialNumber: 2\ntuner: {name: GridSearch}\n"), Map.of("datastore.mount", share.toString()));
         String port = ":" + URI.create(runtime.endpoint()).getPort();
+        // the first trial waits for the release file: its session is open
+        try {
+            await().atMost(Duration.ofSeconds(120)).ignoreExceptions()
+                    .until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("no trial runs: " + runtime.console() + "\njobs' stderr: "
+                    + aml.jobs().stream().map(AmlJob::stderr).toList(), e);
+        }
+        JsonNode reports = aml(uiPlatforms()).path("reports");
+        Files.createFile(release);
+        assertEquals(reports.toString(), 1, reports.size());
+        assertEquals("files", reports.get(0).path("transport").asText());
+        String why = reports.get(0).path("why").asText();
+        assertTrue(why, why.startsWith("keeper.transport = auto: nniManagerIp is not set and the port is bound to "));
+        assertTrue(why, why.contains(share.resolve("nni-experiments").toString()));
         assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
@@ -173,6 +194,26 @@ public class AmlIT {
         assertTrue(Files.readString(channel.resolve("acked")).strip().matches("\\d+"));
         String log = runtime.log();
         assertTrue(log, log.contains("reports files on azureml://datastores/workspacefilestore/paths/nni-experiments/" + id));
+        assertTrue("the job ran cut off, a recorder on the manager's port", Files.isRegularFile(connections));
+        assertEquals("connections from the job to the manager's port", "", Files.readString(connections));
+    }
+
+    private static JsonNode aml(JsonNode platforms) {
+        for (JsonNode platform : platforms.path("platforms")) {
+            if (platform.path("name").asText().equals("aml")) {
+                return platform;
+            }
+        }
+        throw new AssertionError("no aml platform in " + platforms);
+    }
+
+    /** @return what the web UI's platforms view shows */
+    private JsonNode uiPlatforms() throws Exception {
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
+                .newBuilder(URI.create(runtime.endpoint() + "api/v1/nni-ui/platforms")).timeout(Duration.ofSeconds(60)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(response.body(), 200, response.statusCode());
+        return RuntimeProcess.JSON.readTree(response.body());
     }
 
     @Test(timeout = 240_000)

@@ -128,8 +128,8 @@ public class LeastPrivilegeIT {
                      dockerImage: emulated/nni:nojava, frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: 1}}
                 """, 1);
         String expected = "user 'limited' may not create, delete, deletecollection secrets in namespace 'nni' of cluster 'mock' at "
-                + cluster.url() + "; give the Role in nni.ts.k8s/README.md (\"Kubernetes RBAC\") or set keeper.token=environment in"
-                + " etc/nni.ts.frameworkcontroller.cfg";
+                + cluster.url() + "; give the Role in nni.ts.k8s/README.md (\"Kubernetes RBAC\"), or name a Secret made for the"
+                + " tokens in keeper.token.secret, or set keeper.token=environment in etc/nni.ts.frameworkcontroller.cfg";
         await().atMost(Duration.ofSeconds(60)).until(() -> runtime.console().substring(before).contains(expected)
                 || runtime.log().contains(expected));
         assertTrue("nothing was created: " + cluster.limitedRequests(),

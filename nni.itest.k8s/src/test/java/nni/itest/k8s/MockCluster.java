@@ -66,8 +66,13 @@ public final class MockCluster implements AutoCloseable {
     public static final String OPERATOR_TOKEN = "operator-token";
     public static final String FORBIDDEN_TOKEN = "forbidden-token";
     public static final String LIMITED_TOKEN = "limited-token";
-    /** The rights of {@link #LIMITED_TOKEN}'s user: the README's Role without the one on Secrets. */
-    public static final RoleRules LIMITED_ROLE = RoleRules.of("nni-experiments.yaml");
+    /**
+     * The rights of {@link #LIMITED_TOKEN}'s user: the README's Role without the one on Secrets, and
+     * {@code get}, {@code patch} on the one Secret {@link #TOKEN_SECRET} ({@code keeper.token.secret}).
+     */
+    public static final RoleRules LIMITED_ROLE = RoleRules.of("nni-experiments.yaml", "nni-keeper-token-secret.yaml");
+    /** The Secret an administrator made for the keepers' tokens, which {@link #LIMITED_TOKEN}'s user may get and patch. */
+    public static final String TOKEN_SECRET = "nni-keeper-tokens";
     private static final String ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern CUSTOM_OBJECT = Pattern.compile("/apis/([^/]+)/([^/]+)/namespaces/([^/]+)/([^/?]+)(/[^/?]+)?(/status)?(\\?.*)?");
@@ -303,7 +308,7 @@ public final class MockCluster implements AutoCloseable {
                 case PLATFORM_TOKEN, OPERATOR_TOKEN -> true;
                 case LIMITED_TOKEN -> LIMITED_ROLE.allows(String.valueOf(asked.getOrDefault("namespace", "")),
                         String.valueOf(asked.getOrDefault("group", "")), String.valueOf(asked.get("resource")),
-                        String.valueOf(asked.get("verb")));
+                        (String) asked.get("name"), String.valueOf(asked.get("verb")));
                 default -> false;
             };
             Map<String, Object> answer = new java.util.LinkedHashMap<>(review);

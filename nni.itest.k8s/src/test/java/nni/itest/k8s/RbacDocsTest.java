@@ -17,7 +17,7 @@ public class RbacDocsTest {
     @Test
     public void theReadmeShowsTheTestedRolesVerbatim() throws Exception {
         String readme = Files.readString(Path.of("..", "nni.ts.k8s", "README.md"));
-        for (String file : new String[] {"nni-experiments.yaml", "nni-keeper-secrets.yaml"}) {
+        for (String file : new String[] {"nni-experiments.yaml", "nni-keeper-secrets.yaml", "nni-keeper-token-secret.yaml"}) {
             String yaml = RoleRules.resource(file);
             assertTrue("nni.ts.k8s/README.md shows src/test/resources/rbac/" + file + " as it is", readme.contains("```yaml\n" + yaml + "```\n"));
         }

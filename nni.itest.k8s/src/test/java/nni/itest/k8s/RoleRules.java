@@ -15,7 +15,8 @@ import org.yaml.snakeyaml.Yaml;
 
 /**
  * A Role's rules, as the API server's RBAC authorizer reads them: a request is allowed when one rule
- * names its API group, resource and verb (or {@code *}), in the Role's namespace. The Roles are the
+ * names its API group, resource and verb (or {@code *}), in the Role's namespace, and, when the rule
+ * has {@code resourceNames}, the object's name among them. The Roles are the
  * README's ({@code src/test/resources/rbac}, checked to be there verbatim by {@link RbacDocsTest}).
  */
 public final class RoleRules {
@@ -23,7 +24,8 @@ public final class RoleRules {
     /** {@code /api/v1/namespaces/<ns>/<resource>[/<name>]} or {@code /apis/<group>/<version>/namespaces/...} */
     private static final Pattern NAMESPACED = Pattern.compile("/(?:api/v1|apis/([^/]+)/[^/]+)/namespaces/([^/]+)/([^/]+)(/[^/]+)?(/[^/]+)?");
 
-    private record Rule(List<String> groups, List<String> resources, List<String> verbs) {
+    /** @param names the rule's {@code resourceNames}, or null: every object */
+    private record Rule(List<String> groups, List<String> resources, List<String> names, List<String> verbs) {
     }
 
     private final String namespace;
@@ -33,22 +35,36 @@ public final class RoleRules {
         this.namespace = namespace;
     }
 
-    /** @return the rules of the Role in the class-path resource {@code rbac/<file>} */
+    /** @return the rules of the Roles in the class-path resources {@code rbac/<file>}, all bound to the user, in one namespace */
     @SuppressWarnings("unchecked")
-    public static RoleRules of(String file) {
-        String text = resource(file);
-        for (Object document : new Yaml().loadAll(text)) {
-            Map<String, Object> object = (Map<String, Object>) document;
-            if ("Role".equals(object.get("kind"))) {
-                RoleRules role = new RoleRules((String) ((Map<String, Object>) object.get("metadata")).get("namespace"));
-                for (Map<String, Object> rule : (List<Map<String, Object>>) object.get("rules")) {
-                    role.rules.add(new Rule((List<String>) rule.get("apiGroups"), (List<String>) rule.get("resources"),
-                            (List<String>) rule.get("verbs")));
+    public static RoleRules of(String... files) {
+        RoleRules role = null;
+        for (String file : files) {
+            boolean found = false;
+            for (Object document : new Yaml().loadAll(resource(file))) {
+                Map<String, Object> object = (Map<String, Object>) document;
+                if ("Role".equals(object.get("kind"))) {
+                    String namespace = (String) ((Map<String, Object>) object.get("metadata")).get("namespace");
+                    if (role == null) {
+                        role = new RoleRules(namespace);
+                    } else if (!role.namespace.equals(namespace)) {
+                        throw new IllegalArgumentException("rbac/" + file + ": namespace " + namespace + ", not " + role.namespace);
+                    }
+                    for (Map<String, Object> rule : (List<Map<String, Object>>) object.get("rules")) {
+                        role.rules.add(new Rule((List<String>) rule.get("apiGroups"), (List<String>) rule.get("resources"),
+                                (List<String>) rule.get("resourceNames"), (List<String>) rule.get("verbs")));
+                    }
+                    found = true;
                 }
-                return role;
+            }
+            if (!found) {
+                throw new IllegalArgumentException("rbac/" + file + " has no Role");
             }
         }
-        throw new IllegalArgumentException("rbac/" + file + " has no Role");
+        if (role == null) {
+            throw new IllegalArgumentException("no Role file given");
+        }
+        return role;
     }
 
     /** @return the text of the class-path resource {@code rbac/<file>} */
@@ -63,11 +79,13 @@ public final class RoleRules {
         }
     }
 
-    public boolean allows(String namespace, String group, String resource, String verb) {
+    /** @param name the object's name, or null or empty for a collection (which no rule with {@code resourceNames} allows) */
+    public boolean allows(String namespace, String group, String resource, String name, String verb) {
         if (!this.namespace.equals(namespace)) {
             return false;
         }
-        return rules.stream().anyMatch(r -> matches(r.groups(), group) && matches(r.resources(), resource) && matches(r.verbs(), verb));
+        return rules.stream().anyMatch(r -> matches(r.groups(), group) && matches(r.resources(), resource) && matches(r.verbs(), verb)
+                && (r.names() == null || name != null && r.names().contains(name)));
     }
 
     private static boolean matches(List<String> allowed, String value) {
@@ -96,6 +114,6 @@ public final class RoleRules {
             default -> method.toLowerCase();
         };
         String resource = m.group(3) + (m.group(5) == null ? "" : m.group(5)); // pods/status
-        return allows(m.group(2), m.group(1) == null ? "" : m.group(1), resource, verb);
+        return allows(m.group(2), m.group(1) == null ? "" : m.group(1), resource, named ? m.group(4).substring(1) : null, verb);
     }
 }

@@ -53,6 +53,7 @@ public final class CloudSessionBuilder {
     private String nniPlatform;
     private KeeperChoice keeper = KeeperChoice.AUTO;
     private KeeperTransport transport;
+    private String transportChoice;
     private String managerHost;
     private boolean reuse = true;
     private int maxJobs = 1;
@@ -113,7 +114,16 @@ public final class CloudSessionBuilder {
 
     /** How the keepers report to the manager; unset: over HTTP. */
     public CloudSessionBuilder transport(KeeperTransport transport) {
+        return transport(transport, null);
+    }
+
+    /**
+     * @param why how the platform chose it, shown with the session's {@link TrainingSession#reportChannel()}
+     *            ({@code nni:platforms}, the web UI); null: the transport alone is shown
+     */
+    public CloudSessionBuilder transport(KeeperTransport transport, String why) {
         this.transport = transport;
+        this.transportChoice = why;
         return this;
     }
 
@@ -216,7 +226,7 @@ public final class CloudSessionBuilder {
             options.transport(transport);
         }
         LOG.info("experiment {}: {} session on {} ({})", experiment, title, service, description);
-        return JobSession.open(context, launcher, options.build(), stopGrace, keeperSessions);
+        return JobSession.open(context, launcher, options.build(), stopGrace, keeperSessions).transportChosen(transportChoice);
     }
 
     private String threads() {

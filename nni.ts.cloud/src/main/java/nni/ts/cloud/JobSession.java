@@ -17,6 +17,7 @@ import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.Capacity;
 import nni.api.platform.PlatformException;
+import nni.api.platform.ReportChannel;
 import nni.api.platform.SessionContext;
 import nni.api.platform.SessionView;
 import nni.api.platform.TrainingSession;
@@ -44,6 +45,7 @@ public final class JobSession implements TrainingSession {
     private final boolean jobPerTrial;
     private final Duration stopGrace;
     private final TrainingSession keepers;
+    private volatile String transportChoice;
 
     private JobSession(SessionContext context, ClusterJobs launcher, KeeperOptions options, Duration stopGrace,
                        KeeperSessions keeperSessions) throws PlatformException {
@@ -68,6 +70,16 @@ public final class JobSession implements TrainingSession {
             launcher.detach();
             throw e;
         }
+    }
+
+    /**
+     * @param why how the platform chose its keepers' transport ("keeper.transport = auto: ..."), told
+     *            with {@link #reportChannel()} before what the keeper session says
+     * @return this session
+     */
+    public JobSession transportChosen(String why) {
+        this.transportChoice = why;
+        return this;
     }
 
     /**
@@ -134,6 +146,13 @@ public final class JobSession implements TrainingSession {
     @Override
     public Optional<SessionView> view() {
         return keepers.view();
+    }
+
+    @Override
+    public Optional<ReportChannel> reportChannel() {
+        String why = transportChoice;
+        return keepers.reportChannel().map(channel -> why == null ? channel
+                : ReportChannel.of(channel.transport(), why + "; " + channel.why()));
     }
 
     @Override

@@ -22,8 +22,12 @@ public final class AccessReview {
 
     private static final Logger LOG = LoggerFactory.getLogger(AccessReview.class);
 
-    /** Verbs on one resource of an API group ({@code ""}: the core group). */
-    public record Rule(String group, String resource, List<String> verbs) {
+    /** Verbs on one resource of an API group ({@code ""}: the core group), on the object {@code name} only when not null. */
+    public record Rule(String group, String resource, String name, List<String> verbs) {
+
+        public Rule(String group, String resource, List<String> verbs) {
+            this(group, resource, null, verbs);
+        }
     }
 
     private AccessReview() {
@@ -31,16 +35,20 @@ public final class AccessReview {
 
     /**
      * @param type    the operator's jobs
-     * @param secrets whether the session creates Secrets (the keeper's token, an Azure file share's key)
+     * @param secrets     whether the session creates Secrets (the keeper's token, an Azure file share's key)
+     * @param tokenSecret the Secret whose keys hold the keepers' tokens ({@code keeper.token.secret}), or null
      * @return the rules the launcher and the watch use: the jobs (created, watched, deleted one by one
      *         and by label selector), the pods (watched, listed when a job fails) and the Secrets
      */
-    public static List<Rule> needed(CustomResourceType type, boolean secrets) {
+    public static List<Rule> needed(CustomResourceType type, boolean secrets, String tokenSecret) {
         List<Rule> rules = new ArrayList<>();
         rules.add(new Rule(type.group(), type.plural(), List.of("create", "get", "list", "watch", "delete", "deletecollection")));
         rules.add(new Rule("", "pods", List.of("get", "list", "watch")));
         if (secrets) {
             rules.add(new Rule("", "secrets", List.of("create", "delete", "deletecollection")));
+        }
+        if (tokenSecret != null) {
+            rules.add(new Rule("", "secrets", tokenSecret, List.of("get", "patch")));
         }
         return rules;
     }
@@ -56,7 +64,7 @@ public final class AccessReview {
         for (Rule rule : rules) {
             for (String verb : rule.verbs()) {
                 SelfSubjectAccessReview review = new SelfSubjectAccessReviewBuilder().withNewSpec().withNewResourceAttributes()
-                        .withNamespace(namespace).withGroup(rule.group()).withResource(rule.resource()).withVerb(verb)
+                        .withNamespace(namespace).withGroup(rule.group()).withResource(rule.resource()).withName(rule.name()).withVerb(verb)
                         .endResourceAttributes().endSpec().build();
                 SelfSubjectAccessReview answer;
                 try {
@@ -66,7 +74,8 @@ public final class AccessReview {
                     return Map.of();
                 }
                 if (answer.getStatus() == null || !Boolean.TRUE.equals(answer.getStatus().getAllowed())) {
-                    String resource = rule.group().isEmpty() ? rule.resource() : rule.resource() + "." + rule.group();
+                    String resource = (rule.group().isEmpty() ? rule.resource() : rule.resource() + "." + rule.group())
+                            + (rule.name() == null ? "" : " '" + rule.name() + "'");
                     missing.computeIfAbsent(resource, r -> new ArrayList<>()).add(verb);
                 }
             }

@@ -67,6 +67,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
     private final String experimentId;
     private final String keeperChoice;
     private final KeeperToken keeperToken;
+    private final NamedTokenSecret tokenSecret;
     private final long cancelGraceMillis;
     private final ScheduledExecutorService executor;
     private final ExperimentWatch watch;
@@ -85,12 +86,13 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
      * @param share             the experiment's share, or null when the kind places the keeper itself
      * @param keeperChoice      the platform's keeper setting, shown as an attribute
      * @param keeperToken       how the containers get their keeper's token
+     * @param tokenSecret       with {@link KeeperToken#NAMED_SECRET}: the Secret {@code keeper.token.secret} names; else ignored
      * @param cancelGraceMillis how long a cancelled trial's keeper has to report before its job is deleted anyway
      * @param executor          runs deletes; owned by the caller, shut down by {@link #close} and {@link #detach}
      * @param onRefusal         told once when the cluster refuses the credentials
      */
     public KubernetesLauncher(Cluster cluster, String namespace, JobKind kind, ExperimentShare share, String experimentId,
-                              String keeperChoice, KeeperToken keeperToken, long cancelGraceMillis, ScheduledExecutorService executor, Runnable onRefusal)
+                              String keeperChoice, KeeperToken keeperToken, String tokenSecret, long cancelGraceMillis, ScheduledExecutorService executor, Runnable onRefusal)
             throws PlatformException {
         this.cluster = cluster;
         this.client = cluster.client();
@@ -100,6 +102,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         this.experimentId = experimentId;
         this.keeperChoice = keeperChoice;
         this.keeperToken = keeperToken;
+        this.tokenSecret = new NamedTokenSecret(client, namespace, tokenSecret);
         this.cancelGraceMillis = cancelGraceMillis;
         this.refusal = new Refusal(kind.type().kind(), onRefusal);
         this.executor = executor;
@@ -132,6 +135,8 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         }
         if (keeperToken == KeeperToken.ENVIRONMENT) {
             placement = placement.withPlainToken(spec.token());
+        } else if (keeperToken == KeeperToken.NAMED_SECRET) {
+            placement = placement.withSharedSecret(tokenSecret.name(), name);
         }
         JobRequest request = new JobRequest(spec, name, namespace, labels, placement,
                 KeeperScript.build(spec, kind.leadTest(name), kind.leadCommand()), share == null ? null : share.volume());
@@ -151,6 +156,8 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
                         .withNamespace(namespace).withLabels(labels).endMetadata().withType("Opaque")
                         .addToData("token", Base64.getEncoder().encodeToString(spec.token().getBytes(StandardCharsets.UTF_8)))
                         .build()).create();
+            } else if (keeperToken == KeeperToken.NAMED_SECRET) {
+                tokenSecret.put(name, spec.token());
             }
             GenericKubernetesResource created = client.genericKubernetesResources(kind.type().context()).inNamespace(namespace)
                     .resource(client.getKubernetesSerialization().convertValue(job, GenericKubernetesResource.class)).create();
@@ -163,7 +170,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
                 byName.remove(name);
                 byId.remove(id);
             }
-            deleteQuietly(labels);
+            deleteQuietly(labels, name);
             if (e instanceof PlatformException refused) {
                 throw refused;
             }
@@ -302,7 +309,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
             LOG.warn("experiment {}: environment {}: {}", experimentId, environment.id, progress.fatal());
             environment.requestStop();
             finish(environment, progress.fatal());
-            deleteLater(environment.labels, 0);
+            deleteLater(environment.labels, environment.name, 0);
         }
     }
 
@@ -331,7 +338,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         boolean delete = environment.deleteWhenEnded();
         environment.end(why);
         if (delete) {
-            deleteLater(environment.labels, 0);
+            deleteLater(environment.labels, environment.name, 0);
         }
     }
 
@@ -351,11 +358,11 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
             return;
         }
         if (environment.isOver()) {
-            deleteLater(environment.labels, 0);
+            deleteLater(environment.labels, environment.name, 0);
             return;
         }
         environment.markDeleteWhenEnded();
-        deleteLater(environment.labels, cancelGraceMillis, environment);
+        deleteLater(environment.labels, environment.name, cancelGraceMillis, environment);
     }
 
     /** A job whose trial ended is left {@code grace} to end too; deleted then if it still runs (another role keeps it up). */
@@ -374,7 +381,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
                     LOG.info("experiment {}: {} {} still runs {} s after its trial ended; deleting it", experimentId,
                             kind.type().kind(), environment.name, grace.toSeconds());
                     environment.requestStop();
-                    deleteQuietly(environment.labels);
+                    deleteQuietly(environment.labels, environment.name);
                 }
             }, grace.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closing) {
@@ -382,31 +389,41 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         }
     }
 
-    private void deleteLater(Map<String, String> labels, long delayMillis) {
-        deleteLater(labels, delayMillis, null);
+    private void deleteLater(Map<String, String> labels, String objectName, long delayMillis) {
+        deleteLater(labels, objectName, delayMillis, null);
     }
 
-    /** Deletes the objects with {@code labels} after the delay (marking {@code environment} as stopped by us). */
-    private void deleteLater(Map<String, String> labels, long delayMillis, KubernetesEnvironment environment) {
+    /** Deletes the objects with {@code labels} (the job {@code objectName}) after the delay (marking {@code environment} as stopped by us). */
+    private void deleteLater(Map<String, String> labels, String objectName, long delayMillis, KubernetesEnvironment environment) {
         try {
             executor.schedule(() -> {
                 if (environment != null) {
                     environment.requestStop();
                 }
-                deleteQuietly(labels);
+                deleteQuietly(labels, objectName);
             }, delayMillis, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException closing) {
             // the session is closing: close() deletes everything of the experiment
         }
     }
 
-    /** Label-selector deletes (background propagation) of the jobs and Secrets with {@code labels}. */
-    private void deleteQuietly(Map<String, String> labels) {
+    /**
+     * Label-selector deletes (background propagation) of the jobs and Secrets with {@code labels};
+     * with {@link KeeperToken#NAMED_SECRET}, the tokens' keys in that Secret: {@code objectName}'s,
+     * or every key of the experiment when null.
+     */
+    private void deleteQuietly(Map<String, String> labels, String objectName) {
         try {
             client.genericKubernetesResources(kind.type().context()).inNamespace(namespace).withLabels(labels)
                     .withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
             if (keeperToken == KeeperToken.SECRET) { // the user may have no rights on Secrets otherwise
                 client.secrets().inNamespace(namespace).withLabels(labels).withPropagationPolicy(DeletionPropagation.BACKGROUND).delete();
+            } else if (keeperToken == KeeperToken.NAMED_SECRET) {
+                if (objectName == null) {
+                    tokenSecret.removeExperiment(experimentId);
+                } else {
+                    tokenSecret.remove(List.of(objectName));
+                }
             }
         } catch (KubernetesClientException e) {
             LOG.warn("experiment {}: deleting {} {} failed: {}", experimentId, kind.type().plural(), labels, Messages.of(e));
@@ -489,7 +506,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
             Thread.currentThread().interrupt();
         }
         all.forEach(KubernetesEnvironment::requestStop);
-        deleteQuietly(NniObjects.experimentLabels(experimentId));
+        deleteQuietly(NniObjects.experimentLabels(experimentId), null);
         kind.closeExperiment(client, namespace, experimentId);
         for (KubernetesEnvironment environment : all) {
             environment.end("the experiment closed; " + kind.type().kind() + " " + environment.name + " deleted");
@@ -508,6 +525,6 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         attributes.put("namespace", namespace);
         attributes.put("keeper", keeperChoice);
         String url = share != null ? share.url(experimentId, id) : "k8s://" + namespace + "/" + kind.type().plural() + "/" + name;
-        return new KubernetesEnvironment(id, name, labels, listener, attributes, url, () -> deleteLater(labels, 0));
+        return new KubernetesEnvironment(id, name, labels, listener, attributes, url, () -> deleteLater(labels, name, 0));
     }
 }

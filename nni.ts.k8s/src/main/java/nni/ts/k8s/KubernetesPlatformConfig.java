@@ -51,9 +51,16 @@ public @interface KubernetesPlatformConfig {
     String keeper() default "python";
 
     @AttributeDefinition(description = "How the containers get their keeper's token: secret (a Secret per environment, read"
-            + " through secretKeyRef; the user needs rights to create and delete Secrets) or environment (a plain value in the"
+            + " through secretKeyRef; the user needs rights to create and delete Secrets; or, with keeper.token.secret, a key"
+            + " of that one Secret) or environment (a plain value in the"
             + " pod spec: anyone who may read the job objects can read it; for users without rights on Secrets)")
     String keeper_token() default "secret";
+
+    @AttributeDefinition(description = "With keeper.token=secret: the name of a Secret in the experiments'"
+            + " namespace, made once by an administrator, that holds the keepers' tokens (one key per job, added and removed by"
+            + " patches); the user then needs only get and patch on that Secret instead of creating and deleting Secrets."
+            + " Empty: a Secret per environment")
+    String keeper_token_secret() default "";
 
     @AttributeDefinition(description = "Most jobs (trials, or environments in reuseMode) alive at once")
     int max_environments() default 64;

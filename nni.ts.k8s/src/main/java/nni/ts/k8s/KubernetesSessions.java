@@ -40,9 +40,10 @@ public final class KubernetesSessions {
      * @param stopGrace       one job per trial: how long a job may run on after its trial ended
      * @param azure           how an Azure file share's key is read and the share reached
      * @param keeperToken     how the containers get their keeper's token
+     * @param tokenSecret     {@code keeper.token.secret}: the Secret that holds the tokens ({@link KeeperToken#NAMED_SECRET}), or blank
      */
     public record ComponentSettings(String kubeconfig, String context, String nfsMountPath, KeeperChoice keeper,
-                                    KeeperToken keeperToken, int maxEnvironments, Duration idleTimeout, Duration cancelGrace,
+                                    KeeperToken keeperToken, String tokenSecret, int maxEnvironments, Duration idleTimeout, Duration cancelGrace,
                                     Duration stopGrace, AzureFileShare.Settings azure) {
 
         /**
@@ -55,12 +56,13 @@ public final class KubernetesSessions {
             KeeperToken keeperToken;
             try {
                 keeper = KeeperChoice.of(config.keeper());
-                keeperToken = KeeperToken.of(config.keeper_token());
+                keeperToken = KeeperToken.of(config.keeper_token(), config.keeper_token_secret());
                 credential = AzureCredential.Source.of(config.azure_credential());
             } catch (IllegalArgumentException e) {
                 throw new PlatformException("the platform's configuration: " + e.getMessage(), e);
             }
             return new ComponentSettings(config.kubeconfig(), config.context(), config.nfs_mount_path(), keeper, keeperToken,
+                    config.keeper_token_secret() == null ? "" : config.keeper_token_secret().strip(),
                     config.max_environments(), Duration.ofSeconds(Math.max(1, config.reuse_idle_seconds())),
                     Duration.ofSeconds(Math.max(0, config.cancel_grace_seconds())),
                     Duration.ofSeconds(Math.max(0, config.stop_grace_seconds())),
@@ -94,7 +96,8 @@ public final class KubernetesSessions {
             cluster = ClusterAccess.connect(settings.kubeconfig(), settings.context(), System.getenv());
             cluster.check(namespace, List.of(kind.type()));
             boolean secrets = settings.keeperToken() == KeeperToken.SECRET || storage instanceof K8sStorage.Azure;
-            cluster.checkAccess(namespace, AccessReview.needed(kind.type(), secrets),
+            cluster.checkAccess(namespace, AccessReview.needed(kind.type(), secrets,
+                            settings.keeperToken() == KeeperToken.NAMED_SECRET ? settings.tokenSecret() : null),
                     remedy(sessionSettings.pid(), settings, storage));
             if (settings.keeperToken() == KeeperToken.ENVIRONMENT) {
                 LOG.warn("experiment {}: keeper.token=environment: the keepers' tokens are plain values in the pod specs of namespace"
@@ -117,7 +120,7 @@ public final class KubernetesSessions {
             // closing deletes everything of the experiment at once: deletes still waiting out a grace are dropped
             executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
             launcher = new KubernetesLauncher(cluster, namespace, kind, share, context.experimentId(), settings.keeper().toString(),
-                    settings.keeperToken(), settings.cancelGrace().toMillis(), executor, context::capacityChanged);
+                    settings.keeperToken(), settings.tokenSecret(), settings.cancelGrace().toMillis(), executor, context::capacityChanged);
             kind.openExperiment(cluster.client(), namespace, context.experimentId());
             options = KeeperOptions.builder(context.platform()).reuse(reuse)
                     .maxEnvironments(Math.max(1, settings.maxEnvironments())).idleTimeout(settings.idleTimeout())
@@ -156,7 +159,8 @@ public final class KubernetesSessions {
     private static String remedy(String pid, ComponentSettings settings, K8sStorage.Choice storage) {
         String remedy = "give the Role in nni.ts.k8s/README.md (\"Kubernetes RBAC\")";
         if (settings.keeperToken() == KeeperToken.SECRET && !(storage instanceof K8sStorage.Azure)) {
-            remedy += " or set keeper.token=environment in etc/" + pid + ".cfg";
+            remedy += ", or name a Secret made for the tokens in keeper.token.secret, or set keeper.token=environment in etc/"
+                    + pid + ".cfg";
         }
         return remedy;
     }

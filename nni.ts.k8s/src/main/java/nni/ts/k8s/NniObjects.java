@@ -84,8 +84,9 @@ public final class NniObjects {
 
     /**
      * @return the environment every container of an environment gets: where the keeper and the
-     *         work directory are, the role's command, the token (from the environment's Secret, or
-     *         as a plain value with {@code keeper.token=environment}),
+     *         work directory are, the role's command, the token (from the environment's Secret, from
+     *         its key in the Secret {@code keeper.token.secret} names, or as a plain value with
+     *         {@code keeper.token=environment}),
      *         and {@code CUDA_VISIBLE_DEVICES=""} for a role without GPUs (NNI's work-around for
      *         NVIDIA's device plugin, which shows every GPU to containers that asked for none)
      */
@@ -98,7 +99,7 @@ public final class NniObjects {
             env.add(variable(nni.api.environment.EnvironmentSpec.TOKEN_VARIABLE, placement.tokenValue()));
         } else {
             env.add(Map.of("name", nni.api.environment.EnvironmentSpec.TOKEN_VARIABLE, "valueFrom",
-                    Map.of("secretKeyRef", Map.of("name", placement.tokenSecret(), "key", "token"))));
+                    Map.of("secretKeyRef", Map.of("name", placement.tokenSecret(), "key", placement.tokenKey()))));
         }
         if (gpus == 0) {
             env.add(variable("CUDA_VISIBLE_DEVICES", ""));
@@ -118,18 +119,24 @@ public final class NniObjects {
      *
      * @param home        the folder with the keeper file(s) and the code archive
      * @param work        the keeper's directory
-     * @param tokenSecret the Secret with the keeper's token under {@code token}
+     * @param tokenSecret the Secret with the keeper's token
+     * @param tokenKey    the token's key in that Secret ({@code token} in a Secret of its own)
      * @param tokenValue  the token itself, given as a plain value instead ({@link KeeperToken#ENVIRONMENT}), or null
      */
-    public record KeeperPlacement(String home, String work, String tokenSecret, String tokenValue) {
+    public record KeeperPlacement(String home, String work, String tokenSecret, String tokenKey, String tokenValue) {
 
         public KeeperPlacement(String home, String work, String tokenSecret) {
-            this(home, work, tokenSecret, null);
+            this(home, work, tokenSecret, "token", null);
         }
 
         /** @return this placement with the token given as a plain value, no Secret */
         public KeeperPlacement withPlainToken(String token) {
-            return new KeeperPlacement(home, work, null, token);
+            return new KeeperPlacement(home, work, null, null, token);
+        }
+
+        /** @return this placement with the token under {@code key} of a Secret shared by the environments ({@link KeeperToken#NAMED_SECRET}) */
+        public KeeperPlacement withSharedSecret(String secret, String key) {
+            return new KeeperPlacement(home, work, secret, key, null);
         }
     }
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 /**
  * One task of an emulated job: a shell command run as a local process in a session of its own,
@@ -33,6 +34,85 @@ public final class TaskProcess {
     public static TaskProcess start(String command, Path folder, Map<String, String> environment) throws IOException {
         Files.createDirectories(folder);
         ProcessBuilder builder = new ProcessBuilder("setsid", "bash", "-c", command).directory(folder.toFile())
+                .redirectOutput(folder.resolve("stdout").toFile()).redirectError(folder.resolve("stderr").toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        builder.environment().putAll(environment);
+        return new TaskProcess(builder.start());
+    }
+
+    /**
+     * Where a task runs cut off from the manager, as a compute in the cloud is from a laptop: in a
+     * network namespace of its own ({@code unshare -rn}), whose only interface is its own loopback,
+     * so no address of this machine is reachable. A recorder listens there at 127.0.0.1 and ::1 on
+     * the manager's port, the one address a keeper could try, and appends one line per connection
+     * to {@code connections}: a test asserts that file stays empty.
+     *
+     * @param managerPort the manager's port, asked when the task starts
+     * @param connections the record of connections to that port (created empty when the task starts)
+     */
+    public record Isolation(IntSupplier managerPort, Path connections) {
+    }
+
+    /**
+     * Runs in the task's namespace: listens on the manager's port, runs the task, records every
+     * connection, and once the task ended takes the connections still queued (every connect the
+     * task made is complete by then), then exits with the task's code.
+     */
+    private static final String RECORDER = """
+            import os, selectors, signal, socket, subprocess, sys, threading
+            port, record, command = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+            selector = selectors.DefaultSelector()
+            for family, host in ((socket.AF_INET, '127.0.0.1'), (socket.AF_INET6, '::1')):
+                server = socket.socket(family, socket.SOCK_STREAM)
+                server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                server.bind((host, port))
+                server.listen(64)
+                server.setblocking(False)
+                selector.register(server, selectors.EVENT_READ)
+            ended, told = os.pipe()
+            selector.register(ended, selectors.EVENT_READ)
+            task = subprocess.Popen(['bash', '-c', command])
+            signal.signal(signal.SIGTERM, lambda *_: task.terminate())
+            threading.Thread(target=lambda: (task.wait(), os.write(told, b'x')), daemon=True).start()
+            def take(server):
+                while True:
+                    try:
+                        connection, peer = server.accept()
+                    except BlockingIOError:
+                        return
+                    with open(record, 'a') as f:
+                        f.write('%s connected to the manager port %d\\n' % (peer[0], port))
+                    connection.close()
+            running = True
+            while running:
+                for key, _ in selector.select():
+                    if key.fileobj == ended:
+                        running = False
+                    else:
+                        take(key.fileobj)
+            for key in list(selector.get_map().values()):
+                if key.fileobj != ended:
+                    take(key.fileobj)
+            code = task.wait()
+            sys.exit(128 - code if code < 0 else code)
+            """;
+
+    /**
+     * Like {@link #start(String, Path, Map)}, cut off from the manager ({@link Isolation}).
+     *
+     * @throws IOException when the namespace cannot be made here ({@code unshare} refused)
+     */
+    public static TaskProcess start(String command, Path folder, Map<String, String> environment, Isolation isolation)
+            throws IOException {
+        Files.createDirectories(folder);
+        Path recorder = folder.resolve(".isolation.py");
+        Files.writeString(recorder, RECORDER);
+        Files.write(isolation.connections(), new byte[0], java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND);
+        String inside = "ip link set lo up && exec python3 " + recorder + " " + isolation.managerPort().getAsInt() + " "
+                + isolation.connections() + " \"$0\"";
+        ProcessBuilder builder = new ProcessBuilder("setsid", "unshare", "-rn", "bash", "-c", inside, command)
+                .directory(folder.toFile())
                 .redirectOutput(folder.resolve("stdout").toFile()).redirectError(folder.resolve("stderr").toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         builder.environment().putAll(environment);

@@ -38,7 +38,8 @@ public class PlatformCommands {
     }
 
     @Descriptor("lists the installed training platforms: name, bundle, version, state (active, or shadowed by another "
-            + "bundle with the name), open sessions, and whether trials can run there")
+            + "bundle with the name), open sessions, and whether trials can run there; under it, how each session's trials "
+            + "report (over http or files, and why)")
     public String platforms() {
         List<PlatformInfo> platforms = registry.platforms();
         if (platforms.isEmpty()) {

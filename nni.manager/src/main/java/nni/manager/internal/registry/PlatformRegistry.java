@@ -3,6 +3,7 @@ package nni.manager.internal.registry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,6 +27,7 @@ import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.platform.Capacity;
 import nni.api.platform.PlatformException;
+import nni.api.platform.ReportChannel;
 import nni.api.platform.SessionContext;
 import nni.api.platform.SessionView;
 import nni.api.platform.TrainingPlatform;
@@ -155,9 +157,14 @@ public class PlatformRegistry {
     }
 
     private PlatformInfo info(NamedServices.Entry<TrainingPlatform> entry, String state) {
-        int count = (int) sessions.stream().filter(s -> s.reference.equals(entry.reference())).count();
+        List<TrackedSession> open = sessions.stream().filter(s -> s.reference.equals(entry.reference())).toList();
         boolean checksOnly = Boolean.parseBoolean(String.valueOf(entry.reference().getProperty(PlatformInfo.CHECKS_ONLY)));
-        return new PlatformInfo(entry.name(), entry.bundleName(), entry.bundleVersion(), state, count, !checksOnly);
+        List<PlatformInfo.SessionReports> reports = new ArrayList<>();
+        for (TrackedSession session : open) {
+            session.reportChannel().ifPresent(channel -> reports.add(new PlatformInfo.SessionReports(
+                    session.context.experimentId(), channel.transport(), channel.why())));
+        }
+        return new PlatformInfo(entry.name(), entry.bundleName(), entry.bundleVersion(), state, open.size(), !checksOnly, reports);
     }
 
     /**
@@ -280,6 +287,21 @@ public class PlatformRegistry {
         @Override
         public Optional<InputStream> openTrialFile(String trialId, String name) throws IOException {
             return session.openTrialFile(trialId, name);
+        }
+
+        @Override
+        public Optional<ReportChannel> reportChannel() {
+            TrainingSession platformSession = session;
+            if (detached || platformSession == null) {
+                return Optional.empty();
+            }
+            try {
+                return platformSession.reportChannel();
+            } catch (RuntimeException e) {
+                LOG.warn("the {} session of experiment {} could not say how its trials report", context.platform(),
+                        context.experimentId(), e);
+                return Optional.empty();
+            }
         }
 
         @Override

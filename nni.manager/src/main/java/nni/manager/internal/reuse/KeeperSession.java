@@ -38,6 +38,7 @@ import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
+import nni.api.platform.ReportChannel;
 import nni.api.platform.SessionContext;
 import nni.api.platform.SessionView;
 import nni.api.platform.TrainingSession;
@@ -327,6 +328,15 @@ final class KeeperSession implements TrainingSession {
             throw new PlatformException("cannot make the channel folder of keeper " + link.keeperId() + " in "
                     + options.transport().localRoot() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The transport the keepers were given; a platform that chose it by itself adds why (see JobSession). */
+    @Override
+    public Optional<ReportChannel> reportChannel() {
+        return Optional.of(options.transport().files()
+                ? ReportChannel.of(ReportChannel.FILES, "keepers write and read files in " + options.transport().localRoot()
+                        + " (" + options.transport().workerRoot() + " on the workers); nothing connects to the manager")
+                : ReportChannel.of(ReportChannel.HTTP, "keepers call the manager at " + managerUrl));
     }
 
     /** @return how keepers reach the manager, for messages */

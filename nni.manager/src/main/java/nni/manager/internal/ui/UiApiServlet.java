@@ -177,6 +177,8 @@ public class UiApiServlet extends JsonServlet {
             platform.put("state", info.state());
             platform.put("sessions", info.sessions());
             platform.put("runsTrials", info.runsTrials());
+            platform.put("reports", info.reports().stream().map(r -> Map.of("experiment", r.experiment(),
+                    "transport", r.transport(), "why", r.why())).toList());
             platform.put("configuration", current == null ? null : current.form(info.name(), info.bundle()).orElse(null));
             list.add(platform);
         }

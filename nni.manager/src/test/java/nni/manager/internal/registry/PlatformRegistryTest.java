@@ -27,6 +27,7 @@ import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
+import nni.api.platform.ReportChannel;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
@@ -192,6 +193,32 @@ public class PlatformRegistryTest {
         assertFalse(registry.platforms().get(0).runsTrials());
     }
 
+    /** Issue 30: how each open session's trials report comes from the session itself, not from the platform's name. */
+    @Test
+    public void eachOpenSessionSaysHowItsTrialsReportAndADetachedOneSaysNothing() throws Exception {
+        FakePlatform platform = new FakePlatform();
+        registry.bindPlatform(reference("fake", 1, 0), platform);
+        TrainingSession session = registry.open("fake", new RecordingContext(), reason -> { });
+        assertEquals(List.of(), registry.platforms().get(0).reports());
+
+        platform.session.channel = ReportChannel.of(ReportChannel.FILES, "keeper.transport = auto: no address the workers reach");
+        PlatformInfo info = registry.platforms().get(0);
+        assertEquals(List.of(new PlatformInfo.SessionReports("exp00001", "files",
+                "keeper.transport = auto: no address the workers reach")), info.reports());
+        assertTrue(info.toString(), info.toString().endsWith("\n  experiment exp00001"
+                + " reports over files: keeper.transport = auto: no address the workers reach"));
+
+        session.detach();
+        assertEquals(0, registry.platforms().get(0).sessions());
+        assertEquals(List.of(), registry.platforms().get(0).reports());
+    }
+
+    @Test
+    public void aReportChannelIsHttpOrFiles() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReportChannel.of("smoke", "why"));
+        assertEquals("transport: expected http or files, got \"smoke\"", e.getMessage());
+    }
+
     /** Orders as the framework does: higher ranking first, then lower service id. */
     @SuppressWarnings("rawtypes")
     private record FakeReference(Hashtable<String, Object> properties, Bundle bundle) implements ServiceReference {
@@ -259,6 +286,7 @@ public class PlatformRegistryTest {
         private final Map<String, TrialJob> trials = new java.util.LinkedHashMap<>();
         boolean closed;
         boolean detached;
+        volatile ReportChannel channel;
 
         FakeSession(SessionContext context) {
             this.context = context;
@@ -270,6 +298,11 @@ public class PlatformRegistryTest {
             trials.put(running.id(), running);
             context.trialChanged(running);
             return running;
+        }
+
+        @Override
+        public Optional<ReportChannel> reportChannel() {
+            return Optional.ofNullable(channel);
         }
 
         synchronized void finish(String id) {

@@ -137,7 +137,7 @@ public class AmlPlatform implements TrainingPlatform {
                 config.arm_endpoint(), context.experimentDirectory().resolve("aml-snapshot"), experiment, keeper.toString(),
                 config.java_command(), config.python_command(), channel);
         return session.maxJobs(config.max_jobs()).idleTimeout(config.reuse_idle_seconds()).managerHost(settings.nniManagerIp())
-                .transport(channel.transport()).refresh(config.status_refresh_seconds()).missingAfter(config.missing_job_seconds())
+                .transport(channel.transport(), channel.why()).refresh(config.status_refresh_seconds()).missingAfter(config.missing_job_seconds())
                 .checking("the Azure ML workspace", api::checkWorkspace)
                 .describedAs("compute " + settings.computeTarget() + ", image " + settings.dockerImage() + ", "
                         + credential.description() + ", keeper " + keeper + ", reports " + channel + ": " + channel.why())

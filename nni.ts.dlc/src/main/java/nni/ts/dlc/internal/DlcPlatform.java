@@ -101,7 +101,7 @@ public class DlcPlatform implements TrainingPlatform {
         DlcApi api = new DlcApi(settings, session.http(settings.service(), config.request_timeout_seconds()), endpoint, storage,
                 experiment, keeper.toString(), config.java_command(), config.python_command());
         return session.maxJobs(config.max_jobs()).idleTimeout(config.reuse_idle_seconds()).managerHost(settings.nniManagerIp())
-                .transport(transport).refresh(config.status_refresh_seconds()).missingAfter(config.missing_job_seconds())
+                .transport(transport, "keeper.transport = " + config.keeper_transport()).refresh(config.status_refresh_seconds()).missingAfter(config.missing_job_seconds())
                 .checking("the PAI-DLC AccessKey", api::checkAccessKey)
                 .describedAs(settings.jobType() + " x" + settings.podCount() + " " + settings.image() + ", keeper " + keeper
                         + ", reports " + transport)

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import nni.itest.cloud.emulator.CloudEmulator;
 import nni.itest.cloud.emulator.EntraTokens;
+import nni.itest.cloud.emulator.TaskProcess;
 
 /**
  * Azure Machine Learning as the {@code aml} platform meets it, for one service principal, one
@@ -48,6 +49,7 @@ public final class AmlEmulator extends CloudEmulator {
     private final List<String> refused = new ArrayList<>();
     private final AtomicInteger ids = new AtomicInteger();
     private volatile Duration waiting = Duration.ofMillis(600);
+    private volatile TaskProcess.Isolation isolation;
 
     public AmlEmulator(String tenant, String clientId, String clientSecret, String subscription, String resourceGroup,
                        String workspaceName, String computeName, Path root) throws Exception {
@@ -69,6 +71,14 @@ public final class AmlEmulator extends CloudEmulator {
         synchronized (jobs) {
             datastores.put(name, folder);
         }
+    }
+
+    /**
+     * Runs the jobs submitted from now on cut off from this machine's network, as a compute in the
+     * cloud is from the user's laptop, with a recorder on the manager's port ({@link TaskProcess.Isolation}).
+     */
+    public void isolateJobs(TaskProcess.Isolation isolation) {
+        this.isolation = isolation;
     }
 
     public String workspaceId() {
@@ -269,7 +279,7 @@ public final class AmlEmulator extends CloudEmulator {
         if (!problems.isEmpty()) {
             return refuse(400, "UserError", "job: " + String.join("; ", problems));
         }
-        AmlJob job = new AmlJob(name, properties, code, root.resolve("jobs").resolve(name), mounts);
+        AmlJob job = new AmlJob(name, properties, code, root.resolve("jobs").resolve(name), mounts, isolation);
         synchronized (jobs) {
             jobs.put(name, job);
         }

@@ -30,13 +30,16 @@ public final class AmlJob {
     private final Path code;
     private final Path folder;
     private final Map<String, Path> mounts;
+    private final TaskProcess.Isolation isolation;
     private String status = "NotStarted";
     private Integer exitCode;
     private TaskProcess process;
     private boolean failing;
 
-    AmlJob(String name, JsonNode properties, Path code, Path folder, Map<String, Path> mounts) {
+    /** @param isolation how the job's process is cut off from the manager, or null: not at all */
+    AmlJob(String name, JsonNode properties, Path code, Path folder, Map<String, Path> mounts, TaskProcess.Isolation isolation) {
         this.name = name;
+        this.isolation = isolation;
         this.mounts = Map.copyOf(mounts);
         this.properties = properties;
         this.code = code;
@@ -83,7 +86,8 @@ public final class AmlJob {
         environment.put("AZUREML_EXPERIMENT_NAME", properties.path("experimentName").asText("Default"));
         try {
             copy(code, folder);
-            process = TaskProcess.start(command(), folder, environment);
+            process = isolation == null ? TaskProcess.start(command(), folder, environment)
+                    : TaskProcess.start(command(), folder, environment, isolation);
             status = "Running";
             process.exit().thenAccept(this::exited);
         } catch (IOException e) {
@@ -99,6 +103,16 @@ public final class AmlJob {
             command = command.replace("${{outputs." + mount.getKey() + "}}", mount.getValue().toString());
         }
         return command;
+    }
+
+    /** @return what the job's process wrote to its standard error so far, for a test's failure message */
+    public String stderr() {
+        try {
+            java.nio.file.Path file = folder.resolve("stderr");
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (IOException e) {
+            return e.toString();
+        }
     }
 
     /** @return the folders mounted read-write for the job's outputs, by the outputs' names */
