@@ -22,6 +22,7 @@ import nni.api.environment.EnvironmentState;
 import nni.api.environment.KeeperRuntime;
 import nni.api.environment.LaunchedEnvironment;
 import nni.api.platform.PlatformException;
+import nni.api.platform.SessionView;
 
 /**
  * Local reuse mode: each environment is a keeper ({@code java -jar nni-trialkeeper.jar runner ...},
@@ -39,13 +40,28 @@ final class LocalEnvironmentLauncher implements EnvironmentLauncher {
     private final int graceSeconds;
     private final Path sdkPath;
     private final String host;
+    /** This machine's GPUs for the machines view, or null when none are shown. */
+    private final GpuReadings gpus;
 
-    /** @param sdkPath the shipped nni SDK to put on the trials' PYTHONPATH, or null */
-    LocalEnvironmentLauncher(Path environmentsDirectory, int graceSeconds, Path sdkPath, String host) {
+    /**
+     * @param sdkPath the shipped nni SDK to put on the trials' PYTHONPATH, or null
+     * @param gpus    this machine's GPU readings for {@link #machines}, or null
+     */
+    LocalEnvironmentLauncher(Path environmentsDirectory, int graceSeconds, Path sdkPath, String host, GpuReadings gpus) {
         this.environmentsDirectory = environmentsDirectory;
         this.graceSeconds = graceSeconds;
         this.sdkPath = sdkPath;
         this.host = host;
+        this.gpus = gpus;
+    }
+
+    /**
+     * This machine with its GPUs as last read (a new reading starts when that one is old). Which
+     * trial holds a GPU is not shown: in reuse mode the keepers place their trials themselves.
+     */
+    @Override
+    public List<SessionView.Machine> machines(Map<String, List<String>> trials) {
+        return gpus == null ? List.of() : List.of(gpus.machine(host, Map.of()));
     }
 
     @Override

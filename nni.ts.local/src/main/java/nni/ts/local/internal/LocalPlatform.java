@@ -8,11 +8,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -74,10 +77,23 @@ public class LocalPlatform implements TrainingPlatform {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
     private volatile KeeperSessions keeperSessions;
 
+    /** Reads nvidia-smi for the machines view of reuse sessions; its one thread exists only while a reading runs. */
+    private final ThreadPoolExecutor gpuViewReader;
+
     @Activate
     public LocalPlatform(Config config) {
         this.config = config;
+        this.gpuViewReader = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
+            Thread thread = new Thread(runnable, "nni-local-gpu-view");
+            thread.setDaemon(true);
+            return thread;
+        });
         LOG.debug("local platform: kill grace {} s, shell {}", config.kill_grace_seconds(), config.shell());
+    }
+
+    @Deactivate
+    void deactivate() {
+        gpuViewReader.shutdownNow();
     }
 
     @Override
@@ -93,7 +109,7 @@ public class LocalPlatform implements TrainingPlatform {
                 throw new PlatformException("reuseMode needs the manager's keeper sessions, which are not available");
             }
             return keepers.open(context, new LocalEnvironmentLauncher(context.experimentDirectory().resolve("environments"),
-                    config.kill_grace_seconds(), shippedSdk(context), HOST),
+                    config.kill_grace_seconds(), shippedSdk(context), HOST, new GpuReadings(config.nvidia_smi(), gpuViewReader)),
                     KeeperOptions.builder("local").reuse(true).maxEnvironments(config.reuse_max_environments())
                             .idleTimeout(Duration.ofSeconds(config.reuse_idle_seconds()))
                             .keeper(KeeperChoice.JAVA).build()); // the manager's address: where its port is bound

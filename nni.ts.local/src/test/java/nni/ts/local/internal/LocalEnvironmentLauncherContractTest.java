@@ -22,7 +22,7 @@ public class LocalEnvironmentLauncherContractTest extends EnvironmentLauncherCon
     @Override
     protected EnvironmentLauncher launcher() throws IOException {
         environments = Files.createTempDirectory("nni-local-environments-");
-        return new LocalEnvironmentLauncher(environments, 5, null, "localhost");
+        return new LocalEnvironmentLauncher(environments, 5, null, "localhost", null);
     }
 
     @Override
@@ -34,7 +34,7 @@ public class LocalEnvironmentLauncherContractTest extends EnvironmentLauncherCon
     @Override
     protected EnvironmentLauncher launcherThatCannotStart() throws IOException {
         Path file = Files.createFile(environments.resolve("not-a-directory"));
-        return new LocalEnvironmentLauncher(file.resolve("environments"), 5, null, "localhost");
+        return new LocalEnvironmentLauncher(file.resolve("environments"), 5, null, "localhost", null);
     }
 
     @Override
