@@ -37,7 +37,7 @@ public final class ReportChannel {
         if (!HTTP.equals(transport) && !FILES.equals(transport)) {
             throw new IllegalArgumentException("transport: expected " + HTTP + " or " + FILES + ", got \"" + transport + "\"");
         }
-        return ReportChannel.of(transport, why);
+        return new ReportChannel(transport, why);
     }
 
     /** @return {@value #HTTP} or {@value #FILES} */
