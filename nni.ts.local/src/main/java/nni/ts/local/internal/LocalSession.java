@@ -105,6 +105,8 @@ final class LocalSession implements TrainingSession {
     private final String shell;
     private final int graceSeconds;
     private final Map<String, LocalTrial> trials = new ConcurrentHashMap<>();
+    /** The marks of start claims a resume made ({@link StartClaim}), by trial, until the trial's launch script is written. */
+    private final Map<String, String> resumeMarks = new ConcurrentHashMap<>();
     private final List<String> order = new CopyOnWriteArrayList<>();
     private final Deque<LocalTrial> waiting = new ArrayDeque<>();
     private final Map<WatchKey, LocalTrial> watched = new ConcurrentHashMap<>();
@@ -188,7 +190,9 @@ final class LocalSession implements TrainingSession {
         try {
             Files.createDirectories(directory.resolve(".nni"));
             Files.deleteIfExists(stateFile(directory));
-            Files.deleteIfExists(startClaim(directory));
+            if (!resumeMarks.containsKey(application.trialId())) {
+                StartClaim.clear(directory); // a new start of the trial: no claim of an earlier one holds
+            } // else a resume claimed the start for this launch: the claim keeps any older launch from starting it
             Path metrics = directory.resolve(".nni").resolve("metrics");
             if (!Files.exists(metrics)) {
                 Files.createFile(metrics);
@@ -299,8 +303,10 @@ final class LocalSession implements TrainingSession {
                 String existing = System.getenv("PYTHONPATH");
                 env.put("PYTHONPATH", existing == null || existing.isEmpty() ? sdkPath.toString() : existing + ":" + sdkPath);
             }
-            Path launch = trial.directory.resolve(".nni").resolve("launch.sh");
-            writeAtomically(launch, launchScript(trial.directory, env));
+            String resumeMark = resumeMarks.remove(trial.application.trialId());
+            // a resume's launch has a script of its own: a late launch of the killed runtime runs the old one
+            Path launch = trial.directory.resolve(".nni").resolve(resumeMark == null ? "launch.sh" : "launch-" + resumeMark + ".sh");
+            writeAtomically(launch, launchScript(trial.directory, env, resumeMark));
             watch(trial);
             // no time limit: a thousand starts asked at once of a loaded machine (load 70) took minutes,
             // and a script that fails says so; the nursery's end fails the starts still in flight
@@ -403,14 +409,15 @@ final class LocalSession implements TrainingSession {
      * status are written by the script, not this JVM, so that a runtime killed at any moment finds
      * the trial again on resume: running, or ended with its exit status.
      */
-    private String launchScript(Path directory, Map<String, String> env) {
+    /** @param resumeMark the mark of the resume's start claim this launch consumes ({@link StartClaim}), or null */
+    private String launchScript(Path directory, Map<String, String> env, String resumeMark) {
         StringBuilder script = new StringBuilder("unset REUSE_MODE\n");
         env.forEach((name, value) -> script.append("export ").append(name).append('=').append(quote(value)).append('\n'));
         Path state = stateFile(directory);
         Path pid = pidFile(directory);
         return script
                 .append("cd ").append(quote(codeDirectory.toString())).append(" || { echo \"$1 cannot enter the code directory\"; exit 0; }\n")
-                .append("mkdir ").append(quote(startClaim(directory).toString()))
+                .append(StartClaim.shellClaim(directory, resumeMark, LocalSession::quote))
                 .append(" 2>/dev/null || { echo \"$1 the trial was started before, or a resume took it back\"; exit 0; }\n")
                 .append("setsid ").append(quote(shell)).append(' ').append(quote(directory.resolve("run.sh").toString()))
                 .append(" </dev/null >").append(quote(directory.resolve("stdout").toString()))
@@ -436,11 +443,6 @@ final class LocalSession implements TrainingSession {
     /** The trial's pid, and its start time once this JVM learnt it: {@code <pid>[ <start epoch ms>]}. */
     private static Path pidFile(Path directory) {
         return directory.resolve(".nni").resolve("pid");
-    }
-
-    /** Made by whoever starts the trial first: its launch script, or a resume that found no trace of a start. */
-    private static Path startClaim(Path directory) {
-        return directory.resolve(".nni").resolve("started");
     }
 
     private String runScript(Path directory) {
@@ -572,8 +574,10 @@ final class LocalSession implements TrainingSession {
                 return Optional.empty(); // never submitted here
             }
             // submitted, no trace of a start: the runtime stopped before the launch script ran, or while it started the trial
-            if (claimStart(directory)) {
-                return submitAgain(stored); // it never ran, and the old launch (if any) now never starts it
+            String mark = StartClaim.claimForResume(directory);
+            if (mark != null) {
+                resumeMarks.put(stored.id(), mark); // the new launch starts it; the old one (if any) now never does
+                return submitAgain(stored);
             }
             pidAndStart = awaitPidFile(stored, directory);
             if (pidAndStart == null && !Files.exists(stateFile(directory))) {
@@ -630,19 +634,6 @@ final class LocalSession implements TrainingSession {
         } catch (PlatformException e) {
             LOG.warn("trial {} had not started and cannot be started now: {}", stored.id(), e.getMessage());
             return Optional.empty();
-        }
-    }
-
-    /** @return whether this call claimed the start (atomically): the trial never started and its old launch never will */
-    private static boolean claimStart(Path directory) {
-        try {
-            Files.createDirectory(startClaim(directory));
-            return true;
-        } catch (java.nio.file.FileAlreadyExistsException e) {
-            return false;
-        } catch (IOException e) {
-            LOG.warn("{}: cannot claim the trial's start: {}", directory, e.getMessage());
-            return false;
         }
     }
 
