@@ -73,8 +73,13 @@ public final class Experiment {
     static final ObjectMapper JSON = new ObjectMapper();
     /** Trials submitted in one task of the experiment's thread before it turns to other work. */
     private static final int SUBMITS_PER_TURN = 16;
-    /** How long a stop waits for the experiment's thread before it stops without it. */
-    private static final Duration STOP_TURN_WAIT = Duration.ofSeconds(10);
+    /**
+     * How long a stop waits for the experiment's thread before it stops without it (a platform call
+     * holds it). Generous: a thread merely busy with a queue of events (150 trials' starts at load 6
+     * took more than 10 s) must take the stop, or the ends the close then reports arrive too late
+     * to be stored and the trials stay RUNNING until a resume.
+     */
+    private static final Duration STOP_TURN_WAIT = Duration.ofSeconds(60);
     private static final long DETACH_DRAIN_SECONDS = 10;
 
     private final String id;
