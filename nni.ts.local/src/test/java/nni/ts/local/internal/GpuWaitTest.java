@@ -139,8 +139,11 @@ public class GpuWaitTest {
         TrialJob running = context.awaitStatus("trial", job -> job.status() != TrialStatus.WAITING, "started", Duration.ofSeconds(60));
         System.out.println("GpuWaitTest: the trial left WAITING " + Duration.between(freed, Instant.now()).toMillis()
                 + " ms after GPU 0 freed");
-        assertEquals(TrialStatus.RUNNING, running.status());
+        assertTrue(running.toString(), running.status() == TrialStatus.RUNNING || running.status().isTerminal());
         assertEquals(TrialStatus.SUCCEEDED, context.awaitTerminal("trial", Duration.ofSeconds(60)).status());
+        // from the record, not a sample: a trial this short may have ended by the time it is looked at
+        assertEquals(context.changes("trial").toString(), TrialStatus.RUNNING, context.changes("trial").stream()
+                .map(TrialJob::status).filter(status -> status != TrialStatus.WAITING).findFirst().orElse(null));
         assertEquals("0", Files.readString(context.experimentDirectory().resolve("trials/trial/gpus")).strip());
 
         List<String> reasons = context.changes("trial").stream().filter(job -> job.status() == TrialStatus.WAITING)
