@@ -612,10 +612,11 @@ final class LocalSession implements TrainingSession {
             }
             trial.process = process;
         }
-        if (process.isEmpty() || Files.exists(stateFile(directory))) {
-            // ended while nobody watched: the exit status is in .nni/state, or lost (-1)
-            timers.execute(() -> ended(trial));
-        } // else .nni/state appearing (or the sweep) ends it
+        if (Files.exists(stateFile(directory))) {
+            timers.execute(() -> ended(trial)); // ended while nobody watched: the exit status is in .nni/state
+        } // else .nni/state appearing ends it: also when the process is gone already, since its launch script
+          // writes the status a moment after the trial's exit (seconds on a loaded machine). A launch script
+          // that was killed writes none: the sweep ends such a trial after two looks find no process and no status
         return Optional.of(trial.job);
     }
 
