@@ -126,7 +126,11 @@ public class WebUiIT {
         awaitCounts(2, 2, 4);
         assertEquals("succeeded 2 failed 0 running 2 of max 8", browser.text("#trial-counts"));
         assertEquals("RUNNING", browser.text("#experiment-status"));
-        assertEquals(bestTrialId(), browser.find("#best-table tbody tr td a").getText());
+        // the live page may replace the table between finding the link and reading it: read it again then
+        String best = bestTrialId();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .ignoreExceptionsInstanceOf(org.openqa.selenium.StaleElementReferenceException.class)
+                .until(() -> best.equals(browser.text("#best-table tbody tr td a")));
         browser.screenshot("overview");
     }
 
