@@ -277,38 +277,54 @@ public sealed interface ExperimentUpdate
             return Outcome.refused(Refusal.invalid(SEARCH_SPACE, SEARCH_SPACE + ": expected a JSON object, got "
                     + Units.describe(value)));
         }
-        List<String[]> nonFinite = new ArrayList<>();
-        Object doubles = finiteCopy(space, SEARCH_SPACE, nonFinite);
+        List<ConfigProblem> nonFinite = nonFiniteNumbers(space);
         if (!nonFinite.isEmpty()) {
-            return Outcome.refused(Refusal.invalid(nonFinite.get(0)[0], nonFinite.stream().map(p -> p[0] + ": " + p[1])
-                    .collect(Collectors.joining("; "))));
+            return Outcome.refused(Refusal.invalid(SEARCH_SPACE + "." + nonFinite.get(0).path(), nonFinite.stream()
+                    .map(p -> SEARCH_SPACE + "." + p.path() + ": " + p.message()).collect(Collectors.joining("; "))));
         }
         @SuppressWarnings("unchecked")
-        Map<String, Object> copy = (Map<String, Object>) doubles;
+        Map<String, Object> copy = (Map<String, Object>) doubles(space);
         return Outcome.done(new SearchSpace(copy));
     }
 
     /**
-     * @return a copy of a parsed JSON value, exact decimals as Double; every number no double holds
-     *         (1e309, NaN) is added to {@code nonFinite} as its path and message: stored as JSON it
-     *         would come back as a string ("Infinity"), which no tuner reads
+     * The rule of every number in a search space, for a config file as for an update: stored as JSON
+     * a number no double holds (1e309 read as Infinity, YAML's .inf, NaN) would come back as a string
+     * ("Infinity"), which no tuner reads, and the experiment could not be resumed.
+     *
+     * @param space a search space as parsed
+     * @return each such number's path relative to the space ({@code x._value[1]}) and what is wrong
      */
-    private static Object finiteCopy(Object json, String path, List<String[]> nonFinite) {
+    static List<ConfigProblem> nonFiniteNumbers(Object space) {
+        List<ConfigProblem> problems = new ArrayList<>();
+        nonFiniteNumbers(space, "", problems);
+        return problems;
+    }
+
+    private static void nonFiniteNumbers(Object json, String path, List<ConfigProblem> problems) {
+        if (json instanceof Map<?, ?> map) {
+            map.forEach((key, value) -> nonFiniteNumbers(value, path.isEmpty() ? String.valueOf(key) : path + "." + key, problems));
+        } else if (json instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                nonFiniteNumbers(list.get(i), path + "[" + i + "]", problems);
+            }
+        } else if (json instanceof Number number && !Double.isFinite(number.doubleValue())) {
+            problems.add(new ConfigProblem(path, "expected a finite number (at most 1.7976931348623157e308 either way), got "
+                    + (number instanceof BigDecimal exact ? exact.toString() : String.valueOf(number))));
+        }
+    }
+
+    /** @return a copy of a parsed JSON value with its exact decimals as Double, as a config file gives them to the tuner */
+    private static Object doubles(Object json) {
         if (json instanceof Map<?, ?> map) {
             Map<String, Object> copy = new LinkedHashMap<>();
-            map.forEach((key, value) -> copy.put(String.valueOf(key), finiteCopy(value, path + "." + key, nonFinite)));
+            map.forEach((key, value) -> copy.put(String.valueOf(key), doubles(value)));
             return copy;
         }
         if (json instanceof List<?> list) {
             List<Object> copy = new ArrayList<>(list.size());
-            for (int i = 0; i < list.size(); i++) {
-                copy.add(finiteCopy(list.get(i), path + "[" + i + "]", nonFinite));
-            }
+            list.forEach(item -> copy.add(doubles(item)));
             return copy;
-        }
-        if (json instanceof Number number && !Double.isFinite(number.doubleValue())) {
-            nonFinite.add(new String[] {path, "expected a finite number (at most 1.7976931348623157e308 either way), got "
-                    + (number instanceof BigDecimal exact ? exact.toString() : String.valueOf(number))});
         }
         return json instanceof BigDecimal exact ? (Object) exact.doubleValue() : json;
     }

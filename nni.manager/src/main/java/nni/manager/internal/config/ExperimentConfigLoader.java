@@ -23,6 +23,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.config.ConfigProblem;
+import nni.api.experiment.ExperimentUpdate;
 import nni.api.config.ConfigReader;
 import nni.api.config.SectionCheck;
 import nni.api.config.Units;
@@ -421,7 +422,7 @@ public class ExperimentConfigLoader {
 
     /**
      * The rule of a search space, for a config file and for a stored definition resumed: numbers any
-     * reader can take ({@link UpdatableFields#nonFinite}; a tuner's checks take Infinity for a number),
+     * reader can take ({@link ExperimentUpdate#nonFiniteNumbers}; a tuner's checks take Infinity for a number),
      * then as far as what runs the tuner reads it: all of it for the Java providers, what a dispatcher
      * provider's algorithm declares for it. An update passes the same two through
      * {@link UpdatableFields#searchSpace} and the running algorithm.
@@ -429,7 +430,7 @@ public class ExperimentConfigLoader {
      * @return the problems, with paths relative to the space
      */
     public static List<ConfigProblem> searchSpaceProblems(Object json, AlgorithmRegistry.Choice choice, AlgorithmConfig tuner) {
-        List<ConfigProblem> found = UpdatableFields.nonFinite(json);
+        List<ConfigProblem> found = ExperimentUpdate.nonFiniteNumbers(json);
         if (!found.isEmpty()) {
             return found;
         }

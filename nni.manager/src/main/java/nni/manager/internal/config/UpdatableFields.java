@@ -1,11 +1,7 @@
 package nni.manager.internal.config;
 
-import java.math.BigDecimal;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
-import nni.api.config.ConfigProblem;
 import nni.api.config.ConfigReader;
 import nni.api.experiment.ExperimentUpdate;
 
@@ -64,29 +60,5 @@ public final class UpdatableFields {
     /** The rule of a value given at run time is the update's, so that a stored definition obeys the same. */
     private static ExperimentUpdate checked(String field, Object value) {
         return ExperimentUpdate.of(field, value).orElseThrow(refusal -> new IllegalArgumentException(refusal.message()));
-    }
-
-    /**
-     * @return every number of a search space that is not finite (1e309 read as Infinity, YAML's .inf,
-     *         NaN), with paths relative to the space: stored as JSON it would come back as a string
-     *         ("Infinity"), which no tuner reads, and the experiment could not be resumed
-     */
-    static List<ConfigProblem> nonFinite(Object json) {
-        List<ConfigProblem> problems = new ArrayList<>();
-        nonFinite(json, "", problems);
-        return problems;
-    }
-
-    private static void nonFinite(Object json, String path, List<ConfigProblem> problems) {
-        if (json instanceof Map<?, ?> map) {
-            map.forEach((key, value) -> nonFinite(value, path.isEmpty() ? String.valueOf(key) : path + "." + key, problems));
-        } else if (json instanceof List<?> list) {
-            for (int i = 0; i < list.size(); i++) {
-                nonFinite(list.get(i), path + "[" + i + "]", problems);
-            }
-        } else if (json instanceof Number number && !Double.isFinite(number.doubleValue())) {
-            problems.add(new ConfigProblem(path, "expected a finite number (at most 1.7976931348623157e308 either way), got "
-                    + (number instanceof BigDecimal exact ? exact.toString() : String.valueOf(number))));
-        }
     }
 }

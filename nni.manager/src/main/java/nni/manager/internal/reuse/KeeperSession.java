@@ -249,21 +249,13 @@ final class KeeperSession implements TrainingSession {
         LaunchedEnvironment handle;
         try {
             handle = launcher.start(spec, environment);
-        } catch (TransientPlatformException e) {
-            synchronized (lock) {
-                environment.launching = false;
-                if (closed) {
-                    giveUpUnstarted(environment);
-                } else {
-                    retryStartLater(environment, forTrial, e);
-                }
-            }
-            return;
         } catch (PlatformException | RuntimeException e) {
             synchronized (lock) {
                 environment.launching = false;
                 if (closed) {
                     giveUpUnstarted(environment);
+                } else if (e instanceof TransientPlatformException transientRefusal) {
+                    retryStartLater(environment, forTrial, transientRefusal);
                 } else {
                     startFailed(environment, forTrial, e);
                 }
@@ -300,16 +292,14 @@ final class KeeperSession implements TrainingSession {
     /** The platform could not start an environment, for good: its trial fails, and so do the trials waiting for one. Holds the lock. */
     private void startFailed(Environment environment, Trial forTrial, Exception e) {
         LOG.error("experiment {}: environment {} could not be started: {}", context.experimentId(), environment.id, e.getMessage());
-        environment.state = State.GONE;
-        links.unregister(environment.link);
-        linkFile.remove(environment.id);
+        giveUpUnstarted(environment);
         failWaiting("the " + options.platform() + " platform could not start an environment: " + e.getMessage());
         if (forTrial != null) {
             end(forTrial, TrialStatus.FAILED, "the " + options.platform() + " platform could not start its keeper: " + e.getMessage());
         }
     }
 
-    /** A start that failed after the session closed: nothing to retry or report. Holds the lock. */
+    /** Forgets an environment that never started (its link, its line in the link file). Holds the lock. */
     private void giveUpUnstarted(Environment environment) {
         environment.state = State.GONE;
         links.unregister(environment.link);

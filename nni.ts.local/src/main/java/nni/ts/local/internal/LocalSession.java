@@ -408,8 +408,9 @@ final class LocalSession implements TrainingSession {
      * status to {@code .nni/state} (renamed in place: one event, whole content). The pid and the exit
      * status are written by the script, not this JVM, so that a runtime killed at any moment finds
      * the trial again on resume: running, or ended with its exit status.
+     *
+     * @param resumeMark the mark of the resume's start claim this launch consumes ({@link StartClaim}), or null
      */
-    /** @param resumeMark the mark of the resume's start claim this launch consumes ({@link StartClaim}), or null */
     private String launchScript(Path directory, Map<String, String> env, String resumeMark) {
         StringBuilder script = new StringBuilder("unset REUSE_MODE\n");
         env.forEach((name, value) -> script.append("export ").append(name).append('=').append(quote(value)).append('\n'));
