@@ -53,7 +53,7 @@ public class WebUiMachinesIT {
         Path bin = folder.newFolder("bin").toPath();
         fakeNvidiaSmi(bin.resolve("nvidia-smi"));
         Path code = folder.newFolder("code").toPath();
-        Files.writeString(code.resolve("trial.sh"), "while [ ! -e release ]; do sleep 0.2; done\n");
+        Files.writeString(code.resolve("trial.sh"), "n=0; while [ ! -e release ] && [ $n -lt 1500 ]; do n=$((n+1)); sleep 0.2; done\n");
         Path config = Files.writeString(code.resolve("gpus.yml"), """
                 experimentName: gpus
                 searchSpace:

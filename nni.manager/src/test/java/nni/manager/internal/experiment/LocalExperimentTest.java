@@ -340,7 +340,7 @@ public class LocalExperimentTest {
     public void gpuPlacementFromAFakeNvidiaSmi() throws Exception {
         String script = """
                 echo "$CUDA_VISIBLE_DEVICES" > "$NNI_OUTPUT_DIR/gpus"
-                while [ ! -e "$NNI_CODE_DIR/release-$NNI_TRIAL_SEQ_ID" ]; do sleep 0.05; done
+                n=0; while [ ! -e "$NNI_CODE_DIR/release-$NNI_TRIAL_SEQ_ID" ] && [ $n -lt 6000 ]; do n=$((n+1)); sleep 0.05; done
                 """;
         Experiments setup = setup("trial.sh", script);
         setup.trialCommand = "bash trial.sh";

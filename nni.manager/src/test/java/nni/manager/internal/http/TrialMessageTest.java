@@ -54,7 +54,7 @@ public class TrialMessageTest {
     public void aWaitingTrialsReasonIsInTheTrialJobInfo() throws Exception {
         Path code = folder.newFolder("code").toPath();
         Files.writeString(code.resolve("trial.sh"),
-                "while [ ! -e \"$NNI_CODE_DIR/release-$NNI_TRIAL_SEQ_ID\" ]; do sleep 0.05; done\n");
+                "n=0; while [ ! -e \"$NNI_CODE_DIR/release-$NNI_TRIAL_SEQ_ID\" ] && [ $n -lt 6000 ]; do n=$((n+1)); sleep 0.05; done\n");
         Experiments setup = new Experiments(code, folder.newFolder("experiments").toPath());
         setup.trialCommand = "bash trial.sh";
         setup.concurrency = 2;
