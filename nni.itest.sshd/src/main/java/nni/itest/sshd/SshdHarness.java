@@ -22,6 +22,12 @@ import java.util.concurrent.TimeUnit;
  * Installs {@code openssh-server} with apt-get when sshd is missing and the tests run as root
  * (as on CI); otherwise {@link #unavailableReason()} says why the tests cannot run.
  *
+ * <p>Each sshd runs in a mount namespace of its own where the login users' homes (root's and
+ * {@link #USER}'s) are new empty folders in the harness's directory: a login never reads or writes
+ * this machine's real home. Its start files are not ours to run — a shell started by sshd reads
+ * {@code ~/.bashrc}, which on a developer's machine may wait a minute for a version manager's lock
+ * that a killed trial left behind — and what a test leaves in a home goes with the harness.
+ *
  * <p>Everything lives in one temporary directory; {@link #close()} stops the servers.
  */
 public final class SshdHarness implements AutoCloseable {
@@ -49,6 +55,9 @@ public final class SshdHarness implements AutoCloseable {
             return Files.isExecutable(Path.of(SSHD)) ? "these tests run as root (they create the local user " + USER
                     + " and log in as root)" : SSHD + " is missing and the tests do not run as root to install openssh-server";
         }
+        if (!canIsolateHomes()) {
+            return "cannot give sshd a mount namespace of its own (unshare --mount failed), so logins would use this machine's real homes";
+        }
         if (!Files.isExecutable(Path.of(SSHD))) {
             try {
                 run("apt-get", "update", "-qq");
@@ -58,6 +67,15 @@ public final class SshdHarness implements AutoCloseable {
             }
         }
         return Files.isExecutable(Path.of(SSHD)) ? null : SSHD + " is still missing after installing openssh-server";
+    }
+
+    private static boolean canIsolateHomes() {
+        try {
+            run("unshare", "--mount", "--propagation", "private", "true");
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static boolean isRoot() {
@@ -100,6 +118,7 @@ public final class SshdHarness implements AutoCloseable {
     private void prepare(int count, int withoutJava) throws IOException {
         Files.createDirectories(Path.of("/run/sshd")); // sshd's privilege separation directory
         ensureUser();
+        List<Path> realHomes = List.of(home("root"), home(USER));
         keygen(userKey(), "");
         keygen(passphraseKey(), PASSPHRASE);
         Files.writeString(directory.resolve("authorized_keys"), Files.readString(pub(userKey())) + Files.readString(pub(passphraseKey())));
@@ -136,10 +155,43 @@ public final class SshdHarness implements AutoCloseable {
             knownHosts.append('[').append(host).append("]:").append(port).append(' ').append(keyTypeAndValue).append('\n');
             String impostorKey = impostor.substring(0, ordinalIndexOf(impostor, ' ', 2) < 0 ? impostor.length() : ordinalIndexOf(impostor, ' ', 2));
             wrongKnownHosts.append('[').append(host).append("]:").append(port).append(' ').append(impostorKey).append('\n');
-            machines.add(new SshdMachine(host, port, configFile, machineDirectory.resolve("sshd.log"), i < count - withoutJava));
+            machines.add(new SshdMachine(host, port, sshdCommand(configFile, realHomes, machineDirectory.resolve("homes")),
+                    machineDirectory.resolve("sshd.log"), i < count - withoutJava));
         }
         Files.writeString(knownHosts(), knownHosts);
         Files.writeString(wrongKnownHosts(), wrongKnownHosts);
+    }
+
+    /** @return the home folder {@code /etc/passwd} gives {@code user} */
+    private static Path home(String user) throws IOException {
+        String[] entry = run("getent", "passwd", user).strip().split(":");
+        if (entry.length < 6 || entry[5].isBlank()) {
+            throw new IOException("no home folder for " + user + " in the passwd database");
+        }
+        return Path.of(entry[5]);
+    }
+
+    /**
+     * @return the command starting sshd with {@code configFile} in a mount namespace of its own, where
+     *         each of {@code realHomes} is covered by a new empty folder below {@code homes}, owned
+     *         as the real one is
+     */
+    private static List<String> sshdCommand(Path configFile, List<Path> realHomes, Path homes) throws IOException {
+        StringBuilder script = new StringBuilder();
+        List<String> arguments = new ArrayList<>();
+        for (Path real : realHomes) {
+            Path own = Files.createDirectories(homes.resolve(real.getFileName().toString()));
+            Files.setPosixFilePermissions(own, PosixFilePermissions.fromString("rwx------"));
+            Files.setOwner(own, Files.getOwner(real));
+            arguments.add(own.toString());
+            arguments.add(real.toString());
+            script.append("mount --bind \"$").append(arguments.size() - 1).append("\" \"$").append(arguments.size()).append("\" && ");
+        }
+        script.append("exec ").append(SSHD).append(" -D -e -f \"$").append(arguments.size() + 1).append('"');
+        arguments.add(configFile.toString());
+        List<String> command = new ArrayList<>(List.of("unshare", "--mount", "--propagation", "private", "sh", "-c", script.toString(), "sh"));
+        command.addAll(arguments);
+        return command;
     }
 
     /**

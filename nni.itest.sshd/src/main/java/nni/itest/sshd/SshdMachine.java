@@ -15,15 +15,16 @@ public final class SshdMachine {
 
     private final String host;
     private final int port;
-    private final Path config;
+    private final List<String> command;
     private final Path log;
     private final boolean hasJava;
     private Process process;
 
-    SshdMachine(String host, int port, Path config, Path log, boolean hasJava) {
+    /** @param command starts sshd in the foreground (the process is sshd itself, whatever wraps its start) */
+    SshdMachine(String host, int port, List<String> command, Path log, boolean hasJava) {
         this.host = host;
         this.port = port;
-        this.config = config;
+        this.command = List.copyOf(command);
         this.log = log;
         this.hasJava = hasJava;
     }
@@ -46,7 +47,7 @@ public final class SshdMachine {
         if (process != null && process.isAlive()) {
             return;
         }
-        process = new ProcessBuilder(List.of(SshdHarness.SSHD, "-D", "-e", "-f", config.toString()))
+        process = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         long deadline = System.nanoTime() + START_WAIT.toNanos();
         while (true) {

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -64,6 +65,33 @@ public class SshConnectionIT {
             assertEquals("oops", who.stderr().strip());
             assertTrue(ssh.exec("echo $PATH").stdout().startsWith(tools + ":"));
             assertEquals("secret line", ssh.exec("read -r x; echo \"$x\"", "secret line\n").stdout().strip());
+        }
+    }
+
+    /**
+     * A login's home is a new folder of the harness, for root and for the password user alike: what
+     * a login writes there lands in the harness's directory and never in this machine's real home,
+     * and nothing of the real home (a developer's ~/.bashrc) is there to be run.
+     */
+    @Test(timeout = 60_000)
+    public void loginsHaveHomesOfTheHarnessNeverThisMachinesRealOnes() throws Exception {
+        SshdMachine machine = sshd.machines().get(1);
+        SshTarget root = new SshTarget(machine.host(), machine.port(), "root", null, sshd.userKey(), null, null);
+        for (SshTarget target : List.of(root, passwordTarget(machine, sshd.password()))) {
+            String probe = ".nni-home-probe-" + System.nanoTime();
+            try (SshConnection ssh = connection(target, sshd.knownHosts())) {
+                ExecResult home = ssh.exec("cd && touch " + probe + " && echo \"$PWD\" && ls -A");
+                assertEquals(target.user() + ": " + home.stderr(), 0, home.exitCode());
+                List<String> lines = home.stdout().lines().toList();
+                assertEquals(target.user() + "'s home holds only what the login wrote: " + lines, List.of(probe),
+                        lines.subList(1, lines.size()));
+                Path real = Path.of(lines.get(0));
+                assertFalse(target.user() + " wrote into this machine's real home " + real, Files.exists(real.resolve(probe)));
+                try (var files = Files.walk(sshd.directory())) {
+                    assertTrue("the probe lies in the harness's directory",
+                            files.anyMatch(file -> file.getFileName().toString().equals(probe)));
+                }
+            }
         }
     }
 
