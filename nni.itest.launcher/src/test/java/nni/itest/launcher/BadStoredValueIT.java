@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 import org.junit.After;
 import org.junit.Rule;
@@ -22,8 +23,9 @@ import nni.manager.internal.store.TrialRecord;
 /**
  * An experiment whose stored definition holds a value the config file's rules refuse (what an older
  * runtime stored from {@code nnictl update}: a search space bound of 1e309 kept as "Infinity"),
- * resumed after a kill -9 while its trial runs: {@code resume} names the field and what is wrong,
- * and the trial is taken back and stopped with the experiment, never left running unseen.
+ * or one of the wrong type, resumed after a kill -9 while its trial runs: {@code resume} names the
+ * field and what is wrong, and the trial is taken back and stopped with the experiment, never left
+ * running unseen.
  */
 public class BadStoredValueIT {
 
@@ -43,6 +45,18 @@ public class BadStoredValueIT {
 
     @Test(timeout = 600_000)
     public void resumeNamesTheBadStoredValueAndStopsTheTrialsItTookBack() throws Exception {
+        resumeWithTheDefinitionEdited(definition -> definition.replace("\"_value\":[0,1]", "\"_value\":[\"Infinity\",\"Infinity\"]"),
+                "searchSpace.x._value: expected numbers for uniform (low, high), got \"Infinity\"");
+    }
+
+    /** A value of the wrong type (a hand-edited store) is named the same way, not met as a ClassCastException. */
+    @Test(timeout = 600_000)
+    public void resumeNamesAStoredValueOfTheWrongTypeAndStopsTheTrialsItTookBack() throws Exception {
+        resumeWithTheDefinitionEdited(definition -> definition.replace("\"trialConcurrency\":1", "\"trialConcurrency\":\"2\""),
+                "trialConcurrency: expected a whole number, got \"2\"");
+    }
+
+    private void resumeWithTheDefinitionEdited(UnaryOperator<String> edit, String expectedProblem) throws Exception {
         Path pids = folder.newFolder("pids").toPath();
         Path code = folder.newFolder("code").toPath();
         Files.writeString(code.resolve("trial.sh"), "echo $$ > " + pids + "/$NNI_TRIAL_JOB_ID\nexec sleep 600\n");
@@ -74,7 +88,7 @@ public class BadStoredValueIT {
         // the store written directly, as the old update stored the finding's values
         try (ExperimentStore store = ExperimentStore.open(experiments.resolve(id))) {
             String definition = store.definition().orElseThrow();
-            String bad = definition.replace("\"_value\":[0,1]", "\"_value\":[\"Infinity\",\"Infinity\"]");
+            String bad = edit.apply(definition);
             assertNotEquals(definition, bad);
             store.saveDefinition(bad);
         }
@@ -85,7 +99,7 @@ public class BadStoredValueIT {
         assertEquals(console, 1, exit);
         // the trial was taken back and ended with the experiment, not left running unseen
         await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(trialPid).map(p -> !p.isAlive()).orElse(true));
-        assertTrue(console, console.contains("searchSpace.x._value: expected numbers for uniform (low, high), got \"Infinity\""));
+        assertTrue(console, console.contains(expectedProblem));
         assertFalse(console, console.contains("\tat "));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             Optional<TrialRecord> trial = store.trial(trialId);

@@ -2,6 +2,7 @@ package nni.manager.internal.experiment;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
+import nni.manager.internal.config.UpdatableFields;
 
 /**
  * Writes an {@link ExperimentConfig} as JSON into the experiment's store and reads it back on
@@ -55,24 +57,112 @@ final class ConfigCodec {
         }
     }
 
-    /** @return the stored definition, its secrets still masked ({@link ExperimentConfig#secrets()} names them) */
-    @SuppressWarnings("unchecked")
-    static ExperimentConfig read(String json) {
+    /**
+     * A stored definition as read back.
+     *
+     * @param config   the definition, its secrets still masked ({@link ExperimentConfig#secrets()} names
+     *                 them); a run-time value of the wrong type is replaced by a harmless one
+     * @param problems each run-time value (concurrency, limits, search space) of the wrong type, as
+     *                 {@code field: reason}: what a hand-edited store or an older runtime may hold. The
+     *                 experiment can still be opened, its trials taken back and stopped, but it must
+     *                 not run on with the replacement
+     */
+    record Stored(ExperimentConfig config, List<String> problems) {
+        Stored {
+            problems = List.copyOf(problems);
+        }
+    }
+
+    /**
+     * @return the stored definition
+     * @throws IllegalArgumentException naming the field, when the JSON is broken or a value the
+     *                                  experiment cannot be opened without has the wrong type
+     */
+    static Stored read(String json) {
         Map<String, Object> map;
         try {
             map = JSON.readValue(json, new TypeReference<Map<String, Object>>() { });
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("the stored experiment definition is not valid JSON: " + e.getOriginalMessage(), e);
         }
-        return new ExperimentConfig((String) map.get("experimentName"),
-                (Map<String, Object>) map.get("searchSpace"), (String) map.get("trialCommand"),
-                path(map.get("trialCodeDirectory")), ((Number) map.get("trialConcurrency")).intValue(),
-                integer(map.get("trialGpuNumber")), duration(map.get("maxExperimentDuration")),
-                integer(map.get("maxTrialNumber")), duration(map.get("maxTrialDuration")),
-                (String) map.get("nniManagerIp"), Boolean.TRUE.equals(map.get("debug")), (String) map.get("logLevel"),
-                path(map.get("experimentWorkingDirectory")), algorithm(map.get("tuner")), algorithm(map.get("assessor")),
-                (List<Map<String, Object>>) map.get("trainingServices"), (Map<String, Object>) map.get("canonical"),
-                (List<String>) map.get("secrets"));
+        StoredFields fields = new StoredFields(map);
+        ExperimentConfig config = new ExperimentConfig(fields.required("experimentName", String.class, null),
+                fields.runTime(UpdatableFields.SEARCH_SPACE, Map.class, "a mapping", Map.of()), fields.required("trialCommand", String.class, null),
+                path(fields.required("trialCodeDirectory", String.class, null)),
+                fields.runTime(UpdatableFields.TRIAL_CONCURRENCY, Integer.class, "a whole number", 1),
+                fields.required("trialGpuNumber", Integer.class, null),
+                duration(fields.runTime(UpdatableFields.MAX_EXPERIMENT_DURATION, Long.class, "a whole number of milliseconds", null)),
+                fields.runTime(UpdatableFields.MAX_TRIAL_NUMBER, Integer.class, "a whole number", null),
+                duration(fields.required("maxTrialDuration", Long.class, null)),
+                fields.required("nniManagerIp", String.class, null), Boolean.TRUE.equals(fields.required("debug", Boolean.class, false)),
+                fields.required("logLevel", String.class, null), path(fields.required("experimentWorkingDirectory", String.class, null)),
+                algorithm(fields.required("tuner", Map.class, null), "tuner"), algorithm(fields.required("assessor", Map.class, null), "assessor"),
+                fields.required("trainingServices", List.class, null), fields.required("canonical", Map.class, null),
+                fields.required("secrets", List.class, null));
+        return new Stored(config, fields.problems);
+    }
+
+    /** The stored map's values, each checked for its type as it is taken, naming its key. */
+    private static final class StoredFields {
+        private final Map<String, Object> map;
+        final List<String> problems = new ArrayList<>();
+
+        StoredFields(Map<String, Object> map) {
+            this.map = map;
+        }
+
+        /** @return the value, {@code absent} when there is none; a value of another type is refused */
+        <T> T required(String key, Class<?> type, T absent) {
+            Object value = map.get(key);
+            if (value == null) {
+                return absent;
+            }
+            T typed = typed(value, type);
+            if (typed == null) {
+                throw new IllegalArgumentException("the stored experiment definition's " + key + " is " + described(value)
+                        + ", not " + type.getSimpleName());
+            }
+            return typed;
+        }
+
+        /** @return the value, or {@code replacement} (noting the problem) when it has another type */
+        <T> T runTime(String key, Class<?> type, String expected, T replacement) {
+            Object value = map.get(key);
+            if (value == null) {
+                return replacement;
+            }
+            T typed = typed(value, type);
+            if (typed == null) {
+                problems.add(key + ": expected " + expected + ", got " + described(value));
+                return replacement;
+            }
+            return typed;
+        }
+
+        @SuppressWarnings("unchecked")
+        private static <T> T typed(Object value, Class<?> type) {
+            if (type == Integer.class || type == Long.class) {
+                if (!(value instanceof Integer || value instanceof Long)) {
+                    return null;
+                }
+                long number = ((Number) value).longValue();
+                if (type == Integer.class && (number < Integer.MIN_VALUE || number > Integer.MAX_VALUE)) {
+                    return null;
+                }
+                return (T) (type == Integer.class ? (Object) (int) number : (Object) number);
+            }
+            return type.isInstance(value) ? (T) value : null;
+        }
+
+        private static String described(Object value) {
+            String text;
+            try {
+                text = JSON.writeValueAsString(value);
+            } catch (JsonProcessingException e) {
+                text = String.valueOf(value);
+            }
+            return text.length() > 80 ? text.substring(0, 77) + "..." : text;
+        }
     }
 
     private static Map<String, Object> algorithm(AlgorithmConfig algorithm) {
@@ -89,31 +179,33 @@ final class ConfigCodec {
     }
 
     @SuppressWarnings("unchecked")
-    private static AlgorithmConfig algorithm(Object value) {
-        if (!(value instanceof Map<?, ?> map)) {
+    private static AlgorithmConfig algorithm(Map<String, Object> map, String key) {
+        if (map == null) {
             return null;
         }
-        return new AlgorithmConfig((String) map.get("name"), (String) map.get("className"),
-                path(map.get("codeDirectory")), (Map<String, Object>) map.get("classArgs"), (String) map.get("implementation"));
+        StoredFields fields = new StoredFields(map);
+        try {
+            return new AlgorithmConfig(fields.required("name", String.class, null), fields.required("className", String.class, null),
+                    path(fields.required("codeDirectory", String.class, null)), fields.required("classArgs", Map.class, null),
+                    fields.required("implementation", String.class, null));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage().replace("definition's ", "definition's " + key + "."), e);
+        }
     }
 
     private static String string(Path path) {
         return path == null ? null : path.toString();
     }
 
-    private static Path path(Object value) {
-        return value == null ? null : Path.of(value.toString());
+    private static Path path(String value) {
+        return value == null ? null : Path.of(value);
     }
 
     private static Long millis(Duration duration) {
         return duration == null ? null : duration.toMillis();
     }
 
-    private static Duration duration(Object value) {
-        return value == null ? null : Duration.ofMillis(((Number) value).longValue());
-    }
-
-    private static Integer integer(Object value) {
-        return value == null ? null : ((Number) value).intValue();
+    private static Duration duration(Long millis) {
+        return millis == null ? null : Duration.ofMillis(millis);
     }
 }

@@ -119,11 +119,13 @@ public final class Experiment {
      * manager's listeners (NNI's experiment registry, the web UI's live stream).
      */
     private volatile ExperimentManager.Listener listener = ExperimentListeners.NONE;
+    private final List<String> definitionProblems;
 
     private Experiment(String id, ExperimentFiles.Opened opened, boolean readOnly, ExperimentClock clock) {
         this.id = id;
         this.directory = opened.directory();
         this.config = opened.config();
+        this.definitionProblems = opened.definitionProblems();
         this.store = opened.store();
         this.readOnly = readOnly;
         this.clock = clock;
@@ -206,6 +208,14 @@ public final class Experiment {
         nextSequenceId = trials.load(store, id, directory, config.trainingServices().size()) + 1;
         submitted = trials.size();
         trialsWhenOpened = submitted;
+    }
+
+    /**
+     * @return each run-time value of the stored definition that had the wrong type, as
+     *         {@code field: reason} (a resume refuses to run on with the value put in its place)
+     */
+    List<String> definitionProblems() {
+        return definitionProblems;
     }
 
     /** @return how many trials the experiment had when it was opened, before a resume added any (issue 25) */

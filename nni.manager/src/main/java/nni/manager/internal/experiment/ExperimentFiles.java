@@ -16,8 +16,12 @@ import nni.manager.internal.store.ExperimentStore;
  */
 final class ExperimentFiles {
 
-    /** An experiment's store and its definition, real secrets included (masked in view mode). */
-    record Opened(Path directory, ExperimentStore store, ExperimentConfig config) {
+    /**
+     * An experiment's store and its definition, real secrets included (masked in view mode).
+     *
+     * @param definitionProblems the stored run-time values of the wrong type ({@link ConfigCodec.Stored#problems()})
+     */
+    record Opened(Path directory, ExperimentStore store, ExperimentConfig config, List<String> definitionProblems) {
     }
 
     private ExperimentFiles() {
@@ -40,18 +44,19 @@ final class ExperimentFiles {
         ExperimentStore store = ExperimentStore.open(directory);
         store.saveDefinition(ConfigCodec.write(config));
         CreationMarker.done(directory);
-        return new Opened(directory, store, config);
+        return new Opened(directory, store, config, List.of());
     }
 
     /** Opens an existing experiment to continue it, its secrets read back. */
     static Opened reopen(String id, Path directory) throws IOException {
         ExperimentStore store = ExperimentStore.open(directory);
         try {
-            ExperimentConfig masked = definition(id, directory, store);
+            ConfigCodec.Stored stored = definition(id, directory, store);
+            ExperimentConfig masked = stored.config();
             Map<String, String> masks = masked.secretValues();
             ExperimentConfig config = masks.isEmpty() ? masked
                     : masked.withSecretValues(SecretsFile.read(directory, masks.keySet()));
-            return new Opened(directory, store, config);
+            return new Opened(directory, store, config, stored.problems());
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
@@ -62,15 +67,20 @@ final class ExperimentFiles {
     static Opened view(String id, Path directory) throws IOException {
         ExperimentStore store = ExperimentStore.openReadOnly(directory);
         try {
-            return new Opened(directory, store, definition(id, directory, store));
+            ConfigCodec.Stored stored = definition(id, directory, store);
+            return new Opened(directory, store, stored.config(), stored.problems());
         } catch (IOException | RuntimeException e) {
             store.close();
             throw e;
         }
     }
 
-    private static ExperimentConfig definition(String id, Path directory, ExperimentStore store) throws IOException {
-        return ConfigCodec.read(store.definition().orElseThrow(
-                () -> new IOException("experiment " + id + " in " + directory + " has no stored definition")));
+    private static ConfigCodec.Stored definition(String id, Path directory, ExperimentStore store) throws IOException {
+        String json = store.definition().orElseThrow(() -> new IOException("experiment " + id + " in " + directory + " has no stored definition"));
+        try {
+            return ConfigCodec.read(json);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("experiment " + id + ": " + e.getMessage(), e);
+        }
     }
 }

@@ -222,7 +222,9 @@ public class ExperimentManager {
         watch(experiment);
         try {
             AlgorithmRegistry.Choice choice = choose(experiment.config());
-            List<String> refused = StoredDefinition.problems(experiment.config(), choice);
+            // a value of the wrong type was replaced to open the experiment: the rules would judge the replacement
+            List<String> refused = experiment.definitionProblems().isEmpty() ? StoredDefinition.problems(experiment.config(), choice)
+                    : experiment.definitionProblems();
             Algorithm algorithm = refused.isEmpty() ? algorithm(choice, id, directory, experiment.config())
                     : new RefusedAlgorithm(refusal(id, refused));
             experiments.put(id, experiment);
