@@ -59,6 +59,47 @@ public class GivenConfigTest {
         assertTrue(Files.readString(opened.directory().resolve(SecretsFile.NAME)).contains("s3cret-pw"));
     }
 
+    /** A secret the text does not show as such (YAML escapes, a folded string) is masked too: its whole value. */
+    @Test
+    public void secretsWrittenWithYamlEscapesOrFoldedAreMaskedWhole() throws Exception {
+        Path work = folder.newFolder("work").toPath();
+        ExperimentConfig plain = new Experiments(folder.newFolder("code").toPath(), work).config();
+        List<Map<String, Object>> machines = List.of(Map.of("host", "gpu1", "password", "s3cret-pw"),
+                Map.of("host", "gpu2", "password", "long secret phrase"), Map.of("host", "gpu3", "password", "plain-pw"));
+        Map<String, Object> service = Map.of("platform", "remote", "machineList", machines);
+        ExperimentConfig config = new ExperimentConfig(plain.experimentName(), plain.searchSpace(), plain.trialCommand(),
+                plain.trialCodeDirectory(), plain.trialConcurrency(), null, null, null, null, null, false, "info", work,
+                plain.tuner(), null, List.of(service), Map.of("trainingService", service),
+                List.of("trainingService.machineList[0].password", "trainingService.machineList[1].password",
+                        "trainingService.machineList[2].password"));
+        String text = String.join("\n",
+                "trainingService:",
+                "  platform: remote",
+                "  machineList:",
+                "    - host: gpu1",
+                "      password: \"s3cr\\u0065t-pw\"   # escaped",
+                "    - host: gpu2",
+                "      password: >-",
+                "        long secret",
+                "        phrase",
+                "    - host: gpu3",
+                "      password: plain-pw",
+                "");
+
+        String masked = new GivenConfig("mine.yml", text).masked(config).text();
+
+        for (String secret : List.of("s3cr", "long secret", "phrase", "plain-pw")) {
+            assertFalse("the kept text shows " + secret + ":\n" + masked, masked.contains(secret));
+        }
+        assertTrue(masked, masked.contains("# escaped"));
+        Map<?, ?> read = new org.yaml.snakeyaml.Yaml().load(masked);
+        List<?> kept = (List<?>) ((Map<?, ?>) read.get("trainingService")).get("machineList");
+        for (int i = 0; i < 3; i++) {
+            assertEquals("machine " + i + " in\n" + masked, ExperimentConfig.MASK, ((Map<?, ?>) kept.get(i)).get("password"));
+            assertEquals("gpu" + (i + 1), ((Map<?, ?>) kept.get(i)).get("host"));
+        }
+    }
+
     @Test
     public void anExperimentCreatedWithoutItHasNone() throws Exception {
         Experiments setup = new Experiments(folder.newFolder("code").toPath(), folder.newFolder("work").toPath());
