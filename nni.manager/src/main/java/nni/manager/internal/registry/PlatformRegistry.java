@@ -9,10 +9,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import org.osgi.framework.ServiceReference;
+import org.osgi.service.component.ComponentServiceObjects;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
@@ -50,19 +52,63 @@ public class PlatformRegistry {
 
     private static final Logger LOG = LoggerFactory.getLogger(PlatformRegistry.class);
 
-    private final NamedServices<TrainingPlatform> platforms =
+    private final NamedServices<OnFirstUse> platforms =
             new NamedServices<>(TrainingPlatform.PLATFORM, UnaryOperator.identity());
     private final List<TrackedSession> sessions = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> arrivalListeners = new CopyOnWriteArrayList<>();
 
+    /**
+     * Binds a platform without getting its service object: the platform's component is activated
+     * when an experiment first uses it ({@link #find}, {@link #open}), so a runtime starts without
+     * activating the platforms (and loading the client libraries) no experiment uses.
+     */
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void bindPlatform(ServiceReference<TrainingPlatform> reference, TrainingPlatform platform) {
+    void bindPlatform(ServiceReference<TrainingPlatform> reference, ComponentServiceObjects<TrainingPlatform> objects) {
+        add(reference, new OnFirstUse(reference, () -> {
+            try {
+                return objects.getService();
+            } catch (IllegalStateException unbound) {
+                return null;
+            }
+        }));
+    }
+
+    /** Binds a platform object at hand (tests without a framework). */
+    void addPlatform(ServiceReference<TrainingPlatform> reference, TrainingPlatform platform) {
+        add(reference, new OnFirstUse(reference, () -> platform));
+    }
+
+    private void add(ServiceReference<TrainingPlatform> reference, OnFirstUse platform) {
         platforms.add(reference, platform).ifPresentOrElse(entry -> {
             LOG.info("platform '{}' bound from {} {}", entry.name(), entry.bundleName(), entry.bundleVersion());
             arrivalListeners.forEach(listener -> listener.accept(entry.name()));
         }, () -> LOG.warn("ignoring a TrainingPlatform service without the '{}' property (service {})",
                 TrainingPlatform.PLATFORM, reference.getProperty("service.id")));
+    }
+
+    /** A bound platform's service object, got from the framework once, when first needed. */
+    private static final class OnFirstUse {
+        private final ServiceReference<?> reference;
+        private final Supplier<TrainingPlatform> getter;
+        private TrainingPlatform platform;
+
+        OnFirstUse(ServiceReference<?> reference, Supplier<TrainingPlatform> getter) {
+            this.reference = reference;
+            this.getter = getter;
+        }
+
+        /** @return the platform, or null when its component cannot be activated (SCR has logged why) */
+        synchronized TrainingPlatform get() {
+            if (platform == null) {
+                platform = getter.get();
+                if (platform == null) {
+                    LOG.warn("platform '{}' (service {}) could not be activated; its component's error is in the log above",
+                            reference.getProperty(TrainingPlatform.PLATFORM), reference.getProperty("service.id"));
+                }
+            }
+            return platform;
+        }
     }
 
     void unbindPlatform(ServiceReference<TrainingPlatform> reference) {
@@ -77,7 +123,7 @@ public class PlatformRegistry {
     }
 
     /** @return why a platform service left: its bundle stopped, or (bundle still active) its component is reconfigured */
-    private static String why(NamedServices.Entry<TrainingPlatform> entry) {
+    private static String why(NamedServices.Entry<OnFirstUse> entry) {
         org.osgi.framework.Bundle bundle = entry.reference().getBundle();
         boolean active = bundle != null && bundle.getState() == org.osgi.framework.Bundle.ACTIVE;
         return active ? "its component (bundle " + entry.bundleName() + ") is restarting with a new configuration"
@@ -112,17 +158,27 @@ public class PlatformRegistry {
         return platforms.names();
     }
 
-    /** @return the platform answering to {@code name} */
+    /** @return the platform answering to {@code name}, activated now if it was not; empty when none can answer */
     public Optional<TrainingPlatform> find(String name) {
-        return platforms.get(name).map(NamedServices.Entry::service);
+        return platforms.get(name).map(entry -> entry.service().get());
     }
 
     /**
-     * @return the platform answering to {@code name}
-     * @throws PlatformException naming the installed platforms, when none answers
+     * @return the platform answering to {@code name}, activated now if it was not
+     * @throws PlatformException naming the installed platforms, when none answers, or saying that the
+     *                           platform's component could not be activated
      */
     public TrainingPlatform require(String name) throws PlatformException {
-        return find(name).orElseThrow(() -> notInstalled(name));
+        return active(platforms.get(name).orElseThrow(() -> notInstalled(name)));
+    }
+
+    private static TrainingPlatform active(NamedServices.Entry<OnFirstUse> entry) throws PlatformException {
+        TrainingPlatform platform = entry.service().get();
+        if (platform == null) {
+            throw new PlatformException("platform '" + entry.name() + "' (bundle " + entry.bundleName() + " " + entry.bundleVersion()
+                    + ") is installed but its component could not be activated: see the runtime's log for its error");
+        }
+        return platform;
     }
 
     /** @return the exception for an experiment that names a platform that is not installed */
@@ -140,9 +196,10 @@ public class PlatformRegistry {
      * @return the session; closing it closes the platform's session
      */
     public TrainingSession open(String name, SessionContext context, Consumer<String> onLost) throws PlatformException {
-        NamedServices.Entry<TrainingPlatform> entry = platforms.get(name).orElseThrow(() -> notInstalled(name));
+        NamedServices.Entry<OnFirstUse> entry = platforms.get(name).orElseThrow(() -> notInstalled(name));
+        TrainingPlatform platform = active(entry);
         TrackedSession tracked = new TrackedSession(entry.reference(), context, onLost);
-        tracked.session = entry.service().open(tracked);
+        tracked.session = platform.open(tracked);
         sessions.add(tracked);
         return tracked;
     }
@@ -156,7 +213,7 @@ public class PlatformRegistry {
         arrivalListeners.remove(listener);
     }
 
-    private PlatformInfo info(NamedServices.Entry<TrainingPlatform> entry, String state) {
+    private PlatformInfo info(NamedServices.Entry<OnFirstUse> entry, String state) {
         List<TrackedSession> open = sessions.stream().filter(s -> s.reference.equals(entry.reference())).toList();
         boolean checksOnly = Boolean.parseBoolean(String.valueOf(entry.reference().getProperty(PlatformInfo.CHECKS_ONLY)));
         List<PlatformInfo.SessionReports> reports = new ArrayList<>();

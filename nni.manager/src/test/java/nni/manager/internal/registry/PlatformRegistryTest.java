@@ -39,8 +39,8 @@ public class PlatformRegistryTest {
 
     @Test
     public void anExperimentNamingAMissingPlatformIsToldWhichAreInstalled() {
-        registry.bindPlatform(reference("local", 1, 0), new FakePlatform());
-        registry.bindPlatform(reference("remote", 2, 0), new FakePlatform());
+        registry.addPlatform(reference("local", 1, 0), new FakePlatform());
+        registry.addPlatform(reference("remote", 2, 0), new FakePlatform());
         PlatformException e = assertThrows(PlatformException.class, () -> registry.require("kubeflow"));
         assertEquals("platform 'kubeflow' is not installed; installed: local, remote. Drop its bundle into deploy/ to add it.",
                 e.getMessage());
@@ -52,8 +52,8 @@ public class PlatformRegistryTest {
         FakePlatform high = new FakePlatform();
         ServiceReference<TrainingPlatform> lowRef = reference("local", 1, 0);
         ServiceReference<TrainingPlatform> highRef = reference("local", 2, 10);
-        registry.bindPlatform(lowRef, low);
-        registry.bindPlatform(highRef, high);
+        registry.addPlatform(lowRef, low);
+        registry.addPlatform(highRef, high);
         assertEquals(high, registry.find("local").orElseThrow());
         assertEquals(List.of("active", "shadowed"), registry.platforms().stream().map(PlatformInfo::state).toList());
         registry.unbindPlatform(highRef);
@@ -61,9 +61,57 @@ public class PlatformRegistryTest {
         assertEquals(1, registry.platforms().size());
     }
 
+    /** Issue 28: binding, listing and naming platforms activates none; the first use activates the one used, once. */
+    @Test
+    public void aPlatformIsGotFromTheFrameworkOnlyWhenFirstUsed() throws Exception {
+        ServiceReference<TrainingPlatform> localRef = reference("local", 1, 0);
+        ServiceReference<TrainingPlatform> kubeflowRef = reference("kubeflow", 2, 0);
+        ServiceReference<TrainingPlatform> brokenRef = reference("broken", 3, 0);
+        FakePlatform local = new FakePlatform();
+        List<String> got = new CopyOnWriteArrayList<>();
+        registry.bindPlatform(localRef, objects(localRef, "local", local, got));
+        registry.bindPlatform(kubeflowRef, objects(kubeflowRef, "kubeflow", new FakePlatform(), got));
+        registry.bindPlatform(brokenRef, objects(brokenRef, "broken", null, got));
+
+        assertEquals(List.of("broken", "kubeflow", "local"), registry.names());
+        assertEquals(3, registry.platforms().size());
+        assertEquals("nothing activated by binding and listing", List.of(), got);
+
+        assertEquals(local, registry.require("local"));
+        assertEquals(local, registry.find("local").orElseThrow());
+        registry.open("local", new RecordingContext(), reason -> { }).close();
+        assertEquals("local, once", List.of("local"), got);
+
+        PlatformException broken = assertThrows(PlatformException.class, () -> registry.require("broken"));
+        assertTrue(broken.getMessage(), broken.getMessage().contains("platform 'broken'") && broken.getMessage().contains("could not be activated"));
+        assertEquals(Optional.empty(), registry.find("broken"));
+        assertEquals(List.of("local", "broken", "broken"), got);
+    }
+
+    /** @return the framework's side of a service as SCR hands it to a bind method; {@code null} service: its activation fails */
+    private static org.osgi.service.component.ComponentServiceObjects<TrainingPlatform> objects(ServiceReference<TrainingPlatform> reference,
+            String name, TrainingPlatform service, List<String> got) {
+        return new org.osgi.service.component.ComponentServiceObjects<>() {
+            @Override
+            public TrainingPlatform getService() {
+                got.add(name);
+                return service;
+            }
+
+            @Override
+            public void ungetService(TrainingPlatform platform) {
+            }
+
+            @Override
+            public ServiceReference<TrainingPlatform> getServiceReference() {
+                return reference;
+            }
+        };
+    }
+
     @Test
     public void aServiceWithoutANameIsIgnored() {
-        registry.bindPlatform(reference(null, 1, 0), new FakePlatform());
+        registry.addPlatform(reference(null, 1, 0), new FakePlatform());
         assertTrue(registry.platforms().isEmpty());
     }
 
@@ -71,7 +119,7 @@ public class PlatformRegistryTest {
     public void sessionsOfAPlatformThatGoesAwayAreDetachedTheirTrialsLeftRunningAndTheExperimentTold() throws Exception {
         FakePlatform platform = new FakePlatform();
         ServiceReference<TrainingPlatform> ref = reference("fake", 1, 0);
-        registry.bindPlatform(ref, platform);
+        registry.addPlatform(ref, platform);
         RecordingContext context = new RecordingContext();
         List<String> lost = new CopyOnWriteArrayList<>();
         TrainingSession session = registry.open("fake", context, lost::add);
@@ -102,7 +150,7 @@ public class PlatformRegistryTest {
     @Test
     public void deactivatingTheRegistryDetachesEverySessionAndClosesNone() throws Exception {
         FakePlatform platform = new FakePlatform();
-        registry.bindPlatform(reference("fake", 1, 0), platform);
+        registry.addPlatform(reference("fake", 1, 0), platform);
         RecordingContext context = new RecordingContext();
         List<String> lost = new CopyOnWriteArrayList<>();
         registry.open("fake", context, lost::add).submit(application("run01"));
@@ -121,11 +169,11 @@ public class PlatformRegistryTest {
         List<String> arrived = new ArrayList<>();
         registry.onArrival(arrived::add);
         ServiceReference<TrainingPlatform> first = reference("fake", 1, 0);
-        registry.bindPlatform(first, new FakePlatform());
+        registry.addPlatform(first, new FakePlatform());
         registry.unbindPlatform(first);
         assertFalse(registry.find("fake").isPresent());
         FakePlatform again = new FakePlatform();
-        registry.bindPlatform(reference("fake", 2, 0), again);
+        registry.addPlatform(reference("fake", 2, 0), again);
         registry.open("fake", new RecordingContext(), reason -> { }).submit(application("t0001"));
         assertEquals(List.of("fake", "fake"), arrived);
         assertTrue(again.session.trial("t0001").isPresent());
@@ -134,7 +182,7 @@ public class PlatformRegistryTest {
     @Test
     public void closingASessionUntracksIt() throws Exception {
         FakePlatform platform = new FakePlatform();
-        registry.bindPlatform(reference("fake", 1, 0), platform);
+        registry.addPlatform(reference("fake", 1, 0), platform);
         TrainingSession session = registry.open("fake", new RecordingContext(), reason -> { });
         session.close();
         assertTrue(platform.session.closed);
@@ -179,7 +227,7 @@ public class PlatformRegistryTest {
     public void aReconfiguredPlatformIsNotSaidToHaveItsBundleStoppedAndAChecksOnlyOneRunsNoTrials() throws Exception {
         ServiceReference<TrainingPlatform> ref = reference("fake", 1, 0, activeBundle("nni.ts.fake"));
         FakePlatform platform = new FakePlatform();
-        registry.bindPlatform(ref, platform);
+        registry.addPlatform(ref, platform);
         assertTrue(registry.platforms().get(0).runsTrials());
         List<String> lost = new CopyOnWriteArrayList<>();
         registry.open("fake", new RecordingContext(), lost::add);
@@ -189,7 +237,7 @@ public class PlatformRegistryTest {
 
         ServiceReference<TrainingPlatform> checksOnly = reference("kubeflow", 2, 0);
         ((FakeReference) checksOnly).properties().put(PlatformInfo.CHECKS_ONLY, "true");
-        registry.bindPlatform(checksOnly, new FakePlatform());
+        registry.addPlatform(checksOnly, new FakePlatform());
         assertFalse(registry.platforms().get(0).runsTrials());
     }
 
@@ -197,7 +245,7 @@ public class PlatformRegistryTest {
     @Test
     public void eachOpenSessionSaysHowItsTrialsReportAndADetachedOneSaysNothing() throws Exception {
         FakePlatform platform = new FakePlatform();
-        registry.bindPlatform(reference("fake", 1, 0), platform);
+        registry.addPlatform(reference("fake", 1, 0), platform);
         TrainingSession session = registry.open("fake", new RecordingContext(), reason -> { });
         assertEquals(List.of(), registry.platforms().get(0).reports());
 
