@@ -31,9 +31,11 @@ import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentListener;
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.TrialInfo;
 import nni.api.platform.TrainingPlatform;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentManager;
 
 /**
  * The web UI's one live stream per page (Server-Sent Events): what changed in which experiment,
@@ -45,10 +47,10 @@ import nni.manager.internal.experiment.ExperimentManager;
  * <p>Writes never block: each client's stream is written when the container says it can take
  * bytes, and a client that takes none while {@value #MAX_PENDING_BYTES} bytes wait is dropped (its
  * page reconnects and re-reads everything). The folding and the writing run on one thread owned by
- * this component.
+ * this component. It hears the experiments as any {@link ExperimentListener} of the exported API does.
  */
-@Component(service = LiveEvents.class)
-public class LiveEvents {
+@Component(service = {LiveEvents.class, ExperimentListener.class})
+public class LiveEvents implements ExperimentListener {
 
     static final long FOLD_MILLIS = 500;
     private static final long KEEP_ALIVE_SECONDS = 20;
@@ -85,50 +87,18 @@ public class LiveEvents {
         }
     }
 
-    private final ExperimentManager experiments;
+    private final ExperimentService experiments;
     private final BundleContext context;
     private final ScheduledExecutorService thread;
     private final Map<String, Changes> changed = new ConcurrentHashMap<>();
     private final AtomicBoolean platformsChanged = new AtomicBoolean();
     private final List<Client> clients = new CopyOnWriteArrayList<>();
-    /** Records what changed (cheap: it runs on the experiments' threads); the sending is this component's. */
-    private final ExperimentManager.Listener listener = new ExperimentManager.Listener() {
-        @Override
-        public void opened(Experiment experiment) {
-            note(experiment, Kind.OPENED, null);
-            platformsChanged.set(true); // sessions counted on the platforms page
-        }
-
-        @Override
-        public void changed(Experiment experiment) {
-            note(experiment, Kind.STATUS, null);
-        }
-
-        @Override
-        public void closed(Experiment experiment, boolean stopped) {
-            note(experiment, Kind.CLOSED, null);
-            platformsChanged.set(true);
-        }
-
-        @Override
-        public void trialChanged(Experiment experiment, String trialId) {
-            note(experiment, Kind.TRIAL, trialId);
-        }
-
-        @Override
-        public void metricsStored(Experiment experiment, String trialId) {
-            note(experiment, Kind.METRICS, trialId);
-        }
-
-        @Override
-        public void configChanged(Experiment experiment) {
-            note(experiment, Kind.CONFIG, null);
-        }
-    };
+    /** Each open experiment as last told, to tell an opening, a status change and a change of limits apart. */
+    private final Map<String, ExperimentInfo> told = new ConcurrentHashMap<>();
     private final ServiceListener platforms = event -> platformsChanged.set(true);
 
     @Activate
-    public LiveEvents(BundleContext context, @Reference ExperimentManager experiments) throws InvalidSyntaxException {
+    public LiveEvents(BundleContext context, @Reference ExperimentService experiments) throws InvalidSyntaxException {
         this.context = context;
         this.experiments = experiments;
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -136,7 +106,6 @@ public class LiveEvents {
             t.setDaemon(true);
             return t;
         });
-        experiments.addListener(listener);
         context.addServiceListener(platforms, "(objectClass=" + TrainingPlatform.class.getName() + ")");
         thread.scheduleWithFixedDelay(this::send, FOLD_MILLIS, FOLD_MILLIS, TimeUnit.MILLISECONDS);
         thread.scheduleWithFixedDelay(() -> broadcast(": keep-alive\n\n"), KEEP_ALIVE_SECONDS, KEEP_ALIVE_SECONDS,
@@ -145,7 +114,6 @@ public class LiveEvents {
 
     @Deactivate
     void deactivate() {
-        experiments.removeListener(listener);
         context.removeServiceListener(platforms);
         thread.shutdownNow();
         for (Client client : clients) {
@@ -154,8 +122,38 @@ public class LiveEvents {
         clients.clear();
     }
 
-    private void note(Experiment experiment, Kind kind, String trialId) {
-        changed.computeIfAbsent(experiment.id(), id -> new Changes()).add(kind, trialId);
+    // ------------------------------------------------------------------ what changed (cheap: told on the experiments' threads)
+
+    @Override
+    public void experimentChanged(ExperimentInfo experiment) {
+        ExperimentInfo before = told.put(experiment.id(), experiment);
+        if (before == null) {
+            note(experiment.id(), Kind.OPENED, null);
+            platformsChanged.set(true); // sessions counted on the platforms page
+        } else {
+            note(experiment.id(), before.status().equals(experiment.status()) ? Kind.CONFIG : Kind.STATUS, null);
+        }
+    }
+
+    @Override
+    public void experimentClosed(String experimentId, boolean stopped) {
+        told.remove(experimentId);
+        note(experimentId, Kind.CLOSED, null);
+        platformsChanged.set(true);
+    }
+
+    @Override
+    public void trialChanged(TrialInfo trial) {
+        note(trial.experimentId(), Kind.TRIAL, trial.job().id());
+    }
+
+    @Override
+    public void metricsStored(String experimentId, String trialId) {
+        note(experimentId, Kind.METRICS, trialId);
+    }
+
+    private void note(String experimentId, Kind kind, String trialId) {
+        changed.computeIfAbsent(experimentId, id -> new Changes()).add(kind, trialId);
     }
 
     /** Takes a request's stream: the answer stays open and gets every message from now on. */
@@ -164,7 +162,7 @@ public class LiveEvents {
         async.addListener(client);
         clients.add(client);
         Map<String, Object> hello = new LinkedHashMap<>();
-        hello.put("open", experiments.open().stream().map(e -> e.id()).toList());
+        hello.put("open", experiments.list().stream().map(ExperimentInfo::id).toList());
         client.offer("retry: 3000\nevent: hello\ndata: " + Json.write(hello) + "\n\n");
         out.setWriteListener(client);
     }
