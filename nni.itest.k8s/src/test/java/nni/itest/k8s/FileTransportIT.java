@@ -197,7 +197,7 @@ public class FileTransportIT {
                             () -> !emulator.failures().isEmpty() || Files.exists(connections) && Files.size(connections) > 0
                                     || "ERROR".equals(status(id)))
                     .until(condition);
-        } catch (AssertionError | org.awaitility.core.ConditionTimeoutException e) {
+        } catch (AssertionError | org.awaitility.core.ConditionTimeoutException | org.awaitility.core.TerminalFailureException e) {
             throw new AssertionError("experiment " + id + " (" + status(id) + "): " + (Files.exists(connections)
                     ? Files.readString(connections) : "") + runtime.console(), e);
         }
