@@ -55,7 +55,9 @@ public class NamedTokenSecretIT {
         Path kubeconfig = cluster.writeKubeconfig(root.resolve("kube").resolve("config"), "limited", MockCluster.LIMITED_TOKEN);
         Path etc = Files.createDirectories(root.resolve("home").resolve("etc"));
         Files.writeString(etc.resolve("nni.ts.kubeflow.cfg"), "kubeconfig=" + kubeconfig + "\nnfs.mount.path=" + share
-                + "\nkeeper.token.secret=" + MockCluster.TOKEN_SECRET + "\n");
+                + "\nkeeper.token.secret=" + MockCluster.TOKEN_SECRET
+                // the keepers call the manager's port, as before keeper.transport: the NFS share with HTTP stays covered
+                + "\nkeeper.transport=http\n");
         runtime = RuntimeProcess.startWithShell(root.resolve("home"), Files.createDirectories(root.resolve("experiments")));
         runtime.endpoint();
         // the platform is bound first with its defaults, then again once FileInstall gave it etc/nni.ts.kubeflow.cfg

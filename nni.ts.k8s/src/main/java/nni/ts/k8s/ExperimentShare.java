@@ -28,6 +28,14 @@ public interface ExperimentShare {
     /** @return a local folder whose files become {@code nni/<experiment>/} on the share once {@link #publish}ed (created) */
     Path stagingFolder(String experimentId) throws PlatformException;
 
+    /**
+     * @return the experiment's folder as this machine reads it, where what the pods write there shows
+     *         (the keepers' file transport, {@link ReportRoute}), or null when the manager only uploads to the share
+     */
+    default Path readableFolder(String experimentId) throws PlatformException {
+        return null;
+    }
+
     /** Makes what is in the staging folder visible to the pods. */
     void publish(String experimentId) throws PlatformException;
 

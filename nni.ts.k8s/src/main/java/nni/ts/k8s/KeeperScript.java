@@ -25,7 +25,8 @@ import nni.ts.cloud.Shell;
  * the lead only. A failure says what is missing on stderr, which the object's
  * {@code terminationMessagePolicy} turns into the pod's termination message. Where the image's
  * Python cannot import {@code nni}, the shipped SDK ({@value #SDK_FOLDER} in {@value #HOME}) goes on
- * {@code PYTHONPATH}, as NNI pip-installs it there.
+ * {@code PYTHONPATH}, as NNI pip-installs it there. A keeper reporting through files gets its
+ * channel folder relative to {@value #HOME} as well.
  */
 public final class KeeperScript {
 
@@ -53,9 +54,11 @@ public final class KeeperScript {
      * @param leadTest    a shell test, true in the one replica that runs the keeper
      * @param leadCommand the command the keeper runs for each trial (the lead role's), or null for
      *                    the experiment's {@code trialCommand}
+     * @param home        the folder {@value #HOME} names in the container: an argument below it (the
+     *                    keeper's {@code --channel} on the share) is written relative to {@value #HOME}
      * @return the script
      */
-    public static String build(EnvironmentSpec spec, String leadTest, String leadCommand) {
+    public static String build(EnvironmentSpec spec, String leadTest, String leadCommand, String home) {
         Set<KeeperRuntime> keepers = spec.keepers();
         StringBuilder script = new StringBuilder();
         script.append("# nni-osgi: the trial keeper of ").append(spec.mode().equals("trial") ? "trial " : "environment ")
@@ -69,7 +72,7 @@ public final class KeeperScript {
         script.append("  cd \"$").append(WORK).append("\" || exit 1\n");
         for (KeeperRuntime runtime : keepers) {
             script.append("  nni_keeper_").append(runtime.name().toLowerCase()).append("() { exec");
-            for (String word : keeperCommand(spec, runtime, leadCommand)) {
+            for (String word : keeperCommand(spec, runtime, leadCommand, home)) {
                 script.append(' ').append(word);
             }
             script.append("; }\n");
@@ -111,7 +114,7 @@ public final class KeeperScript {
     }
 
     /** @return the keeper's command line, its words quoted for the shell */
-    private static List<String> keeperCommand(EnvironmentSpec spec, KeeperRuntime runtime, String leadCommand) {
+    private static List<String> keeperCommand(EnvironmentSpec spec, KeeperRuntime runtime, String leadCommand, String home) {
         List<String> words = new ArrayList<>(runtime.launcher());
         words.add(CODE_MARK.replace("code", runtime.fileName()));
         List<String> arguments = new ArrayList<>(spec.arguments(CODE_MARK, WORK_MARK));
@@ -128,6 +131,8 @@ public final class KeeperScript {
                 quoted.add("\"$" + WORK + "\"");
             } else if (word.startsWith("\u0000")) {
                 quoted.add("\"$" + HOME + "/" + word.substring(1) + "\"");
+            } else if (home != null && word.startsWith(home + "/")) {
+                quoted.add("\"$" + HOME + "\"" + Shell.quote(word.substring(home.length())));
             } else {
                 quoted.add(Shell.quote(word));
             }

@@ -139,7 +139,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
             placement = placement.withSharedSecret(tokenSecret.name(), name);
         }
         JobRequest request = new JobRequest(spec, name, namespace, labels, placement,
-                KeeperScript.build(spec, kind.leadTest(name), kind.leadCommand()), share == null ? null : share.volume());
+                KeeperScript.build(spec, kind.leadTest(name), kind.leadCommand(), placement.home()), share == null ? null : share.volume());
         Map<String, Object> job = kind.job(request);
         KubernetesEnvironment environment = environment(id, name, labels, listener);
         refusal.check();

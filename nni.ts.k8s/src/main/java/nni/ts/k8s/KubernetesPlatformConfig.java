@@ -62,6 +62,12 @@ public @interface KubernetesPlatformConfig {
             + " Empty: a Secret per environment")
     String keeper_token_secret() default "";
 
+    @AttributeDefinition(description = "How the keepers in the pods talk to the manager: files (channel folders on the"
+            + " experiment's NFS share, which this machine mounts: the pods need not reach the manager's port), http (to"
+            + " nniManagerIp and the manager's port) or auto (files when the experiment's share is an NFS share mounted here,"
+            + " else http)")
+    String keeper_transport() default "auto";
+
     @AttributeDefinition(description = "Most jobs (trials, or environments in reuseMode) alive at once")
     int max_environments() default 64;
 

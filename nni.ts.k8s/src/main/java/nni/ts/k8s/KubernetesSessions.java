@@ -41,28 +41,31 @@ public final class KubernetesSessions {
      * @param azure           how an Azure file share's key is read and the share reached
      * @param keeperToken     how the containers get their keeper's token
      * @param tokenSecret     {@code keeper.token.secret}: the Secret that holds the tokens ({@link KeeperToken#NAMED_SECRET}), or blank
+     * @param keeperTransport {@code keeper.transport}: auto, files or http ({@link ReportRoute})
      */
     public record ComponentSettings(String kubeconfig, String context, String nfsMountPath, KeeperChoice keeper,
-                                    KeeperToken keeperToken, String tokenSecret, int maxEnvironments, Duration idleTimeout, Duration cancelGrace,
+                                    KeeperToken keeperToken, String tokenSecret, String keeperTransport, int maxEnvironments, Duration idleTimeout, Duration cancelGrace,
                                     Duration stopGrace, AzureFileShare.Settings azure) {
 
         /**
          * @return the settings of a component configuration
-         * @throws PlatformException naming a bad {@code keeper} or {@code azure.credential} value
+         * @throws PlatformException naming a bad {@code keeper}, {@code keeper.transport} or {@code azure.credential} value
          */
         public static ComponentSettings of(KubernetesPlatformConfig config) throws PlatformException {
             KeeperChoice keeper;
             AzureCredential.Source credential;
             KeeperToken keeperToken;
+            String keeperTransport;
             try {
                 keeper = KeeperChoice.of(config.keeper());
                 keeperToken = KeeperToken.of(config.keeper_token(), config.keeper_token_secret());
+                keeperTransport = ReportRoute.setting(config.keeper_transport());
                 credential = AzureCredential.Source.of(config.azure_credential());
             } catch (IllegalArgumentException e) {
                 throw new PlatformException("the platform's configuration: " + e.getMessage(), e);
             }
             return new ComponentSettings(config.kubeconfig(), config.context(), config.nfs_mount_path(), keeper, keeperToken,
-                    config.keeper_token_secret() == null ? "" : config.keeper_token_secret().strip(),
+                    config.keeper_token_secret() == null ? "" : config.keeper_token_secret().strip(), keeperTransport,
                     config.max_environments(), Duration.ofSeconds(Math.max(1, config.reuse_idle_seconds())),
                     Duration.ofSeconds(Math.max(0, config.cancel_grace_seconds())),
                     Duration.ofSeconds(Math.max(0, config.stop_grace_seconds())),
@@ -91,6 +94,7 @@ public final class KubernetesSessions {
         KubernetesLauncher launcher = null;
         ScheduledThreadPoolExecutor executor = null;
         KeeperOptions options;
+        ReportRoute reports;
         try {
             K8sStorage.Choice storage = sessionSettings.keeperOnShare() ? K8sStorage.of(section) : null;
             cluster = ClusterAccess.connect(settings.kubeconfig(), settings.context(), System.getenv());
@@ -110,6 +114,7 @@ public final class KubernetesSessions {
                 share = AzureFileShare.open(azure, settings.azure(), cluster, namespace, context.experimentId(),
                         context.experimentDirectory().resolve("azure-share"));
             }
+            reports = ReportRoute.choose(settings.keeperTransport(), share, context.experimentId(), sessionSettings.pid());
             AtomicInteger threads = new AtomicInteger();
             executor = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread thread = new Thread(r, "nni-" + context.platform() + "-" + context.experimentId() + "-" + threads.incrementAndGet());
@@ -124,10 +129,10 @@ public final class KubernetesSessions {
             kind.openExperiment(cluster.client(), namespace, context.experimentId());
             options = KeeperOptions.builder(context.platform()).reuse(reuse)
                     .maxEnvironments(Math.max(1, settings.maxEnvironments())).idleTimeout(settings.idleTimeout())
-                    .managerHost(managerHost(section)).keeper(settings.keeper()).build();
-            LOG.info("experiment {}: {} in namespace {} of {} as user {}, {}{}", context.experimentId(), kind.type(), namespace,
-                    cluster.identity(), cluster.identity().user(), reuse ? "reuse mode" : "one keeper per trial",
-                    share == null ? "" : ", " + share.describe());
+                    .managerHost(managerHost(section)).keeper(settings.keeper()).transport(reports.transport()).build();
+            LOG.info("experiment {}: {} in namespace {} of {} as user {}, {}{}, reports {} ({})", context.experimentId(), kind.type(),
+                    namespace, cluster.identity(), cluster.identity().user(), reuse ? "reuse mode" : "one keeper per trial",
+                    share == null ? "" : ", " + share.describe(), reports.transport(), reports.why());
         } catch (PlatformException | RuntimeException e) {
             // nothing is deleted: a resumed experiment's jobs may be running
             if (launcher != null) {
@@ -146,7 +151,7 @@ public final class KubernetesSessions {
             throw e;
         }
         try {
-            return JobSession.open(context, launcher, options, settings.stopGrace(), keeperSessions);
+            return JobSession.open(context, launcher, options, settings.stopGrace(), keeperSessions).transportChosen(reports.why());
         } catch (PlatformException | RuntimeException e) {
             if (share != null) { // the launcher is detached, nothing deleted
                 share.release();

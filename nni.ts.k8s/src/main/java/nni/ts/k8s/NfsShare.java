@@ -127,6 +127,12 @@ public final class NfsShare implements ExperimentShare {
         return folder;
     }
 
+    /** @return the staging folder: it is on the share, mounted here */
+    @Override
+    public Path readableFolder(String experimentId) throws PlatformException {
+        return stagingFolder(experimentId);
+    }
+
     @Override
     public void publish(String experimentId) {
         // the staging folder is on the share

@@ -104,6 +104,21 @@ public final class TaskProcess {
      */
     public static TaskProcess start(String command, Path folder, Map<String, String> environment, Isolation isolation)
             throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(isolated(command, folder, isolation))
+                .directory(folder.toFile())
+                .redirectOutput(folder.resolve("stdout").toFile()).redirectError(folder.resolve("stderr").toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        builder.environment().putAll(environment);
+        return new TaskProcess(builder.start());
+    }
+
+    /**
+     * @param command a bash command line
+     * @param folder  where the recorder's script is written (created)
+     * @return the words that run {@code command} cut off from the manager ({@link Isolation}), in a session of its own:
+     *         for emulators that start their processes themselves
+     */
+    public static List<String> isolated(String command, Path folder, Isolation isolation) throws IOException {
         Files.createDirectories(folder);
         Path recorder = folder.resolve(".isolation.py");
         Files.writeString(recorder, RECORDER);
@@ -111,12 +126,7 @@ public final class TaskProcess {
                 java.nio.file.StandardOpenOption.APPEND);
         String inside = "ip link set lo up && exec python3 " + recorder + " " + isolation.managerPort().getAsInt() + " "
                 + isolation.connections() + " \"$0\"";
-        ProcessBuilder builder = new ProcessBuilder("setsid", "unshare", "-rn", "bash", "-c", inside, command)
-                .directory(folder.toFile())
-                .redirectOutput(folder.resolve("stdout").toFile()).redirectError(folder.resolve("stderr").toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        builder.environment().putAll(environment);
-        return new TaskProcess(builder.start());
+        return List.of("setsid", "unshare", "-rn", "bash", "-c", inside, command);
     }
 
     /** @return completes with the exit code (128 + signal when killed) */

@@ -58,7 +58,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
  * too old {@code java} or a failing {@code python3}), HOSTNAME, the operator's
  * variables and its own (values, Secret references, field references). Deleting a pod sends
  * SIGTERM to its whole process tree and SIGKILL after the grace period. Images are not run: there
- * are no images; the container's command must be given.
+ * are no images; the container's command must be given. With an {@link #isolation}, every container
+ * runs in a network namespace of its own, as pods of a cluster that cannot reach the manager's machine.
  *
  * <p>Every API write runs on {@link #executor}, the emulator's one thread.
  */
@@ -77,6 +78,8 @@ final class Kubelet {
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     private final java.util.Queue<Running> unscheduled = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean schedulingPaused;
+    /** Where pods run cut off from the manager's port, or null: on this machine's network. */
+    volatile nni.itest.cloud.emulator.TaskProcess.Isolation isolation;
     /** Where {@code azureFile} volumes come from, or null. */
     volatile AzureFileMounts azureFiles;
 
@@ -213,7 +216,17 @@ final class Kubelet {
         if (command.isEmpty()) {
             throw new IllegalStateException("pod " + run.name + ": the emulator has no image entrypoints; give the container a command");
         }
-        ProcessBuilder builder = new ProcessBuilder(command.stream().map(word -> rewrite(word, paths, mounts)).toList());
+        List<String> words = command.stream().map(word -> rewrite(word, paths, mounts)).toList();
+        nni.itest.cloud.emulator.TaskProcess.Isolation cutOff = isolation;
+        if (cutOff != null) {
+            try {
+                words = nni.itest.cloud.emulator.TaskProcess.isolated(words.stream().map(Kubelet::quote).collect(Collectors.joining(" ")),
+                        podFolder, cutOff);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        ProcessBuilder builder = new ProcessBuilder(words);
         builder.environment().clear();
         builder.environment().putAll(environment);
         builder.directory(container.getWorkingDir() == null ? podFolder.resolve("workdir").toFile()
@@ -570,6 +583,10 @@ final class Kubelet {
         } catch (IOException e) {
             return "";
         }
+    }
+
+    private static String quote(String word) {
+        return "'" + word.replace("'", "'\\''") + "'";
     }
 
     static String now() {

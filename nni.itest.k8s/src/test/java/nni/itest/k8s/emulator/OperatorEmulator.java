@@ -117,6 +117,15 @@ public final class OperatorEmulator implements AutoCloseable {
         informers.add(informer);
     }
 
+    /**
+     * Runs every pod started from now on cut off from this machine's network, as pods of a cluster
+     * that cannot reach the manager: in a network namespace of its own, a recorder on the manager's
+     * port ({@link nni.itest.cloud.emulator.TaskProcess.Isolation}).
+     */
+    public void isolatePods(nni.itest.cloud.emulator.TaskProcess.Isolation isolation) {
+        kubelet.isolation = isolation;
+    }
+
     /** Lets the node mount {@code azureFile} volumes (without, a pod with one fails the emulator). */
     public void azureFiles(AzureFileMounts mounts) {
         kubelet.azureFiles = mounts;
