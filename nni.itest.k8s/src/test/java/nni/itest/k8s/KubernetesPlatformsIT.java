@@ -164,8 +164,9 @@ public class KubernetesPlatformsIT {
     /** Waits for DONE; an experiment in ERROR or an emulator that failed ends the wait at once. */
     private static void awaitDone(Experiment experiment) {
         await().atMost(EXPERIMENT_WAIT).ignoreExceptions()
-                .failFast("the emulator failed", () -> !emulator.failures().isEmpty())
-                .failFast("the experiment ended in ERROR", () -> "ERROR".equals(api("check-status", experiment).path("status").asText()))
+                // one fail-fast condition: Awaitility keeps only the last one given
+                .failFast("the emulator failed or the experiment ended in ERROR", () -> !emulator.failures().isEmpty()
+                        || "ERROR".equals(api("check-status", experiment).path("status").asText()))
                 .until(() -> api("check-status", experiment).path("status").asText().equals("DONE"));
     }
 

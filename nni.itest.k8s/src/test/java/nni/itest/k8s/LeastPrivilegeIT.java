@@ -151,8 +151,9 @@ public class LeastPrivilegeIT {
         Path directory = children(experiments).get(0);
         String id = directory.getFileName().toString();
         await().atMost(Duration.ofMinutes(3)).ignoreExceptions()
-                .failFast("the emulator failed", () -> !emulator.failures().isEmpty())
-                .failFast("the experiment ended in ERROR", () -> "ERROR".equals(status(id)))
+                // one fail-fast condition: Awaitility keeps only the last one given
+                .failFast("the emulator failed or the experiment ended in ERROR",
+                        () -> !emulator.failures().isEmpty() || "ERROR".equals(status(id)))
                 .until(() -> "DONE".equals(status(id)));
         KubernetesCluster.assertEverySucceededWithItsMetricsOnce(directory, 2);
         assertTrue("the user's requests: " + cluster.limitedRequests(),

@@ -123,8 +123,9 @@ public class NamedTokenSecretIT {
         String id = directory.getFileName().toString();
         try {
             await().atMost(Duration.ofMinutes(3)).ignoreExceptions()
-                    .failFast("the emulator failed", () -> !emulator.failures().isEmpty())
-                    .failFast("the experiment ended in ERROR", () -> "ERROR".equals(status(id)))
+                    // one fail-fast condition: Awaitility keeps only the last one given
+                    .failFast("the emulator failed or the experiment ended in ERROR",
+                            () -> !emulator.failures().isEmpty() || "ERROR".equals(status(id)))
                     .until(() -> "DONE".equals(status(id)));
         } catch (AssertionError | org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("experiment " + id + " did not run to DONE: " + runtime.console(), e);
