@@ -132,7 +132,7 @@ public class FileTransportIT {
         assertToldTheChannelOnly(pods.get(0));
         Files.createFile(code.resolve("signals").resolve("150.release"));
 
-        awaitUnlessConnected(id, connections, () -> "DONE".equals(status(id)), Duration.ofMinutes(3));
+        awaitUnlessConnected(id, connections, () -> "DONE".equals(KubernetesCluster.status(runtime, id)), Duration.ofMinutes(3));
         Path directory = root.resolve("runs").resolve("tf-files").resolve("experiments").resolve(id);
         KubernetesCluster.assertEverySucceededWithItsMetricsOnce(directory, 2);
         assertEquals("connections from the pods to the manager's port", "", Files.readString(connections));
@@ -153,7 +153,7 @@ public class FileTransportIT {
                   - {name: worker, taskNumber: 1, command: bash trial.sh, gpuNumber: 0, cpuNumber: 1, memorySize: 512mb,
                      dockerImage: emulated/nni:nojava, frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: 1}}
                 """, "[3, 4]");
-        awaitUnlessConnected(id, connections, () -> "DONE".equals(status(id)), Duration.ofMinutes(3));
+        awaitUnlessConnected(id, connections, () -> "DONE".equals(KubernetesCluster.status(runtime, id)), Duration.ofMinutes(3));
         Path directory = root.resolve("runs").resolve("fc-files").resolve("experiments").resolve(id);
         KubernetesCluster.assertEverySucceededWithItsMetricsOnce(directory, 2);
         assertEquals("connections from the pods to the manager's port", "", Files.readString(connections));
@@ -195,10 +195,10 @@ public class FileTransportIT {
             await().atMost(patience).ignoreExceptions()
                     .failFast("the emulator failed, a pod connected to the manager's port or the experiment ended in ERROR",
                             () -> !emulator.failures().isEmpty() || Files.exists(connections) && Files.size(connections) > 0
-                                    || "ERROR".equals(status(id)))
+                                    || "ERROR".equals(KubernetesCluster.status(runtime, id)))
                     .until(condition);
         } catch (AssertionError | org.awaitility.core.ConditionTimeoutException | org.awaitility.core.TerminalFailureException e) {
-            throw new AssertionError("experiment " + id + " (" + status(id) + "): " + (Files.exists(connections)
+            throw new AssertionError("experiment " + id + " (" + KubernetesCluster.status(runtime, id) + "): " + (Files.exists(connections)
                     ? Files.readString(connections) : "") + runtime.console(), e);
         }
     }
@@ -222,8 +222,8 @@ public class FileTransportIT {
                 trainingService.stripTrailing().indent(2),
                 ""));
         runtime.type("nni:create " + config);
-        await().atMost(Duration.ofSeconds(60)).until(() -> children(experiments).size() == 1);
-        return children(experiments).get(0).getFileName().toString();
+        await().atMost(Duration.ofSeconds(60)).until(() -> KubernetesCluster.subfolders(experiments).size() == 1);
+        return KubernetesCluster.subfolders(experiments).get(0).getFileName().toString();
     }
 
     private static void halt(String id, CrdSchema crd) throws Exception {
@@ -247,20 +247,5 @@ public class FileTransportIT {
                 java.net.http.HttpResponse.BodyHandlers.ofString());
         assertEquals(response.body(), 200, response.statusCode());
         return RuntimeProcess.JSON.readTree(response.body());
-    }
-
-    /** @return the experiment's status, or "not open" while nni:create is still opening it */
-    private static String status(String id) throws Exception {
-        java.net.http.HttpResponse<String> response = runtime.request("GET", "check-status?experiment_id=" + id, null);
-        return response.statusCode() == 404 ? "not open" : RuntimeProcess.JSON.readTree(response.body()).path("status").asText();
-    }
-
-    private static List<Path> children(Path folder) throws Exception {
-        if (!Files.isDirectory(folder)) {
-            return List.of();
-        }
-        try (Stream<Path> list = Files.list(folder)) {
-            return list.filter(Files::isDirectory).toList();
-        }
     }
 }

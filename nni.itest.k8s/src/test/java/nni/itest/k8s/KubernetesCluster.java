@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 
 import nni.itest.k8s.emulator.OperatorEmulator;
+import nni.itest.launcher.RuntimeProcess;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.TrialRecord;
@@ -154,5 +155,21 @@ final class KubernetesCluster {
         assertEquals("nni-kubernetes-trial", labels.get("app"));
         assertEquals(experimentId, labels.get("expId"));
         assertTrue(labels.toString(), labels.containsKey(idLabel));
+    }
+
+    /** @return the folders directly in {@code folder} (experiments in the experiments folder); empty while it does not exist */
+    static List<Path> subfolders(Path folder) throws IOException {
+        if (!Files.isDirectory(folder)) {
+            return List.of();
+        }
+        try (Stream<Path> list = Files.list(folder)) {
+            return list.filter(Files::isDirectory).toList();
+        }
+    }
+
+    /** @return the experiment's status as the runtime's REST API gives it, or "not open" while nni:create is still opening it */
+    static String status(RuntimeProcess runtime, String id) throws Exception {
+        java.net.http.HttpResponse<String> response = runtime.request("GET", "check-status?experiment_id=" + id, null);
+        return response.statusCode() == 404 ? "not open" : RuntimeProcess.JSON.readTree(response.body()).path("status").asText();
     }
 }

@@ -21,7 +21,6 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import org.junit.After;
 import org.junit.AfterClass;
@@ -140,18 +139,12 @@ public class KubernetesPlatformsIT {
                 ""));
         runtime.type("nni:create " + config);
         Path experiments = folder.resolve("experiments");
-        await().atMost(Duration.ofSeconds(60)).until(() -> Files.isDirectory(experiments) && children(experiments).size() == 1);
-        Path directory = children(experiments).get(0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.isDirectory(experiments) && KubernetesCluster.subfolders(experiments).size() == 1);
+        Path directory = KubernetesCluster.subfolders(experiments).get(0);
         Experiment experiment = new Experiment(directory.getFileName().toString(), directory);
         // its folder comes first; the REST API knows it (check-status answers, not 404) once it is open
         await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> api("check-status", experiment).has("status"));
         return experiment;
-    }
-
-    private static List<Path> children(Path folder) throws IOException {
-        try (Stream<Path> list = Files.list(folder)) {
-            return list.filter(Files::isDirectory).toList();
-        }
     }
 
     record Experiment(String id, Path directory) {

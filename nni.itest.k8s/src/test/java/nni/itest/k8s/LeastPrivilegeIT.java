@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -105,15 +104,6 @@ public class LeastPrivilegeIT {
         return folder.resolve("experiments");
     }
 
-    private static List<Path> children(Path folder) throws IOException {
-        if (!Files.isDirectory(folder)) {
-            return List.of();
-        }
-        try (Stream<Path> list = Files.list(folder)) {
-            return list.filter(Files::isDirectory).toList();
-        }
-    }
-
     @Test(timeout = 120_000)
     public void withoutRightsOnSecretsTheDefaultModeIsRefusedAtOpenNamingWhatIsMissing() throws Exception {
         int before = runtime.console().length();
@@ -147,14 +137,14 @@ public class LeastPrivilegeIT {
                 storage: {storageType: nfs, server: 192.0.2.10, path: /exports/nni}
                 worker: {replicas: 1, command: bash trial.sh, cpuNumber: 1, memorySize: 1gb, dockerImage: emulated/nni:nojava, codeDirectory: .}
                 """, 2);
-        await().atMost(Duration.ofSeconds(60)).until(() -> children(experiments).size() == 1);
-        Path directory = children(experiments).get(0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> KubernetesCluster.subfolders(experiments).size() == 1);
+        Path directory = KubernetesCluster.subfolders(experiments).get(0);
         String id = directory.getFileName().toString();
         await().atMost(Duration.ofMinutes(3)).ignoreExceptions()
                 // one fail-fast condition: Awaitility keeps only the last one given
                 .failFast("the emulator failed or the experiment ended in ERROR",
-                        () -> !emulator.failures().isEmpty() || "ERROR".equals(status(id)))
-                .until(() -> "DONE".equals(status(id)));
+                        () -> !emulator.failures().isEmpty() || "ERROR".equals(KubernetesCluster.status(runtime, id)))
+                .until(() -> "DONE".equals(KubernetesCluster.status(runtime, id)));
         KubernetesCluster.assertEverySucceededWithItsMetricsOnce(directory, 2);
         assertTrue("the user's requests: " + cluster.limitedRequests(),
                 cluster.limitedRequests().stream().noneMatch(r -> r.contains("/secrets")));
@@ -172,9 +162,5 @@ public class LeastPrivilegeIT {
         String log = runtime.log();
         assertEquals(log, 1, log.split(java.util.regex.Pattern.quote(warning), -1).length - 1);
         runtime.type("nni:halt " + id);
-    }
-
-    private static String status(String id) throws Exception {
-        return runtime.get("check-status?experiment_id=" + id).path("status").asText();
     }
 }

@@ -13,7 +13,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 
 import org.junit.After;
 import org.junit.Before;
@@ -118,15 +117,15 @@ public class NamedTokenSecretIT {
                 """.stripTrailing().indent(2),
                 ""));
         runtime.type("nni:create " + config);
-        await().atMost(Duration.ofSeconds(60)).until(() -> children(experiments).size() == 1);
-        Path directory = children(experiments).get(0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> KubernetesCluster.subfolders(experiments).size() == 1);
+        Path directory = KubernetesCluster.subfolders(experiments).get(0);
         String id = directory.getFileName().toString();
         try {
             await().atMost(Duration.ofMinutes(3)).ignoreExceptions()
                     // one fail-fast condition: Awaitility keeps only the last one given
                     .failFast("the emulator failed or the experiment ended in ERROR",
-                            () -> !emulator.failures().isEmpty() || "ERROR".equals(status(id)))
-                    .until(() -> "DONE".equals(status(id)));
+                            () -> !emulator.failures().isEmpty() || "ERROR".equals(KubernetesCluster.status(runtime, id)))
+                    .until(() -> "DONE".equals(KubernetesCluster.status(runtime, id)));
         } catch (AssertionError | org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("experiment " + id + " did not run to DONE: " + runtime.console(), e);
         }
@@ -168,20 +167,5 @@ public class NamedTokenSecretIT {
                 .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
         assertEquals(response.body(), 200, response.statusCode());
         return RuntimeProcess.JSON.readTree(response.body());
-    }
-
-    /** @return the experiment's status, or "not open" while nni:create is still opening it */
-    private String status(String id) throws Exception {
-        java.net.http.HttpResponse<String> response = runtime.request("GET", "check-status?experiment_id=" + id, null);
-        return response.statusCode() == 404 ? "not open" : RuntimeProcess.JSON.readTree(response.body()).path("status").asText();
-    }
-
-    private static List<Path> children(Path folder) throws Exception {
-        if (!Files.isDirectory(folder)) {
-            return List.of();
-        }
-        try (Stream<Path> list = Files.list(folder)) {
-            return list.filter(Files::isDirectory).toList();
-        }
     }
 }
