@@ -47,7 +47,7 @@ import nni.trialkeeper.StderrTail;
  * <li>each trial gets {@code <exp>/trials/<id>} with {@code parameter.cfg} (written atomically),
  *     {@code run.sh}, {@code stdout}, {@code stderr}, {@code .nni/metrics}, {@code .nni/pid}
  *     (pid and start time, for re-attaching after a restart) and {@code .nni/state} (exit code);</li>
- * <li>{@code run.sh} is started through {@code setsid} by the session's {@link Nursery} (the one
+ * <li>{@code run.sh} is started in a process group of its own by the session's {@link Nursery} (the one
  *     child process of this JVM that starts and reaps the trials, so a running trial costs no
  *     thread here), so the trial is a process group whose id is the shell's pid: cancel sends
  *     SIGTERM to the whole group, then SIGKILL after the grace period;</li>
@@ -130,12 +130,12 @@ final class LocalSession implements TrainingSession {
 
     LocalSession(SessionContext context, String shell, int graceSeconds, Path sdkPath, String nvidiaSmi, String host)
             throws PlatformException {
-        this(context, shell, graceSeconds, sdkPath, nvidiaSmi, host, List.of("bash"));
+        this(context, shell, graceSeconds, sdkPath, nvidiaSmi, host, null);
     }
 
-    /** @param scriptRunner what the nursery runs each trial's launch script with (bash; tests wrap it to hold starts) */
+    /** @param startHook a bash script the nursery sources before each launch script, or null (tests hold starts with it) */
     LocalSession(SessionContext context, String shell, int graceSeconds, Path sdkPath, String nvidiaSmi, String host,
-                 List<String> scriptRunner) throws PlatformException {
+                 Path startHook) throws PlatformException {
         this.context = context;
         this.host = host;
         this.nvidiaSmi = nvidiaSmi;
@@ -154,7 +154,7 @@ final class LocalSession implements TrainingSession {
             throw new PlatformException("cannot watch trial files: " + e.getMessage(), e);
         }
         try {
-            this.nursery = new Nursery(codeDirectory.toFile(), "nni-local-nursery-" + context.experimentId(), scriptRunner);
+            this.nursery = new Nursery(codeDirectory.toFile(), "nni-local-nursery-" + context.experimentId(), startHook);
         } catch (IOException e) {
             try {
                 watcher.close();
@@ -411,6 +411,15 @@ final class LocalSession implements TrainingSession {
      *
      * @param resumeMark the mark of the resume's start claim this launch consumes ({@link StartClaim}), or null
      */
+    /**
+     * The trial's launch, which the nursery runs in a subshell of its own (sourced, not a new bash):
+     * with the trial's {@code run.sh} and its command it makes three processes per start, since a
+     * process costs milliseconds of CPU to create and a thousand starts at once were bound by that.
+     * The claim is a builtin ({@link StartClaim}); job control ({@code set -m}) for the one command
+     * that starts {@code run.sh} puts the trial in a process group of its own without {@code setsid};
+     * the pid is written by one {@code write}, so a reader sees it whole or not at all. The exit status
+     * is still written aside and moved: its appearing is the trial's end.
+     */
     private String launchScript(Path directory, Map<String, String> env, String resumeMark) {
         StringBuilder script = new StringBuilder("unset REUSE_MODE\n");
         env.forEach((name, value) -> script.append("export ").append(name).append('=').append(quote(value)).append('\n'));
@@ -420,12 +429,14 @@ final class LocalSession implements TrainingSession {
                 .append("cd ").append(quote(codeDirectory.toString())).append(" || { echo \"$1 cannot enter the code directory\"; exit 0; }\n")
                 .append(StartClaim.shellClaim(directory, resumeMark, LocalSession::quote))
                 .append(" 2>/dev/null || { echo \"$1 the trial was started before, or a resume took it back\"; exit 0; }\n")
-                .append("setsid ").append(quote(shell)).append(' ').append(quote(directory.resolve("run.sh").toString()))
+                .append("set +C -m\n")
+                .append(quote(shell)).append(' ').append(quote(directory.resolve("run.sh").toString()))
                 .append(" </dev/null >").append(quote(directory.resolve("stdout").toString()))
                 .append(" 2>").append(quote(directory.resolve("stderr").toString())).append(" &\n")
                 .append("trial=$!\n")
-                .append("echo \"$trial\" > ").append(quote(pid + ".tmp")).append(" && mv -f ").append(quote(pid + ".tmp"))
-                .append(' ').append(quote(pid.toString())).append('\n')
+                // job control only for that start: with it on, the end of the job would be announced
+                .append("set +m\n")
+                .append("echo \"$trial\" > ").append(quote(pid.toString())).append('\n')
                 // the runtime may be gone (kill -9 just after the start): its closed pipe must not kill
                 // this script by SIGPIPE, which alone writes the exit status a resume needs
                 .append("trap '' PIPE\n")
@@ -695,6 +706,9 @@ final class LocalSession implements TrainingSession {
             try {
                 handle = Files.readString(pidFile).trim().replaceAll("\\s+", ":");
                 source = pidFile.toString();
+                if (handle.isEmpty()) {
+                    return null; // created, its one write not made yet: the launch script writes it at once
+                }
             } catch (IOException e) {
                 LOG.warn("trial {}: unreadable {}: {}", stored.id(), pidFile, e.getMessage());
                 return null;

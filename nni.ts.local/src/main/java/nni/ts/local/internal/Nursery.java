@@ -7,7 +7,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * {@code waitpid} for each live child, which made 1,000 running trials 1,000 threads.
  *
  * <p>The nursery is a bash in a session of its own reading {@code <id> <script>} lines; for each it
- * runs the script in the background (bash reaps its finished background jobs by itself). A script
- * (see {@link LocalSession}'s launch script) starts the trial with {@code setsid} (its pid is the
- * process group the trial is), prints {@code <id> <pid>}, waits for the trial and writes its exit
+ * sources the script in a background subshell (a fork, not a new bash: bash reaps its finished
+ * background jobs by itself). A script (see {@link LocalSession}'s launch script) starts the trial
+ * in a process group of its own (whose id is the trial's pid), prints {@code <id> <pid>}, waits for
+ * the trial and writes its exit
  * status to the trial's exit file, which the session's inotify watch sees. The scripts and the
  * nursery are outside the trials' process groups, so cancelling a trial does not reach them, and
  * they outlive this runtime (even {@code kill -9}): when its input ends the nursery waits for its
@@ -39,9 +39,11 @@ import org.slf4j.LoggerFactory;
 final class Nursery implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Nursery.class);
-    /** Reads requests; its arguments ({@code "$@"}) are the command that runs a script (bash). */
-    private static final String LOOP = "while IFS=' ' read -r id script; do\n"
-            + "  { \"$@\" \"$script\" \"$id\" || echo \"$id failed with exit code $?\"; } </dev/null &\n"
+    /** Reads requests; its argument ({@code $1}) is a hook sourced before each script, or empty. */
+    private static final String LOOP = "hook=$1\n"
+            + "while IFS=' ' read -r id script; do\n"
+            + "  ( if [ -n \"$hook\" ]; then . \"$hook\" \"$id\"; fi\n"
+            + "    . \"$script\" \"$id\" || echo \"$id failed with exit code $?\" ) </dev/null &\n"
             + "done\n"
             + "wait\n";
 
@@ -57,13 +59,12 @@ final class Nursery implements AutoCloseable {
     /**
      * Starts the nursery in {@code directory}; it and the trials inherit this JVM's environment.
      *
-     * @param scriptRunner the command a script is run with, its path and the request id appended
-     *                     ({@code bash}; the tests hold starts with a wrapper around it)
+     * @param startHook a bash script sourced, with the request id as its argument, in the subshell
+     *                  of each start before its script, or null (the tests hold starts with one)
      */
-    Nursery(File directory, String name, List<String> scriptRunner) throws IOException {
+    Nursery(File directory, String name, Path startHook) throws IOException {
         this.name = name;
-        List<String> command = new ArrayList<>(List.of("setsid", "bash", "-c", LOOP, "nni-nursery"));
-        command.addAll(scriptRunner);
+        List<String> command = List.of("setsid", "bash", "-c", LOOP, "nni-nursery", startHook == null ? "" : startHook.toString());
         this.process = new ProcessBuilder(command).directory(directory).redirectErrorStream(true).start();
         this.requests = process.getOutputStream();
         this.reader = new Thread(this::readAnswers, name);
@@ -72,7 +73,7 @@ final class Nursery implements AutoCloseable {
     }
 
     /**
-     * Asks the nursery to run {@code script} (bash) with a request id as its argument, and returns
+     * Asks the nursery to source {@code script} (bash) in a subshell with a request id as its argument, and returns
      * without waiting: any number of starts may be in flight at once, each answer matched to its
      * request by the id. The answer completes on the nursery's reader thread, so what depends on it
      * must be short.

@@ -5,6 +5,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -14,11 +15,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Who starts a trial, decided once on disk, so that a trial runs at most once whenever the runtime
- * is killed: {@code <trial>/.nni/started} is made (atomically) by the trial's launch script as it
- * starts it, or by a resume that found no trace of a start. A resume's claim holds a mark
- * ({@code resume-<id>}) that the launch it submits consumes as it starts the trial, so that this
+ * is killed: the file {@code <trial>/.nni/started} is created exclusively ({@code O_EXCL}) by the
+ * trial's launch script as it starts it (a shell builtin, so a start costs no process for it), or by
+ * a resume that found no trace of a start. A resume's claim comes with a mark
+ * ({@code .nni/resume-<id>}) that the launch it submits consumes as it starts the trial, so that this
  * launch, and only it, may start; a mark still there was never used (the runtime died again before
- * that launch ran), and a later resume may take the claim over by removing it.
+ * that launch ran), and a later resume may take the claim over by removing it. (Before 2026-11 the
+ * claim was a folder holding the marks; such a claim is still understood.)
  */
 final class StartClaim {
 
@@ -34,24 +37,21 @@ final class StartClaim {
 
     /** Removes the claim of an earlier start of the trial, with its marks. */
     static void clear(Path directory) throws IOException {
-        Path claim = of(directory);
-        if (Files.isDirectory(claim)) {
-            try (Stream<Path> entries = Files.list(claim)) {
-                for (Path entry : entries.toList()) {
-                    Files.deleteIfExists(entry);
-                }
-            }
+        for (Path mark : marks(directory)) {
+            Files.deleteIfExists(mark);
         }
-        Files.deleteIfExists(claim);
+        Files.deleteIfExists(of(directory));
     }
 
     /**
      * @param mark the resume's mark the launch consumes, or null for a first launch
-     * @return the shell command with which a launch script claims the start; it fails when the start is not its own
+     * @return the bash command with which a launch script claims the start; it fails when the start
+     *         is not its own. A first launch's is builtins only: noclobber makes the redirection an
+     *         exclusive create, which fails on an existing file or folder.
      */
     static String shellClaim(Path directory, String mark, java.util.function.UnaryOperator<String> quote) {
-        return mark == null ? "mkdir " + quote.apply(of(directory).toString())
-                : "rm " + quote.apply(of(directory).resolve(mark).toString());
+        return mark == null ? "{ set -C; true > " + quote.apply(of(directory).toString()) + "; }"
+                : "rm " + quote.apply(of(directory).resolveSibling(mark).toString());
     }
 
     /**
@@ -63,9 +63,9 @@ final class StartClaim {
     static String claimForResume(Path directory) {
         Path claim = of(directory);
         try {
-            Files.createDirectory(claim);
+            Files.createFile(claim);
         } catch (FileAlreadyExistsException claimed) {
-            if (!takeOverUnused(claim)) {
+            if (!takeOverUnused(directory)) {
                 return null;
             }
         } catch (IOException e) {
@@ -74,7 +74,7 @@ final class StartClaim {
         }
         String mark = MARK + UUID.randomUUID();
         try {
-            Files.createFile(claim.resolve(mark));
+            Files.createFile(claim.resolveSibling(mark));
             return mark;
         } catch (IOException e) {
             LOG.warn("{}: cannot mark the trial's start claim: {}", directory, e.getMessage());
@@ -86,10 +86,10 @@ final class StartClaim {
      * @return whether the claim was an earlier resume's whose launch never started (its marks are
      *         there): they are removed, so that such a launch, if it ever runs, does not start
      */
-    private static boolean takeOverUnused(Path claim) {
+    private static boolean takeOverUnused(Path directory) {
         List<Path> marks;
-        try (Stream<Path> entries = Files.list(claim)) {
-            marks = entries.filter(p -> p.getFileName().toString().startsWith(MARK)).toList();
+        try {
+            marks = marks(directory);
         } catch (IOException e) {
             return false;
         }
@@ -106,5 +106,18 @@ final class StartClaim {
             }
         }
         return true;
+    }
+
+    /** @return the resume marks of the trial's claim: beside it, or inside a claim folder of the old form */
+    private static List<Path> marks(Path directory) throws IOException {
+        List<Path> marks = new ArrayList<>();
+        for (Path folder : List.of(of(directory).getParent(), of(directory))) {
+            if (Files.isDirectory(folder)) {
+                try (Stream<Path> entries = Files.list(folder)) {
+                    entries.filter(p -> p.getFileName().toString().startsWith(MARK)).forEach(marks::add);
+                }
+            }
+        }
+        return marks;
     }
 }

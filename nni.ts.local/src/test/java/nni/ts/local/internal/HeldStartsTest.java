@@ -34,7 +34,7 @@ import nni.api.testkit.RecordingSessionContext;
 
 /**
  * Trial starts are pipelined: the session hands every start to its nursery and returns, so that
- * many starts are in flight at once. The nursery here runs each launch script through a wrapper
+ * many starts are in flight at once. The nursery here sources a hook before each launch script
  * that records the start in {@code in-flight} and then holds it, blocked reading a FIFO, until the
  * test writes lines into the FIFO (every held start goes on at once). Nothing is timed: the
  * record of held starts shows how many were in flight together.
@@ -59,25 +59,24 @@ public class HeldStartsTest {
         held = temporary.newFolder("held").toPath();
         release = held.resolve("release");
         assertEquals(0, new ProcessBuilder("mkfifo", release.toString()).start().waitFor());
-        Path wrapper = held.resolve("hold.sh");
-        // $1 the launch script, $2 the nursery's request id. The FIFO is opened (read-write: never
-        // blocks) before the start is recorded, so a line the test writes once it saw the record waits
-        // there for it; held until then, or 5 minutes: a wrapper never waits for ever
-        Files.writeString(wrapper, "exec 3<> '" + release + "'\n"
-                + "echo \"$2\" >> '" + held.resolve("in-flight") + "'\n"
+        Path hook = held.resolve("hold.sh");
+        // sourced by the nursery before each launch, $1 its request id. The FIFO is opened (read-write:
+        // never blocks) before the start is recorded, so a line the test writes once it saw the record
+        // waits there for it; held until then, or 5 minutes: a hook never waits for ever
+        Files.writeString(hook, "exec 3<> '" + release + "'\n"
+                + "echo \"$1\" >> '" + held.resolve("in-flight") + "'\n"
                 + "read -r -t 300 _ <&3\n"
-                + "exec 3<&-\n"
-                + "exec bash \"$@\"\n");
+                + "exec 3<&-\n");
         Path code = temporary.newFolder("code").toPath();
         Path experiment = temporary.newFolder("experiment").toPath();
         context = new RecordingSessionContext("held", experiment, "local",
                 Map.of("platform", "local", "trialCommand", STAYS_OR_ENDS, "trialCodeDirectory", code.toString()));
-        session = new LocalSession(context, "/bin/bash", 1, null, "nvidia-smi", "localhost", List.of("bash", wrapper.toString()));
+        session = new LocalSession(context, "/bin/bash", 1, null, "nvidia-smi", "localhost", hook);
     }
 
     @After
     public void letGo() throws Exception {
-        releaseTheStarts(); // a failed test leaves no wrapper waiting
+        releaseTheStarts(); // a failed test leaves no hook waiting
         session.close();
         submitter.shutdownNow();
     }

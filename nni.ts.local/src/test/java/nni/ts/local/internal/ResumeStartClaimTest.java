@@ -30,7 +30,7 @@ import nni.api.testkit.RecordingSessionContext;
  * still run late, here after the resume's submission and before its own launch: it must not start
  * the trial, and the resume's launch must (ResumeAfterKillTest saw the reverse: the trial FAILED
  * "could not start: the trial was started before", its late first run unwatched). Each session's
- * launches are held by a wrapper until the test lets them go, so the order is the test's.
+ * launches are held by a hook until the test lets them go, so the order is the test's.
  */
 public class ResumeStartClaimTest {
 
@@ -45,26 +45,25 @@ public class ResumeStartClaimTest {
     @After
     public void letGo() throws IOException {
         for (Path fifo : fifos) {
-            release(fifo); // a failed test leaves no wrapper waiting
+            release(fifo); // a failed test leaves no hook waiting
         }
         sessions.forEach(LocalSession::close);
     }
 
-    /** @return a session whose launches wait in a wrapper until {@link #release} of its FIFO; each finished launch is logged */
+    /** @return a session whose launches wait in a hook until {@link #release} of its FIFO; each finished launch is logged */
     private LocalSession heldSession(String name, RecordingSessionContext context) throws Exception {
         Path held = temporary.newFolder(name).toPath();
         Path fifo = held.resolve("release");
         assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
         fifos.add(fifo);
-        Path wrapper = held.resolve("hold.sh");
-        Files.writeString(wrapper, "exec 3<> '" + fifo + "'\n"
-                + "echo \"$2\" >> '" + held.resolve("in-flight") + "'\n"
+        Path hook = held.resolve("hold.sh");
+        // sourced by the nursery before each launch, $1 its request id; the launch's end is logged on exit
+        Files.writeString(hook, "trap \"echo '$1' >> '" + held.resolve("finished") + "'\" EXIT\n"
+                + "exec 3<> '" + fifo + "'\n"
+                + "echo \"$1\" >> '" + held.resolve("in-flight") + "'\n"
                 + "read -r -t 300 _ <&3\n"
-                + "exec 3<&-\n"
-                + "bash \"$@\"\n"
-                + "echo \"$2\" >> '" + held.resolve("finished") + "'\n");
-        LocalSession session = new LocalSession(context, "/bin/bash", 1, null, "nvidia-smi", "localhost",
-                List.of("bash", wrapper.toString()));
+                + "exec 3<&-\n");
+        LocalSession session = new LocalSession(context, "/bin/bash", 1, null, "nvidia-smi", "localhost", hook);
         sessions.add(session);
         return session;
     }
