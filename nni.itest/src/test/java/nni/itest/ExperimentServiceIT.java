@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.Test;
@@ -56,6 +57,8 @@ public class ExperimentServiceIT extends RuntimeTestSupport {
         ExperimentService experiments = service(ExperimentService.class, null);
         List<TrialInfo> heard = new CopyOnWriteArrayList<>();
         List<String> closed = new CopyOnWriteArrayList<>();
+        List<ExperimentInfo> changed = new CopyOnWriteArrayList<>();
+        List<String> deleted = new CopyOnWriteArrayList<>();
         ServiceRegistration<ExperimentListener> registration = context.registerService(ExperimentListener.class,
                 new ExperimentListener() {
                     @Override
@@ -67,6 +70,16 @@ public class ExperimentServiceIT extends RuntimeTestSupport {
                     public void experimentClosed(String experimentId, boolean stopped) {
                         closed.add(experimentId + (stopped ? " stopped" : " detached"));
                     }
+
+                    @Override
+                    public void experimentChanged(ExperimentInfo experiment) {
+                        changed.add(experiment);
+                    }
+
+                    @Override
+                    public void experimentDeleted(String experimentId) {
+                        deleted.add(experimentId);
+                    }
                 }, null);
         try {
             Path root = Path.of(context.getProperty("nni.it.root"));
@@ -77,6 +90,7 @@ public class ExperimentServiceIT extends RuntimeTestSupport {
                     """);
             Path config = code.resolve("config.yml");
             Files.writeString(config, """
+                    experimentName: service-it
                     searchSpace:
                       x: {_type: choice, _value: [1, 2]}
                     trialCommand: bash trial.sh
@@ -102,6 +116,14 @@ public class ExperimentServiceIT extends RuntimeTestSupport {
                     t.job().id().equals(trial.job().id()) && t.job().status() != TrialStatus.SUCCEEDED));
             assertEquals(List.of(trial.job().id()), experiments.trials(id).value().stream().map(t -> t.job().id()).toList());
             assertEquals(1, experiments.get(id).value().maxTrialNumber().orElseThrow().intValue());
+            assertEquals(Path.of(context.getProperty("nni.experiments.dir")), experiments.root());
+            ExperimentInfo told = changed.stream().filter(e -> e.id().equals(id)).findFirst().orElseThrow();
+            assertEquals(Optional.of("service-it"), told.name());
+            assertEquals(Optional.of("local"), told.platform());
+            Path registry = experiments.root().resolve(".experiment");
+            await("NNI's registry lists the experiment").atMost(WAIT).until(() -> Files.isRegularFile(registry)
+                    && Files.readString(registry).contains("\"" + id + "\""));
+            assertEquals(Refusal.Kind.CONFLICT, refusal(experiments.delete(id)).kind());
 
             assertEquals(Refusal.Kind.NOT_FOUND, refusal(experiments.get("nosuch00")).kind());
             assertEquals(Refusal.Kind.NOT_FOUND, refusal(experiments.cancelTrial(id, "nosuchtr")).kind());
@@ -122,6 +144,13 @@ public class ExperimentServiceIT extends RuntimeTestSupport {
             assertEquals(Refusal.Kind.CONFLICT, readOnly.kind());
             assertTrue(readOnly.message(), readOnly.message().contains("read-only"));
             assertTrue(experiments.stop(id).isDone());
+
+            assertEquals(Refusal.Kind.NOT_FOUND, refusal(experiments.delete("nosuch00")).kind());
+            assertEquals(experiments.root().resolve(id), experiments.delete(id).value());
+            assertFalse(Files.exists(experiments.root().resolve(id)));
+            assertEquals("the listener was told of the deletion before it was answered", List.of(id), deleted);
+            assertFalse("NNI's registry still lists the deleted experiment: " + Files.readString(registry),
+                    Files.readString(registry).contains("\"" + id + "\""));
         } finally {
             registration.unregister();
         }

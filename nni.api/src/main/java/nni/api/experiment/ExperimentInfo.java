@@ -24,6 +24,8 @@ public final class ExperimentInfo {
     private final Duration maxExperimentDuration;
     private final int trialCount;
     private final List<String> errors;
+    private final String name;
+    private final String platform;
 
     private ExperimentInfo(Builder b) {
         this.id = Objects.requireNonNull(b.id, "id");
@@ -37,6 +39,8 @@ public final class ExperimentInfo {
         this.maxExperimentDuration = b.maxExperimentDuration;
         this.trialCount = b.trialCount;
         this.errors = List.copyOf(b.errors);
+        this.name = b.name;
+        this.platform = b.platform;
     }
 
     public static Builder builder(String id) {
@@ -94,6 +98,19 @@ public final class ExperimentInfo {
         return errors;
     }
 
+    /** @return its {@code experimentName}; empty when the configuration gives none (since 1.1) */
+    public Optional<String> name() {
+        return Optional.ofNullable(name);
+    }
+
+    /**
+     * @return the platform it runs on ({@code local}, {@code remote}, ...), {@code hybrid} when it uses
+     *         several, as NNI's experiment list shows it; empty when not known (since 1.1)
+     */
+    public Optional<String> platform() {
+        return Optional.ofNullable(platform);
+    }
+
     @Override
     public String toString() {
         return "experiment " + id + " " + status;
@@ -111,6 +128,8 @@ public final class ExperimentInfo {
         private Duration maxExperimentDuration;
         private int trialCount;
         private List<String> errors = List.of();
+        private String name;
+        private String platform;
 
         private Builder(String id) {
             this.id = id;
@@ -163,6 +182,18 @@ public final class ExperimentInfo {
 
         public Builder errors(List<String> errors) {
             this.errors = errors;
+            return this;
+        }
+
+        /** @since 1.1 */
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        /** @since 1.1 */
+        public Builder platform(String platform) {
+            this.platform = platform;
             return this;
         }
 

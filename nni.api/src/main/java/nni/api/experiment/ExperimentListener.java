@@ -31,4 +31,14 @@ public interface ExperimentListener {
     /** Metrics of a trial were stored (and handed to the tuner or assessor). */
     default void metricsStored(String experimentId, String trialId) {
     }
+
+    /**
+     * A stored experiment (not open) was deleted with its folder. Told on the thread that deleted it,
+     * before the deletion is answered, so that what a listener keeps of the experiment elsewhere can
+     * go with it first; the listener may wait a few seconds for work of its own here, not longer.
+     *
+     * @since 1.1
+     */
+    default void experimentDeleted(String experimentId) {
+    }
 }

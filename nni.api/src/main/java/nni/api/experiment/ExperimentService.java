@@ -91,6 +91,23 @@ public interface ExperimentService {
     /** @return the results of its trials as {@code nnictl experiment export} writes them, one map per trial */
     Outcome<List<Map<String, Object>>> exportData(String experimentId);
 
+    /**
+     * Deletes a stored experiment as {@code nnictl experiment delete} does: its whole folder (database,
+     * logs, trial outputs); {@link ExperimentListener#experimentDeleted} is told before this returns.
+     * Cannot be undone.
+     *
+     * @return the folder deleted; CONFLICT when the experiment is open (stop it first), NOT_FOUND when
+     *         none is stored under that id (since 1.1)
+     * @throws IOException when the folder cannot be deleted whole
+     */
+    Outcome<Path> delete(String experimentId) throws IOException;
+
+    /**
+     * @return the folder holding the experiments' folders (NNI's {@code ~/nni-experiments}), where NNI's
+     *         own tools find their registry of experiments (since 1.1)
+     */
+    Path root();
+
     /** @return the open experiments, oldest first */
     List<ExperimentInfo> list();
 

@@ -25,8 +25,6 @@ import org.osgi.service.component.annotations.Reference;
 
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.ExperimentUpdate;
-import nni.api.experiment.Outcome;
-import nni.api.experiment.Refusal;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
@@ -132,25 +130,16 @@ public class ExperimentCommands {
                          @Descriptor("concurrency | maxtrialnumber | duration | searchspace") String what,
                          @Descriptor("the new value: a number, a duration such as 2h, or a search space JSON file") String value)
             throws IOException {
-        String experimentId = console(service.get(id)).id();
-        String field = console(ExperimentUpdate.consoleField(what));
-        ExperimentUpdate update = console(field.equals(ExperimentUpdate.SEARCH_SPACE)
+        String experimentId = ConsoleAnswers.of(service.get(id)).id();
+        String field = ConsoleAnswers.of(ExperimentUpdate.consoleField(what));
+        ExperimentUpdate update = ConsoleAnswers.of(field.equals(ExperimentUpdate.SEARCH_SPACE)
                 // read as a REST body is, numbers exactly: the update's rule refuses 1e309, Jackson would make it Infinity
                 ? ExperimentUpdate.of(field, JsonBodies.read(Files.readAllBytes(ClientSide.file(value)), "the search space file " + value))
                 : ExperimentUpdate.fromConsole(what, value));
-        console(service.update(experimentId, update));
+        ConsoleAnswers.of(service.update(experimentId, update));
         // a limit lowered below what already ran takes effect at once: nothing more starts
         return "experiment " + experimentId + ": " + what + " = " + value + experiments.get(experimentId)
                 .flatMap(experiment -> Progress.of(experiment).counts().belowStarted()).map(note -> "\n" + note).orElse("");
-    }
-
-    /**
-     * The one mapping of the experiment service's refusals to the console: an exception Gogo shows
-     * by its message, which names the field.
-     */
-    private static <T> T console(Outcome<T> outcome) {
-        return outcome.orElseThrow(refusal -> refusal.kind() == Refusal.Kind.CONFLICT
-                ? new IllegalStateException(refusal.message()) : new IllegalArgumentException(refusal.message()));
     }
 
     @Descriptor("changes the only open experiment (nnictl update)")

@@ -13,6 +13,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import nni.api.experiment.ExperimentService;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.nnictl.TrialExport;
@@ -29,10 +30,12 @@ import nni.manager.internal.store.ExperimentStore;
 public class ExperimentDataCommands {
 
     private final ExperimentManager experiments;
+    private final ExperimentService service;
 
     @Activate
-    public ExperimentDataCommands(@Reference ExperimentManager experiments) {
+    public ExperimentDataCommands(@Reference ExperimentManager experiments, @Reference ExperimentService service) {
         this.experiments = experiments;
+        this.service = service;
     }
 
     @Descriptor("writes an experiment's results to a file as nnictl experiment export does: a row per succeeded trial "
@@ -83,7 +86,7 @@ public class ExperimentDataCommands {
     @Descriptor("deletes a stopped experiment as nnictl experiment delete does: its folder (database, logs, trial outputs) and its entry in NNI's "
             + "experiment registry; this cannot be undone")
     public String delete(@Descriptor("experiment id (not open: nni:halt it first)") String id) throws IOException {
-        Path directory = experiments.delete(id);
+        Path directory = ConsoleAnswers.of(service.delete(id));
         return "experiment " + id + " deleted (" + directory + ")";
     }
 }

@@ -24,7 +24,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.ExperimentUpdate;
-import nni.api.experiment.Outcome;
 import nni.api.model.TrialJob;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
@@ -118,7 +117,7 @@ final class ExperimentRoutes {
         });
         router.add("DELETE", "/trial-jobs/{id}", (request, path) -> {
             Experiment experiment = requireFor(request, path.get("id"));
-            answer(service.get().cancelTrial(experiment.id(), path.get("id")), "");
+            HttpError.answer(service.get().cancelTrial(experiment.id(), path.get("id")), "");
             return Map.of();
         });
         router.get("/metric-data", (request, path) -> metrics(require(request), null, type(request)));
@@ -163,7 +162,7 @@ final class ExperimentRoutes {
         router.withBody("POST", "/experiment/import-data", (request, path) -> require(request), (request, path, body) -> {
             JsonBodies.read(body, "the body"); // as strict as every JSON body
             Experiment experiment = require(request);
-            answer(service.get().importData(experiment.id(), new String(body, StandardCharsets.UTF_8)), "");
+            HttpError.answer(service.get().importData(experiment.id(), new String(body, StandardCharsets.UTF_8)), "");
             return null;
         });
         router.get("/experiment/imported-data", (request, path) -> require(request).importedData());
@@ -265,20 +264,6 @@ final class ExperimentRoutes {
                 : "no open experiment " + id + "; open: " + manager.get().open().stream().map(Experiment::id).toList()));
     }
 
-    /**
-     * The one mapping of the experiment service's refusals to NNI's answers: 404, 409, 400.
-     *
-     * @param invalidPrefix put before an INVALID refusal's message: where its field is in the request ({@code params.})
-     * @return the value of a done outcome
-     */
-    private static <T> T answer(Outcome<T> outcome, String invalidPrefix) {
-        return outcome.orElseThrow(refusal -> switch (refusal.kind()) {
-            case NOT_FOUND -> HttpError.notFound(refusal.message());
-            case CONFLICT -> new HttpError(409, refusal.message());
-            case INVALID -> HttpError.badRequest(invalidPrefix + refusal.message());
-        });
-    }
-
     private static long sequence(String name, String text) {
         long value;
         try {
@@ -340,8 +325,8 @@ final class ExperimentRoutes {
             // NNI's clients send the space as JSON text
             given.put(ExperimentUpdate.SEARCH_SPACE, JsonBodies.read(text.getBytes(StandardCharsets.UTF_8), "params.searchSpace"));
         }
-        ExperimentUpdate update = answer(ExperimentUpdate.fromRest(type, given), "params.");
-        answer(service.get().update(experiment.id(), update), "params.");
+        ExperimentUpdate update = HttpError.answer(ExperimentUpdate.fromRest(type, given), "params.");
+        HttpError.answer(service.get().update(experiment.id(), update), "params.");
         // NNI answers {}; a max trials below what already started is said (NNI's clients ignore the field)
         Optional<String> below = type.equals("MAX_TRIAL_NUM") ? Progress.of(experiment).counts().belowStarted() : Optional.empty();
         return below.<Map<String, Object>>map(note -> Map.of("message", note)).orElse(Map.of());

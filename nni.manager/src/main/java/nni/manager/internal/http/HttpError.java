@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import jakarta.servlet.http.HttpServletResponse;
 
+import nni.api.experiment.Outcome;
+
 /** A request that cannot be answered as asked; becomes {@code {"error": message}} with the status. */
 public final class HttpError extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -29,6 +31,21 @@ public final class HttpError extends RuntimeException {
 
     public static HttpError notFound(String message) {
         return new HttpError(404, message);
+    }
+
+    /**
+     * The one mapping of the experiment service's refusals to NNI's answers: 404, 409, 400.
+     *
+     * @param invalidPrefix put before an INVALID refusal's message: where its field is in the request ({@code params.})
+     * @return the value of a done outcome
+     * @throws HttpError for a refusal
+     */
+    public static <T> T answer(Outcome<T> outcome, String invalidPrefix) {
+        return outcome.orElseThrow(refusal -> switch (refusal.kind()) {
+            case NOT_FOUND -> notFound(refusal.message());
+            case CONFLICT -> new HttpError(409, refusal.message());
+            case INVALID -> badRequest(invalidPrefix + refusal.message());
+        });
     }
 
     /** Writes this error as the answer: its status and {@code {"error": message}}. */

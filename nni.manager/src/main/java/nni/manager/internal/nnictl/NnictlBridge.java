@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -33,9 +32,10 @@ import org.osgi.service.servlet.runtime.HttpServiceRuntime;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.experiment.ExperimentStatus;
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentListener;
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.Outcome;
 
 /**
  * Makes this runtime's experiments visible to NNI's own tools, as NNI's launcher and manager do for
@@ -45,11 +45,12 @@ import nni.manager.internal.experiment.ExperimentStatus;
  * experiment, the URL prefix under which its REST API is served alone
  * ({@value #PREFIX}{@code <id>}), and the log files {@code nnictl log stdout|stderr} read.
  *
- * <p>Registry writes and stop requests run on threads of this component, never on the
- * experiments' threads.
+ * <p>It hears the experiments on the {@link ExperimentListener} whiteboard and acts through
+ * {@link ExperimentService} only. Registry writes and stop requests run on threads of this
+ * component, never on the experiments' threads.
  */
-@Component(service = NnictlBridge.class, immediate = true)
-public class NnictlBridge implements ExperimentManager.Listener {
+@Component(service = {NnictlBridge.class, ExperimentListener.class}, immediate = true)
+public class NnictlBridge implements ExperimentListener {
 
     /** The URL prefix of one experiment's REST API: {@code /experiments/<id>/api/v1/nni/...}. */
     public static final String PREFIX = "experiments/";
@@ -57,11 +58,12 @@ public class NnictlBridge implements ExperimentManager.Listener {
     static final String STDERR_LOG = "nnictl_stderr.log";
 
     private static final Logger LOG = LoggerFactory.getLogger(NnictlBridge.class);
-    private static final Duration STOP_PATIENCE = Duration.ofSeconds(30);
     /** How an experiment ended for good: kept in the registry when it closes or its process goes. */
-    private static final Set<String> OUTCOMES = Set.of(ExperimentStatus.DONE.name(), ExperimentStatus.ERROR.name());
+    private static final Set<String> OUTCOMES = Set.of("DONE", "ERROR");
+    private static final String STOPPED = "STOPPED";
+    private static final String VIEWED = "VIEWED";
 
-    private final ExperimentManager manager;
+    private final ExperimentService experiments;
     private final ExperimentRegistry registry;
     private final String configuredPort;
     /** Registry writes, in order. */
@@ -72,7 +74,9 @@ public class NnictlBridge implements ExperimentManager.Listener {
     /** How many errors of each experiment are in its stderr log already. */
     private final Map<String, Integer> errorsLogged = new ConcurrentHashMap<>();
     /** The status each experiment's stdout log shows last. */
-    private final Map<String, ExperimentStatus> statusLogged = new ConcurrentHashMap<>();
+    private final Map<String, String> statusLogged = new ConcurrentHashMap<>();
+    /** Each open experiment as last told (used on the writer's thread only): what its entry keeps when it closes. */
+    private final Map<String, ExperimentInfo> open = new LinkedHashMap<>();
     /** The registry's status of each experiment open for viewing, from before: it gets it back when closed. */
     private final Map<String, String> viewedFrom = new ConcurrentHashMap<>();
 
@@ -80,15 +84,14 @@ public class NnictlBridge implements ExperimentManager.Listener {
     private volatile Map<String, Object> http;
 
     @Activate
-    public NnictlBridge(@Reference ExperimentManager manager, BundleContext context) {
-        this.manager = manager;
-        this.registry = new ExperimentRegistry(manager.root());
+    public NnictlBridge(@Reference ExperimentService experiments, BundleContext context) {
+        this.experiments = experiments;
+        this.registry = new ExperimentRegistry(experiments.root());
         this.configuredPort = context.getProperty("org.osgi.service.http.port");
         AtomicInteger count = new AtomicInteger();
         this.writer = Executors.newSingleThreadExecutor(r -> daemon(r, "nni-registry"));
         this.workers = Executors.newCachedThreadPool(r -> daemon(r, "nni-experiment-pid-" + count.incrementAndGet()));
-        manager.addListener(this);
-        manager.open().forEach(this::opened);
+        experiments.list().forEach(this::experimentChanged); // those opened before this component: told again is harmless
     }
 
     private static Thread daemon(Runnable work, String name) {
@@ -104,10 +107,7 @@ public class NnictlBridge implements ExperimentManager.Listener {
      */
     @Deactivate
     void deactivate() {
-        manager.removeListener(this);
-        for (String id : List.copyOf(sentinels.keySet())) {
-            manager.get(id).ifPresent(experiment -> write(experiment, lasting(experiment)));
-        }
+        writer.execute(() -> open.values().forEach(experiment -> write(experiment, lasting(experiment))));
         writer.shutdown();
         try {
             if (!writer.awaitTermination(10, TimeUnit.SECONDS)) {
@@ -121,45 +121,55 @@ public class NnictlBridge implements ExperimentManager.Listener {
         workers.shutdownNow();
     }
 
+    /** Opened, or changed: the first time an experiment is told it gets its pid, log header and entry. */
     @Override
-    public void opened(Experiment experiment) {
-        String id = experiment.id();
-        writer.execute(() -> {
-            if (sentinels.containsKey(id)) {
-                return;
-            }
-            try {
-                sentinels.put(id, PidSentinel.start(id, () -> stopRequested(id), workers));
-            } catch (IOException e) {
-                LOG.warn("experiment {}: no pid of its own for NNI's tools ({}); nnictl cannot stop it", id, e.getMessage());
-            }
-            logHeader(experiment);
-            if (experiment.readOnly()) {
-                recorded(id).ifPresent(status -> viewedFrom.put(id, status));
-            }
-            write(experiment, experiment.status().name());
-        });
-    }
-
-    @Override
-    public void changed(Experiment experiment) {
-        writer.execute(() -> {
-            if (sentinels.containsKey(experiment.id())) {
-                write(experiment, experiment.status().name());
+    public void experimentChanged(ExperimentInfo experiment) {
+        onWriter(() -> {
+            if (open.put(experiment.id(), experiment) == null) {
+                opened(experiment);
+            } else {
+                write(experiment, experiment.status());
                 logStatus(experiment);
             }
         });
     }
 
+    /** Runs a registry write after those asked before; none once this component stopped (a late event). */
+    private void onWriter(Runnable write) {
+        try {
+            writer.execute(write);
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            LOG.debug("an experiment event came after NNI's registry bridge stopped");
+        }
+    }
+
+    private void opened(ExperimentInfo experiment) {
+        String id = experiment.id();
+        try {
+            sentinels.put(id, PidSentinel.start(id, () -> stopRequested(id), workers));
+        } catch (IOException e) {
+            LOG.warn("experiment {}: no pid of its own for NNI's tools ({}); nnictl cannot stop it", id, e.getMessage());
+        }
+        logHeader(experiment);
+        if (experiment.readOnly()) {
+            recorded(id).ifPresent(status -> viewedFrom.put(id, status));
+        }
+        write(experiment, experiment.status());
+    }
+
     @Override
-    public void closed(Experiment experiment, boolean stopped) {
-        writer.execute(() -> {
+    public void experimentClosed(String experimentId, boolean stopped) {
+        onWriter(() -> {
+            ExperimentInfo experiment = open.remove(experimentId);
+            if (experiment == null) {
+                return;
+            }
             write(experiment, lasting(experiment));
-            viewedFrom.remove(experiment.id());
+            viewedFrom.remove(experimentId);
             logStatus(experiment);
-            statusLogged.remove(experiment.id());
-            errorsLogged.remove(experiment.id());
-            PidSentinel sentinel = sentinels.remove(experiment.id());
+            statusLogged.remove(experimentId);
+            errorsLogged.remove(experimentId);
+            PidSentinel sentinel = sentinels.remove(experimentId);
             if (sentinel != null) {
                 sentinel.close(); // last: a client waiting for the pid finds the registry updated
             }
@@ -169,10 +179,9 @@ public class NnictlBridge implements ExperimentManager.Listener {
     /** nnictl stop (SIGTERM to the experiment's pid) or a SIGKILL of that pid. */
     private void stopRequested(String id) {
         workers.execute(() -> {
-            try {
-                manager.stop(id, STOP_PATIENCE);
-            } catch (IllegalArgumentException alreadyClosed) {
-                LOG.debug("experiment {} was closed already", id);
+            Outcome<ExperimentInfo> stopped = experiments.stop(id);
+            if (!stopped.isDone()) {
+                LOG.debug("experiment {} was not stopped: {}", id, stopped);
             }
         });
     }
@@ -184,7 +193,7 @@ public class NnictlBridge implements ExperimentManager.Listener {
     public List<Map<String, Object>> entries() throws IOException, InterruptedException {
         return registry.update(entries -> {
             for (Map<String, Object> entry : entries.values()) {
-                if (!ExperimentStatus.STOPPED.name().equals(entry.get("status")) && !alive(entry.get("pid"))) {
+                if (!STOPPED.equals(entry.get("status")) && !alive(entry.get("pid"))) {
                     entry.put("status", afterExit(entry.get("status")));
                     entry.remove("port");
                 }
@@ -209,20 +218,19 @@ public class NnictlBridge implements ExperimentManager.Listener {
      * ERROR), else STOPPED (it was running, or being looked at, when the runtime went)
      */
     static String afterExit(Object recorded) {
-        return OUTCOMES.contains(String.valueOf(recorded)) ? String.valueOf(recorded) : ExperimentStatus.STOPPED.name();
+        return OUTCOMES.contains(String.valueOf(recorded)) ? String.valueOf(recorded) : STOPPED;
     }
 
     /**
      * @return the status an experiment leaves in the registry when it is closed: the outcome it ended
      * with (DONE, ERROR), or the one it had before it was opened for viewing, else STOPPED
      */
-    private String lasting(Experiment experiment) {
-        String status = experiment.status().name();
+    private String lasting(ExperimentInfo experiment) {
+        String status = experiment.status();
         if (OUTCOMES.contains(status)) {
             return status;
         }
-        return experiment.status() == ExperimentStatus.VIEWED ? viewedFrom.getOrDefault(experiment.id(),
-                ExperimentStatus.STOPPED.name()) : ExperimentStatus.STOPPED.name();
+        return VIEWED.equals(status) ? viewedFrom.getOrDefault(experiment.id(), STOPPED) : STOPPED;
     }
 
     /** @return the status the registry has for an experiment now, as {@link #statuses} reads it */
@@ -248,7 +256,7 @@ public class NnictlBridge implements ExperimentManager.Listener {
      * queued before (its closing), and before the deletion is answered.
      */
     @Override
-    public void deleted(String id) {
+    public void experimentDeleted(String id) {
         try {
             writer.submit(() -> registry.update(entries -> entries.remove(id))).get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
@@ -266,11 +274,12 @@ public class NnictlBridge implements ExperimentManager.Listener {
         return pid instanceof Number number && ProcessHandle.of(number.longValue()).map(ProcessHandle::isAlive).orElse(false);
     }
 
-    private void write(Experiment experiment, String status) {
+    private void write(ExperimentInfo experiment, String status) {
         PidSentinel sentinel = sentinels.get(experiment.id());
         Path workingDirectory = experiment.directory().getParent();
-        Map<String, Object> entry = ExperimentRegistry.entry(experiment.id(), port(), experiment.startTime(),
-                experiment.endTime(), status, platform(experiment), experiment.config().experimentName(), List.of(),
+        Map<String, Object> entry = ExperimentRegistry.entry(experiment.id(), port(), experiment.startTime().toEpochMilli(),
+                experiment.endTime().map(java.time.Instant::toEpochMilli).orElse(null), status, experiment.platform().orElse(null),
+                experiment.name().orElse(null), List.of(),
                 sentinel == null ? -1 : sentinel.pid(), workingDirectory.toString(), PREFIX + experiment.id());
         try {
             registry.update(entries -> {
@@ -285,10 +294,6 @@ public class NnictlBridge implements ExperimentManager.Listener {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static String platform(Experiment experiment) {
-        return experiment.config().trainingServices().size() > 1 ? "hybrid" : experiment.config().platform();
     }
 
     /** @return the runtime's HTTP port: the one it listens on, else the configured one */
@@ -317,7 +322,7 @@ public class NnictlBridge implements ExperimentManager.Listener {
     // nnictl log stdout|stderr show <experiment>/log/nnictl_stdout.log and nnictl_stderr.log: NNI's
     // launcher starts them with this header and its manager writes its console there.
 
-    private void logHeader(Experiment experiment) {
+    private void logHeader(ExperimentInfo experiment) {
         String header = "-".repeat(80) + "\nExperiment " + experiment.id() + " start: " + LocalDateTime.now() + "\n"
                 + "-".repeat(80) + "\n";
         append(experiment, STDOUT_LOG, header);
@@ -325,8 +330,8 @@ public class NnictlBridge implements ExperimentManager.Listener {
         logStatus(experiment);
     }
 
-    private void logStatus(Experiment experiment) {
-        if (statusLogged.put(experiment.id(), experiment.status()) != experiment.status()) {
+    private void logStatus(ExperimentInfo experiment) {
+        if (!experiment.status().equals(statusLogged.put(experiment.id(), experiment.status()))) {
             append(experiment, STDOUT_LOG, LocalDateTime.now() + " experiment " + experiment.id() + ": " + experiment.status() + "\n");
         }
         List<String> errors = experiment.errors();
@@ -339,7 +344,7 @@ public class NnictlBridge implements ExperimentManager.Listener {
         }
     }
 
-    private static void append(Experiment experiment, String name, String text) {
+    private static void append(ExperimentInfo experiment, String name, String text) {
         Path file = experiment.directory().resolve("log").resolve(name);
         try {
             Files.createDirectories(file.getParent());

@@ -29,6 +29,7 @@ import nni.manager.internal.config.ConfigException;
 import nni.manager.internal.config.ExperimentConfigLoader;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.experiment.UnknownExperimentException;
 import nni.manager.internal.nnictl.TrialExport;
 
 /**
@@ -156,6 +157,22 @@ public class ExperimentServiceComponent implements ExperimentService {
     }
 
     @Override
+    public Outcome<Path> delete(String experimentId) throws IOException {
+        try {
+            return Outcome.done(manager.delete(experimentId));
+        } catch (UnknownExperimentException | IllegalArgumentException e) {
+            return Outcome.refused(Refusal.notFound(e.getMessage()));
+        } catch (IllegalStateException e) {
+            return Outcome.refused(Refusal.conflict(e.getMessage()));
+        }
+    }
+
+    @Override
+    public Path root() {
+        return manager.root();
+    }
+
+    @Override
     public List<ExperimentInfo> list() {
         return manager.open().stream().map(ExperimentViews::of).toList();
     }
@@ -243,6 +260,13 @@ public class ExperimentServiceComponent implements ExperimentService {
         public void metricsStored(Experiment experiment, String trialId) {
             for (ExperimentListener listener : listeners) {
                 safely(listener, () -> listener.metricsStored(experiment.id(), trialId));
+            }
+        }
+
+        @Override
+        public void deleted(String id) {
+            for (ExperimentListener listener : listeners) {
+                safely(listener, () -> listener.experimentDeleted(id));
             }
         }
 

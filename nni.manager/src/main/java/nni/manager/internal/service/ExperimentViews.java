@@ -31,6 +31,8 @@ final class ExperimentViews {
                 .maxExperimentDuration(config.maxExperimentDuration())
                 .trialCount(experiment.counts().values().stream().mapToInt(Integer::intValue).sum())
                 .errors(experiment.errors())
+                .name(config.experimentName())
+                .platform(config.trainingServices().size() > 1 ? "hybrid" : config.platform())
                 .build();
     }
 

@@ -19,6 +19,7 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAs
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 
+import nni.api.experiment.ExperimentService;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
@@ -68,6 +69,7 @@ public class UiApiServlet extends JsonServlet {
     private static final long MAX_FORM_BYTES = 64 << 10;
 
     private final transient ExperimentManager manager;
+    private final transient ExperimentService service;
     private final transient PlatformRegistry platforms;
     private final transient ExperimentLookup lookup;
     private final transient ExperimentList experiments;
@@ -79,9 +81,11 @@ public class UiApiServlet extends JsonServlet {
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
     public UiApiServlet(@Reference ExperimentManager manager, @Reference PlatformRegistry platforms,
-                        @Reference RequestBodies bodies, @Reference LoginGate login, @Reference NnictlBridge nnictl) {
+                        @Reference RequestBodies bodies, @Reference LoginGate login, @Reference NnictlBridge nnictl,
+                        @Reference ExperimentService service) {
         super(bodies);
         this.manager = manager;
+        this.service = service;
         this.platforms = platforms;
         this.lookup = new ExperimentLookup(manager);
         this.experiments = new ExperimentList(manager, nnictl);
@@ -139,13 +143,7 @@ public class UiApiServlet extends JsonServlet {
         router.add("DELETE", "/experiments/{id}", (request, path) -> {
             String id = path.get("id");
             lookup.forget(id);
-            try {
-                return Map.of("id", id, "deleted", manager.delete(id).toString());
-            } catch (IllegalStateException e) {
-                throw new HttpError(409, e.getMessage());
-            } catch (UnknownExperimentException | IllegalArgumentException e) {
-                throw HttpError.notFound(e.getMessage());
-            }
+            return Map.of("id", id, "deleted", HttpError.answer(service.delete(id), "").toString());
         });
         router.get("/platforms", (request, path) -> platforms());
         router.get("/machines", (request, path) -> MachinesView.of(manager.open()));
