@@ -18,34 +18,32 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.slf4j.LoggerFactory;
 
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentManager;
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentListener;
+import nni.api.experiment.ExperimentService;
 
 /**
  * Each open experiment's own log, as NNI keeps one: {@code <experiment>/log/nnimanager.log}, what
  * the runtime logs about that experiment (records that name its id, and whatever its own thread
  * logs), in {@code nni.log}'s format. Other processes of an experiment (NNI's dispatcher) write
- * their logs beside it, in {@link #folder}.
+ * their logs beside it, in {@link #folder}. It hears the experiments on the {@link ExperimentListener}
+ * whiteboard, told of an opening on the thread that opens the experiment, before its own thread logs.
  */
-@Component(immediate = true, service = ExperimentLogFiles.class)
-public class ExperimentLogFiles implements ExperimentManager.Listener {
+@Component(immediate = true, service = {ExperimentLogFiles.class, ExperimentListener.class})
+public class ExperimentLogFiles implements ExperimentListener {
 
     /** The manager log's name in the experiment's log folder, NNI's. */
     public static final String MANAGER_LOG = "nnimanager.log";
 
-    private final ExperimentManager manager;
     private final Map<String, Handler> handlers = new ConcurrentHashMap<>();
 
     @Activate
-    public ExperimentLogFiles(@Reference ExperimentManager manager) {
-        this.manager = manager;
-        manager.addListener(this);
-        manager.open().forEach(this::opened);
+    public ExperimentLogFiles(@Reference ExperimentService experiments) {
+        experiments.list().forEach(this::experimentChanged); // those opened before this component
     }
 
     @Deactivate
     void deactivate() {
-        manager.removeListener(this);
         handlers.keySet().forEach(this::detach);
     }
 
@@ -54,9 +52,13 @@ public class ExperimentLogFiles implements ExperimentManager.Listener {
         return Files.createDirectories(experimentDirectory.resolve("log"));
     }
 
+    /** Opened (the first time it is told of the experiment), or changed: then its log is open already. */
     @Override
-    public void opened(Experiment experiment) {
+    public void experimentChanged(ExperimentInfo experiment) {
         String id = experiment.id();
+        if (handlers.containsKey(id)) {
+            return;
+        }
         try {
             FileHandler file = new FileHandler(folder(experiment.directory()).resolve(MANAGER_LOG).toString()
                     .replace("%", "%%"), 0, 1, true);
@@ -65,10 +67,9 @@ public class ExperimentLogFiles implements ExperimentManager.Listener {
             String thread = "nni-experiment-" + id;
             file.setFilter(record -> Thread.currentThread().getName().equals(thread)
                     || (record.getMessage() != null && record.getMessage().contains(id)));
-            Handler previous = handlers.put(id, file);
-            if (previous != null) {
-                Logger.getLogger("").removeHandler(previous);
-                previous.close();
+            if (handlers.putIfAbsent(id, file) != null) {
+                file.close(); // told twice at once (opened, and listed by the constructor)
+                return;
             }
             Logger.getLogger("").addHandler(file);
         } catch (IOException e) {
@@ -78,12 +79,8 @@ public class ExperimentLogFiles implements ExperimentManager.Listener {
     }
 
     @Override
-    public void changed(Experiment experiment) {
-    }
-
-    @Override
-    public void closed(Experiment experiment, boolean stopped) {
-        detach(experiment.id());
+    public void experimentClosed(String experimentId, boolean stopped) {
+        detach(experimentId);
     }
 
     private void detach(String id) {
