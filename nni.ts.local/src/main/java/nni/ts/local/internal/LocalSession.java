@@ -369,7 +369,7 @@ final class LocalSession implements TrainingSession {
             return; // a later session re-attaches it from its pid file
         }
         trial.tail.read(false);
-        if (Files.exists(stateFile(trial.directory))) {
+        if (hasExitStatus(trial.directory)) {
             ended(trial);
         }
     }
@@ -401,24 +401,23 @@ final class LocalSession implements TrainingSession {
     }
 
     /**
-     * The script the nursery runs for a trial (argument: the nursery's request id): claims the start
-     * ({@code .nni/started}, made atomically: a resume that claims it first keeps an old request from
-     * starting the trial), starts {@code run.sh} as a session of its own with the trial's environment
-     * and files, writes its pid to {@code .nni/pid} and reports it, waits for it and writes its exit
-     * status to {@code .nni/state} (renamed in place: one event, whole content). The pid and the exit
-     * status are written by the script, not this JVM, so that a runtime killed at any moment finds
-     * the trial again on resume: running, or ended with its exit status.
+     * The script the nursery runs for a trial (argument: the nursery's request id), sourced in a
+     * subshell of its own rather than by a new bash: claims the start ({@code .nni/started}, made
+     * atomically: a resume that claims it first keeps an old request from starting the trial), starts
+     * {@code run.sh} in a process group of its own with the trial's environment and files, writes its
+     * pid to {@code .nni/pid} and reports it, waits for it and writes its exit status to
+     * {@code .nni/state}. The pid and the exit status are written by the script, not this JVM, so that
+     * a runtime killed at any moment finds the trial again on resume: running, or ended with its exit
+     * status.
+     *
+     * <p>A start makes three processes: the subshell, {@code run.sh} and the trial's command, since a
+     * process costs milliseconds of CPU to create and a thousand starts at once were bound by that. The
+     * claim is a builtin ({@link StartClaim}); job control ({@code set -m}) for the one command that
+     * starts {@code run.sh} gives it its own process group without {@code setsid}; the pid and the exit
+     * status are each written by one {@code write}, so a reader sees them whole or not at all
+     * ({@link #hasExitStatus}), without an {@code mv} each.
      *
      * @param resumeMark the mark of the resume's start claim this launch consumes ({@link StartClaim}), or null
-     */
-    /**
-     * The trial's launch, which the nursery runs in a subshell of its own (sourced, not a new bash):
-     * with the trial's {@code run.sh} and its command it makes three processes per start, since a
-     * process costs milliseconds of CPU to create and a thousand starts at once were bound by that.
-     * The claim is a builtin ({@link StartClaim}); job control ({@code set -m}) for the one command
-     * that starts {@code run.sh} puts the trial in a process group of its own without {@code setsid};
-     * the pid is written by one {@code write}, so a reader sees it whole or not at all. The exit status
-     * is still written aside and moved: its appearing is the trial's end.
      */
     private String launchScript(Path directory, Map<String, String> env, String resumeMark) {
         StringBuilder script = new StringBuilder("unset REUSE_MODE\n");
@@ -443,13 +442,25 @@ final class LocalSession implements TrainingSession {
                 .append("echo \"$1 $trial\"\n")
                 .append("exec >/dev/null 2>&1\n")
                 .append("wait \"$trial\"\n")
-                .append("echo \"$?\" > ").append(quote(state + ".tmp")).append(" && mv -f ").append(quote(state + ".tmp"))
-                .append(' ').append(quote(state.toString())).append('\n')
+                .append("echo \"$?\" > ").append(quote(state.toString())).append('\n')
                 .toString();
     }
 
     private static Path stateFile(Path directory) {
         return directory.resolve(".nni").resolve("state");
+    }
+
+    /**
+     * @return whether the trial ended: its launch script wrote the exit status whole ({@code <code>\n},
+     *         one {@code write}; the file it has just created, still empty, is not an end yet)
+     */
+    private static boolean hasExitStatus(Path directory) {
+        Path state = stateFile(directory);
+        try {
+            return Files.exists(state) && Files.readString(state).endsWith("\n");
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** The trial's pid, and its start time once this JVM learnt it: {@code <pid>[ <start epoch ms>]}. */
@@ -581,7 +592,7 @@ final class LocalSession implements TrainingSession {
     public Optional<TrialJob> reattach(TrialJob stored) {
         Path directory = context.experimentDirectory().resolve("trials").resolve(stored.id());
         long[] pidAndStart = processOf(stored, directory);
-        if (pidAndStart == null && !Files.exists(stateFile(directory))) {
+        if (pidAndStart == null && !hasExitStatus(directory)) {
             if (!Files.isRegularFile(directory.resolve("run.sh"))) {
                 return Optional.empty(); // never submitted here
             }
@@ -592,7 +603,7 @@ final class LocalSession implements TrainingSession {
                 return submitAgain(stored);
             }
             pidAndStart = awaitPidFile(stored, directory);
-            if (pidAndStart == null && !Files.exists(stateFile(directory))) {
+            if (pidAndStart == null && !hasExitStatus(directory)) {
                 LOG.warn("trial {}: its launch script claimed the start but wrote no pid within {} s", stored.id(), PID_WAIT_SECONDS);
                 return Optional.empty();
             }
@@ -624,7 +635,7 @@ final class LocalSession implements TrainingSession {
             }
             trial.process = process;
         }
-        if (Files.exists(stateFile(directory))) {
+        if (hasExitStatus(directory)) {
             timers.execute(() -> ended(trial)); // ended while nobody watched: the exit status is in .nni/state
         } // else .nni/state appearing ends it: also when the process is gone already, since its launch script
           // writes the status a moment after the trial's exit (seconds on a loaded machine). A launch script
@@ -658,7 +669,7 @@ final class LocalSession implements TrainingSession {
     private static long[] awaitPidFile(TrialJob stored, Path directory) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PID_WAIT_SECONDS);
         long[] found = null;
-        while (found == null && !Files.exists(stateFile(directory)) && System.nanoTime() < deadline) {
+        while (found == null && !hasExitStatus(directory) && System.nanoTime() < deadline) {
             try {
                 TimeUnit.MILLISECONDS.sleep(20);
             } catch (InterruptedException e) {
@@ -754,7 +765,7 @@ final class LocalSession implements TrainingSession {
                 if (trial.process == null || trial.endReported) {
                     continue;
                 }
-                if (Files.exists(stateFile(trial.directory))) {
+                if (hasExitStatus(trial.directory)) {
                     ended.add(trial);
                 } else if (trial.process.map(ProcessHandle::isAlive).orElse(false)) {
                     trial.goneWithoutStatus = false;
@@ -799,7 +810,7 @@ final class LocalSession implements TrainingSession {
             try {
                 if (trial != null && trial.process != null) {
                     trial.tail.read(false);
-                    if (Files.exists(stateFile(trial.directory))) {
+                    if (hasExitStatus(trial.directory)) {
                         ended(trial);
                     }
                 }
