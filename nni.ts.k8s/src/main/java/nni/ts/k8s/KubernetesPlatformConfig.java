@@ -41,6 +41,11 @@ public @interface KubernetesPlatformConfig {
             + " for azureAccount (another cloud: https://{account}.file.core.chinacloudapi.cn)")
     String azure_files_url() default "https://{account}.file.core.windows.net";
 
+    @AttributeDefinition(description = "storageType azureStorage: where the Azure file share is mounted on this machine (an SMB"
+            + " mount, as mount -t cifs //<account>.file.core.windows.net/<share>); empty: not mounted here, the manager only"
+            + " uploads to it. Needed for keeper.transport files with an Azure file share")
+    String azureStorage_mount() default "";
+
     @AttributeDefinition(description = "storageType azureStorage: seconds one request to Key Vault, Microsoft Entra ID or"
             + " Azure Files may take")
     int azure_request_timeout_seconds() default 60;
@@ -63,9 +68,9 @@ public @interface KubernetesPlatformConfig {
     String keeper_token_secret() default "";
 
     @AttributeDefinition(description = "How the keepers in the pods talk to the manager: files (channel folders on the"
-            + " experiment's NFS share, which this machine mounts: the pods need not reach the manager's port), http (to"
-            + " nniManagerIp and the manager's port) or auto (files when the experiment's share is an NFS share mounted here,"
-            + " else http)")
+            + " experiment's share, which this machine mounts too: an NFS share, or an Azure file share at azureStorage.mount;"
+            + " the pods need not reach the manager's port), http (to nniManagerIp and the manager's port) or auto (files when"
+            + " nniManagerIp is not set, the manager's port is bound to loopback only and such a share is mounted here; else http)")
     String keeper_transport() default "auto";
 
     @AttributeDefinition(description = "Most jobs (trials, or environments in reuseMode) alive at once")

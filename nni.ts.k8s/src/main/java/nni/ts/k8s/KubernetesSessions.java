@@ -70,7 +70,8 @@ public final class KubernetesSessions {
                     Duration.ofSeconds(Math.max(0, config.cancel_grace_seconds())),
                     Duration.ofSeconds(Math.max(0, config.stop_grace_seconds())),
                     new AzureFileShare.Settings(credential, config.az_command(), config.keyvault_url(), config.keyvault_resource(),
-                            config.azure_files_url(), Duration.ofSeconds(Math.max(1, config.azure_request_timeout_seconds()))));
+                            config.azure_files_url(), Duration.ofSeconds(Math.max(1, config.azure_request_timeout_seconds())),
+                            config.azureStorage_mount()));
         }
     }
 
@@ -83,9 +84,10 @@ public final class KubernetesSessions {
      * @param settings        the component's settings
      * @param kind            the operator's jobs, built from the section
      * @param sessionSettings how the platform's sessions differ (the share, reuse by default)
+     * @param httpHost        the host the manager's port is bound to ({@code org.apache.felix.http.host}), or null (every address)
      */
     public static TrainingSession open(SessionContext context, KeeperSessions keeperSessions, ComponentSettings settings,
-                                       JobKind kind, KubernetesSessionSettings sessionSettings) throws PlatformException {
+                                       JobKind kind, KubernetesSessionSettings sessionSettings, String httpHost) throws PlatformException {
         Map<String, Object> section = context.section();
         String namespace = section.get("namespace") instanceof String ns && !ns.isBlank() ? ns : "default";
         boolean reuse = section.get("reuseMode") instanceof Boolean b ? b : sessionSettings.reuseByDefault();
@@ -114,7 +116,8 @@ public final class KubernetesSessions {
                 share = AzureFileShare.open(azure, settings.azure(), cluster, namespace, context.experimentId(),
                         context.experimentDirectory().resolve("azure-share"));
             }
-            reports = ReportRoute.choose(settings.keeperTransport(), share, context.experimentId(), sessionSettings.pid());
+            reports = ReportRoute.choose(settings.keeperTransport(), share, context.experimentId(),
+                    new ReportRoute.ManagerAddress(managerHost(section), httpHost), sessionSettings.pid());
             AtomicInteger threads = new AtomicInteger();
             executor = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread thread = new Thread(r, "nni-" + context.platform() + "-" + context.experimentId() + "-" + threads.incrementAndGet());
