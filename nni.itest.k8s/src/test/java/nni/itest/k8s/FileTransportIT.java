@@ -1,5 +1,6 @@
 package nni.itest.k8s;
 
+import static nni.itest.k8s.KubernetesCluster.ADAPTDLJOBS;
 import static nni.itest.k8s.KubernetesCluster.FRAMEWORKS;
 import static nni.itest.k8s.KubernetesCluster.TFJOBS;
 import static org.awaitility.Awaitility.await;
@@ -71,7 +72,7 @@ public class FileTransportIT {
         root = KubernetesCluster.freshFolder("k8s-file-transport");
         code = KubernetesCluster.trialCode(root.resolve("code"));
         share = Files.createDirectories(root.resolve("share"));
-        cluster = MockCluster.start(TFJOBS, FRAMEWORKS);
+        cluster = MockCluster.start(TFJOBS, FRAMEWORKS, ADAPTDLJOBS);
         admin = cluster.admin();
         emulator = new OperatorEmulator(admin, root.resolve("emulator"), share, Duration.ofSeconds(3));
         vault = new KeyVaultEmulator(TENANT, CLIENT, CLIENT_SECRET, "nnivault");
@@ -87,6 +88,9 @@ public class FileTransportIT {
                     + "azure.credential=environment\nkeyvault.url=" + vault.address() + "/{vault}\nazure.files.url=" + files.address()
                     + "/{account}\nazure.request.timeout.seconds=20\nazureStorage.mount=" + azureMount + "\n");
         }
+        // AdaptDL requires nniManagerIp (as NNI does), so its auto stays HTTP: the file transport is asked for
+        Files.writeString(etc.resolve("nni.ts.adaptdl.cfg"), "kubeconfig=" + kubeconfig + "\nnfs.mount.path=" + share
+                + "\nkeeper.transport=files\n");
         runtime = RuntimeProcess.startWithShell(Map.of("AZURE_TENANT_ID", TENANT, "AZURE_CLIENT_ID", CLIENT, "AZURE_CLIENT_SECRET",
                 CLIENT_SECRET, "AZURE_AUTHORITY_HOST", vault.address()), root.resolve("home"),
                 Files.createDirectories(root.resolve("experiments")));
@@ -102,7 +106,7 @@ public class FileTransportIT {
                     }
                 }
             }
-            return configured.containsAll(Set.of("kubeflow", "frameworkcontroller"));
+            return configured.containsAll(Set.of("kubeflow", "frameworkcontroller", "adl"));
         });
     }
 
@@ -233,6 +237,55 @@ public class FileTransportIT {
         assertHandshakesWentThrough(channels, 1);
         assertEquals("Azure Files refused nothing", List.of(), files.refused());
         halt(id, TFJOBS);
+    }
+
+    /**
+     * AdaptDL's pods have no NNI share, but the user's {@code nfs} volume: with {@code keeper.transport
+     * = files}, the channel folders are in {@code nni/<experiment>/channels} on it, which the manager
+     * sees at {@code nfs.mount.path}. The keeper (in the job's ConfigMap) is given its channel through
+     * {@code NNI_KEEPER_CHANNEL}, below the volume's {@code containerMountPath}.
+     */
+    @Test(timeout = 300_000)
+    public void adaptdlPodsCutOffFromTheManagerReportThroughTheTrialsNfsVolume() throws Exception {
+        Path connections = root.resolve("adl-connections-to-the-manager");
+        emulator.isolatePods(new TaskProcess.Isolation(() -> URI.create(runtime.endpoint()).getPort(), connections));
+        String id = create("adl-files", """
+                platform: adl
+                image: emulated/nni:nojava
+                namespace: default
+                trialCommand: bash trial.sh
+                trialGpuNumber: 0
+                nniManagerIp: 127.0.0.1
+                nfs: {server: 192.0.2.10, path: /exports/nni, containerMountPath: /mnt/nfs}
+                checkpoint: {storageClass: standard, storageSize: 1Gi}
+                """, "[152, 8]");
+        Path waiting = code.resolve("signals").resolve("152.pid");
+        awaitUnlessConnected(id, connections, () -> Files.exists(waiting), Duration.ofMinutes(3));
+        JsonNode reports = platform(uiPlatforms(), "adl").path("reports");
+        assertEquals(reports.toString(), 1, reports.size());
+        assertEquals(reports.toString(), "files", reports.get(0).path("transport").asText());
+        String why = reports.get(0).path("why").asText();
+        Path channels = share.resolve("nni").resolve(id).resolve("channels");
+        assertTrue(why, why.startsWith("keeper.transport = files") && why.contains(channels.toString())
+                && why.contains("/mnt/nfs/nni/" + id + "/channels"));
+        List<Pod> pods = admin.pods().inNamespace("default").withLabel("expId", id).list().getItems();
+        assertEquals(1, pods.size());
+        String env = pods.get(0).getSpec().getContainers().get(0).getEnv().toString();
+        assertTrue(env, env.contains("name=NNI_KEEPER_CHANNEL, value=/mnt/nfs/nni/" + id + "/channels/"));
+        String scripts = admin.configMaps().inNamespace("default").withLabel("expId", id).list().getItems().stream()
+                .map(map -> String.valueOf(map.getData())).reduce("", String::concat);
+        assertTrue(scripts, scripts.contains("'--channel' \"$NNI_KEEPER_CHANNEL\""));
+        String port = ":" + URI.create(runtime.endpoint()).getPort();
+        assertFalse("the pod is never told where the manager listens", scripts.contains("--manager") || scripts.contains(port)
+                || env.contains(port));
+        Files.createFile(code.resolve("signals").resolve("152.release"));
+
+        awaitUnlessConnected(id, connections, () -> "DONE".equals(KubernetesCluster.status(runtime, id)), Duration.ofMinutes(3));
+        Path directory = root.resolve("runs").resolve("adl-files").resolve("experiments").resolve(id);
+        KubernetesCluster.assertEverySucceededWithItsMetricsOnce(directory, 2);
+        assertEquals("connections from the pods to the manager's port", "", Files.readString(connections));
+        assertHandshakesWentThrough(channels, 2);
+        halt(id, ADAPTDLJOBS);
     }
 
     /** The pod's keeper is given its channel folder on the share, and neither {@code --manager} nor the manager's port. */

@@ -51,5 +51,6 @@ public interface ExperimentShare extends ReportShare {
 
 
     /** Lets go of the share (unmounts what this manager mounted, ends connections); failures are returned, not thrown. */
+    @Override
     List<String> release();
 }

@@ -18,8 +18,9 @@ public @interface KubernetesPlatformConfig {
     @AttributeDefinition(description = "The kubeconfig context to use; empty: its current context")
     String context() default "";
 
-    @AttributeDefinition(description = "Where the experiments' NFS share (storage: server, path) is mounted on this machine;"
-            + " empty: where /proc/mounts shows it, else mounted with sudo under the experiment's folder")
+    @AttributeDefinition(description = "Where the experiments' NFS share (storage: server, path; AdaptDL: the trials' nfs, for"
+            + " keeper.transport files) is mounted on this machine; empty: where /proc/mounts shows it, else mounted with sudo"
+            + " under the experiment's folder")
     String nfs_mount_path() default "";
 
     @AttributeDefinition(description = "storageType azureStorage: the Microsoft Entra credential that reads the storage key"

@@ -92,6 +92,7 @@ public final class KubernetesSessions {
         String namespace = section.get("namespace") instanceof String ns && !ns.isBlank() ? ns : "default";
         boolean reuse = section.get("reuseMode") instanceof Boolean b ? b : sessionSettings.reuseByDefault();
         ExperimentShare share = null;
+        PodNfsShare podNfs = null;
         Cluster cluster = null;
         KubernetesLauncher launcher = null;
         ScheduledThreadPoolExecutor executor = null;
@@ -116,7 +117,10 @@ public final class KubernetesSessions {
                 share = AzureFileShare.open(azure, settings.azure(), cluster, namespace, context.experimentId(),
                         context.experimentDirectory().resolve("azure-share"));
             }
-            reports = ReportRoute.choose(settings.keeperTransport(), share, context.experimentId(),
+            if (share == null && kind.podNfs() != null) {
+                podNfs = new PodNfsShare(kind.podNfs(), settings.nfsMountPath(), context.experimentDirectory().resolve("nfs-root"));
+            }
+            reports = ReportRoute.choose(settings.keeperTransport(), share != null ? share : podNfs, context.experimentId(),
                     new ReportRoute.ManagerAddress(managerHost(section), httpHost), sessionSettings.pid());
             AtomicInteger threads = new AtomicInteger();
             executor = new ScheduledThreadPoolExecutor(1, r -> {
@@ -127,8 +131,9 @@ public final class KubernetesSessions {
             executor.setRemoveOnCancelPolicy(true);
             // closing deletes everything of the experiment at once: deletes still waiting out a grace are dropped
             executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-            launcher = new KubernetesLauncher(cluster, namespace, kind, share, context.experimentId(), settings.keeper().toString(),
-                    settings.keeperToken(), settings.tokenSecret(), settings.cancelGrace().toMillis(), executor, context::capacityChanged);
+            launcher = new KubernetesLauncher(cluster, namespace, kind, share, podNfs, context.experimentId(),
+                    settings.keeper().toString(), settings.keeperToken(), settings.tokenSecret(), settings.cancelGrace().toMillis(),
+                    executor, context::capacityChanged);
             kind.openExperiment(cluster.client(), namespace, context.experimentId());
             options = KeeperOptions.builder(context.platform()).reuse(reuse)
                     .maxEnvironments(Math.max(1, settings.maxEnvironments())).idleTimeout(settings.idleTimeout())
@@ -151,6 +156,9 @@ public final class KubernetesSessions {
             if (share != null) {
                 share.release();
             }
+            if (podNfs != null) {
+                podNfs.release();
+            }
             throw e;
         }
         try {
@@ -158,6 +166,9 @@ public final class KubernetesSessions {
         } catch (PlatformException | RuntimeException e) {
             if (share != null) { // the launcher is detached, nothing deleted
                 share.release();
+            }
+            if (podNfs != null) {
+                podNfs.release();
             }
             throw e;
         }

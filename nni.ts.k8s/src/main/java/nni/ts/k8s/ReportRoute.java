@@ -90,13 +90,23 @@ public record ReportRoute(KeeperTransport transport, String why) {
         if (mode.equals("auto") && !manager.unreachable()) {
             return new ReportRoute(KeeperTransport.http(), "keeper.transport = auto: the pods call the manager at " + manager.describe());
         }
-        Path folder = share == null ? null : share.readableFolder(experimentId);
+        Path folder = null;
+        String unmountable = null;
+        try {
+            folder = share == null ? null : share.readableFolder(experimentId);
+        } catch (PlatformException e) {
+            if (mode.equals("files")) {
+                throw new PlatformException("keeper.transport = files: " + e.getMessage(), e);
+            }
+            unmountable = e.getMessage(); // auto: HTTP still may work
+        }
         if (folder != null) {
             return files(folder, share.podFolder(experimentId), mode.equals("files") ? "keeper.transport = files"
                     : "keeper.transport = auto: nniManagerIp is not set and the manager's port is bound to " + manager.httpHost().strip()
                     + " only, which the pods cannot reach; " + share.describe() + " is mounted on this machine");
         }
         String unreadable = share == null ? "this platform's pods have no share this machine reads"
+                : unmountable != null ? share.describe() + " cannot be mounted on this machine: " + unmountable
                 : share.describe() + " is not mounted on this machine (" + share.mountHint() + ")";
         if (mode.equals("files")) {
             throw new PlatformException("keeper.transport = files needs a share the pods and this machine both see, and " + unreadable

@@ -1,6 +1,7 @@
 package nni.ts.k8s;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import nni.api.platform.PlatformException;
 
@@ -27,4 +28,7 @@ public interface ReportShare {
     default String mountHint() {
         return "it is only uploaded to";
     }
+
+    /** Lets go of the share (unmounts what this manager mounted); failures are returned, not thrown. */
+    List<String> release();
 }

@@ -80,6 +80,30 @@ public class ReportRouteTest {
     }
 
     @Test
+    public void adaptdlsTrialNfsVolumeCarriesTheChannelsBelowItsContainerMountPath() throws Exception {
+        Path mounted = folder.newFolder("trial-nfs").toPath();
+        PodNfsShare nfs = new PodNfsShare(new PodNfsShare.Volume("10.0.0.6", "/exports/trials", "/mnt/nfs/"), mounted.toString(),
+                folder.getRoot().toPath().resolve("unused"));
+        ReportRoute route = ReportRoute.choose("files", nfs, "ab12cd34", new ReportRoute.ManagerAddress("10.1.2.3", null), "nni.ts.adaptdl");
+        assertEquals(KeeperTransport.sharedFiles(mounted.resolve("nni").resolve("ab12cd34").resolve("channels"),
+                "/mnt/nfs/nni/ab12cd34/channels"), route.transport());
+        assertTrue(Files.isDirectory(mounted.resolve("nni").resolve("ab12cd34").resolve("channels")));
+        assertEquals(List.of(), nfs.release());
+        PodNfsShare unmountable = new PodNfsShare(new PodNfsShare.Volume("10.0.0.6", "/exports/trials", "/mnt/nfs"),
+                mounted.resolve("absent").toString(), folder.getRoot().toPath().resolve("unused"));
+        ReportRoute auto = ReportRoute.choose("auto", unmountable, "ab12cd34", UNREACHABLE, "nni.ts.adaptdl");
+        assertFalse(auto.transport().files());
+        assertTrue(auto.why(), auto.why().contains("but the trials' NFS share 10.0.0.6:/exports/trials (at /mnt/nfs in the pods) cannot"
+                + " be mounted on this machine: nfs.mount.path " + mounted.resolve("absent") + " (where the NFS share"));
+        try {
+            ReportRoute.choose("files", unmountable, "ab12cd34", UNREACHABLE, "nni.ts.adaptdl");
+            fail("files on a share that cannot be mounted was accepted");
+        } catch (PlatformException e) {
+            assertTrue(e.getMessage(), e.getMessage().startsWith("keeper.transport = files: nfs.mount.path " + mounted.resolve("absent")));
+        }
+    }
+
+    @Test
     public void autoWithoutAnAddressAndWithoutAShareReadHereFallsBackToHttpSayingWhy() throws Exception {
         ReportRoute uploaded = ReportRoute.choose("auto", new UploadedShare(), "ab12cd34", UNREACHABLE, "nni.ts.kubeflow");
         assertFalse(uploaded.transport().files());

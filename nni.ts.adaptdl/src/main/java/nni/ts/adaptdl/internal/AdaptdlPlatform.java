@@ -24,7 +24,8 @@ import nni.ts.k8s.KubernetesSessionSettings;
  * in the pods of AdaptDL jobs ({@link AdaptdlJobs}), one job per trial as in NNI, or with
  * {@code reuseMode: true} one per environment. The code is the image's; the keeper reaches the pods
  * through each job's ConfigMap. Configured through PID {@code nni.ts.adaptdl}
- * ({@link KubernetesPlatformConfig}; {@code nfs.mount.path} does not apply).
+ * ({@link KubernetesPlatformConfig}; {@code nfs.mount.path} is where the section's {@code nfs} is mounted
+ * here, for {@code keeper.transport = files}: AdaptDL's pods have no NNI share, the channel folders are on that volume).
  */
 @Component(service = TrainingPlatform.class, configurationPid = AdaptdlPlatform.PID,
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
