@@ -44,8 +44,9 @@ import nni.itest.launcher.RuntimeProcess;
  * The experiments give no {@code nniManagerIp} and the runtime's port is bound to 127.0.0.1 only, so
  * the platforms' default {@code keeper.transport = auto} knows the pods cannot reach the manager; it
  * finds the experiment's share mounted on this machine (the NFS share at {@code nfs.mount.path}, the
- * emulated Azure file share at {@code azureStorage.mount}) and has the keepers report through channel folders there:
- * every trial ends SUCCEEDED with each metric once, no process of a pod connected to the manager's
+ * emulated Azure file share at {@code azureStorage.mount}) and has the keepers report through
+ * channel folders there (AdaptDL, which requires {@code nniManagerIp}, is set to {@code files} and uses
+ * its trials' {@code nfs} volume): every trial ends SUCCEEDED with each metric once, no process of a pod connected to the manager's
  * port, the keepers were given {@code --channel} and never the manager's address, and {@code
  * nni:platforms} and the web UI say the session reports over files, and why.
  */
