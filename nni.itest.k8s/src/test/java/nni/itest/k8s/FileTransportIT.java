@@ -1,5 +1,6 @@
 package nni.itest.k8s;
 
+import static nni.itest.k8s.KubernetesCluster.ADAPTDLJOBS;
 import static nni.itest.k8s.KubernetesCluster.FRAMEWORKS;
 import static nni.itest.k8s.KubernetesCluster.TFJOBS;
 import static org.awaitility.Awaitility.await;
@@ -8,10 +9,13 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -28,6 +32,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 
 import nni.itest.cloud.emulator.TaskProcess;
+import nni.itest.cloud.emulator.azure.AzureFilesEmulator;
+import nni.itest.cloud.emulator.azure.KeyVaultEmulator;
 import nni.itest.k8s.emulator.OperatorEmulator;
 import nni.itest.launcher.RuntimeProcess;
 
@@ -35,13 +41,22 @@ import nni.itest.launcher.RuntimeProcess;
  * Issue 30: Kubernetes pods that cannot reach the manager. The emulator runs every container in a
  * network namespace of its own ({@link OperatorEmulator#isolatePods}), a recorder on the manager's
  * port in place of the manager: a keeper told to call the manager would reach only the recorder.
- * The platforms' default {@code keeper.transport = auto} finds the experiment's NFS share mounted on
- * this machine ({@code nfs.mount.path}) and has the keepers report through channel folders there:
- * every trial ends SUCCEEDED with each metric once, no process of a pod connected to the manager's
+ * The experiments give no {@code nniManagerIp} and the runtime's port is bound to 127.0.0.1 only, so
+ * the platforms' default {@code keeper.transport = auto} knows the pods cannot reach the manager; it
+ * finds the experiment's share mounted on this machine (the NFS share at {@code nfs.mount.path}, the
+ * emulated Azure file share at {@code azureStorage.mount}) and has the keepers report through
+ * channel folders there (AdaptDL, which requires {@code nniManagerIp}, is set to {@code files} and uses
+ * its trials' {@code nfs} volume): every trial ends SUCCEEDED with each metric once, no process of a pod connected to the manager's
  * port, the keepers were given {@code --channel} and never the manager's address, and {@code
  * nni:platforms} and the web UI say the session reports over files, and why.
  */
 public class FileTransportIT {
+
+    private static final String TENANT = "72f988bf-0000-4000-8000-2d7cd011db47";
+    private static final String CLIENT = "0c3f1e2d-1111-4222-8333-444455556666";
+    private static final String CLIENT_SECRET = "client~secret.Xy9";
+    private static final String KEY = Base64.getEncoder().encodeToString("the account key of nniaccount, 64 bytes long as Azure's are!!!"
+            .getBytes(StandardCharsets.US_ASCII));
 
     private static Path root;
     private static Path code;
@@ -50,21 +65,36 @@ public class FileTransportIT {
     private static OperatorEmulator emulator;
     private static RuntimeProcess runtime;
     private static KubernetesClient admin;
+    private static KeyVaultEmulator vault;
+    private static AzureFilesEmulator files;
 
     @BeforeClass
     public static void cluster() throws Exception {
         root = KubernetesCluster.freshFolder("k8s-file-transport");
         code = KubernetesCluster.trialCode(root.resolve("code"));
         share = Files.createDirectories(root.resolve("share"));
-        cluster = MockCluster.start(TFJOBS, FRAMEWORKS);
+        cluster = MockCluster.start(TFJOBS, FRAMEWORKS, ADAPTDLJOBS);
         admin = cluster.admin();
         emulator = new OperatorEmulator(admin, root.resolve("emulator"), share, Duration.ofSeconds(3));
+        vault = new KeyVaultEmulator(TENANT, CLIENT, CLIENT_SECRET, "nnivault");
+        vault.put("nnikey", KEY);
+        files = new AzureFilesEmulator("nniaccount", KEY, root.resolve("azure-files"));
+        emulator.azureFiles(files::mount);
+        // the user mounted the existing share on this machine (mount -t cifs): here, the emulated share's own folder
+        Path azureMount = Files.createDirectories(files.folder("nnishare"));
         Path kubeconfig = cluster.writeKubeconfig(root.resolve("kube").resolve("config"), "nni-user", MockCluster.PLATFORM_TOKEN);
         Path etc = Files.createDirectories(root.resolve("home").resolve("etc"));
         for (String pid : List.of("nni.ts.kubeflow", "nni.ts.frameworkcontroller")) {
-            Files.writeString(etc.resolve(pid + ".cfg"), "kubeconfig=" + kubeconfig + "\nnfs.mount.path=" + share + "\n");
+            Files.writeString(etc.resolve(pid + ".cfg"), "kubeconfig=" + kubeconfig + "\nnfs.mount.path=" + share + "\n"
+                    + "azure.credential=environment\nkeyvault.url=" + vault.address() + "/{vault}\nazure.files.url=" + files.address()
+                    + "/{account}\nazure.request.timeout.seconds=20\nazureStorage.mount=" + azureMount + "\n");
         }
-        runtime = RuntimeProcess.startWithShell(root.resolve("home"), Files.createDirectories(root.resolve("experiments")));
+        // AdaptDL requires nniManagerIp (as NNI does), so its auto stays HTTP: the file transport is asked for
+        Files.writeString(etc.resolve("nni.ts.adaptdl.cfg"), "kubeconfig=" + kubeconfig + "\nnfs.mount.path=" + share
+                + "\nkeeper.transport=files\n");
+        runtime = RuntimeProcess.startWithShell(Map.of("AZURE_TENANT_ID", TENANT, "AZURE_CLIENT_ID", CLIENT, "AZURE_CLIENT_SECRET",
+                CLIENT_SECRET, "AZURE_AUTHORITY_HOST", vault.address()), root.resolve("home"),
+                Files.createDirectories(root.resolve("experiments")));
         runtime.endpoint();
         // the platforms are bound first with their defaults, then again once FileInstall gave them their etc/<pid>.cfg
         await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
@@ -77,7 +107,7 @@ public class FileTransportIT {
                     }
                 }
             }
-            return configured.containsAll(Set.of("kubeflow", "frameworkcontroller"));
+            return configured.containsAll(Set.of("kubeflow", "frameworkcontroller", "adl"));
         });
     }
 
@@ -89,8 +119,10 @@ public class FileTransportIT {
         if (emulator != null) {
             emulator.close();
         }
-        if (cluster != null) {
-            cluster.close();
+        for (AutoCloseable each : new AutoCloseable[] {vault, files, cluster}) {
+            if (each != null) {
+                each.close();
+            }
         }
     }
 
@@ -119,8 +151,8 @@ public class FileTransportIT {
         assertEquals(reports.toString(), 1, reports.size());
         assertEquals(reports.toString(), "files", reports.get(0).path("transport").asText());
         String why = reports.get(0).path("why").asText();
-        assertTrue(why, why.startsWith("keeper.transport = auto: the experiment's share (the NFS share 192.0.2.10:/exports/nni)"
-                + " is mounted on this machine"));
+        assertTrue(why, why.startsWith("keeper.transport = auto: nniManagerIp is not set and the manager's port is bound to"
+                + " 127.0.0.1 only, which the pods cannot reach; the NFS share 192.0.2.10:/exports/nni is mounted on this machine"));
         Path channels = share.resolve("nni").resolve(id).resolve("channels");
         assertTrue(why, why.contains(channels.toString()) && why.contains("/tmp/mount/nni/" + id + "/channels"));
         int before = runtime.console().length();
@@ -162,6 +194,99 @@ public class FileTransportIT {
         assertToldTheChannelOnly(pods.get(0));
         assertHandshakesWentThrough(share.resolve("nni").resolve(id).resolve("channels"), 1);
         halt(id, FRAMEWORKS);
+    }
+
+    /**
+     * An Azure file share ({@code storageType: azureStorage}) the manager uploads to through Azure
+     * Files REST, mounted on this machine too ({@code azureStorage.mount}): the channel folders are on
+     * it, the pods (mounting the share as their {@code azureFile} volume) write there, the manager
+     * reads there.
+     */
+    @Test(timeout = 300_000)
+    public void kubeflowPodsCutOffFromTheManagerReportThroughTheAzureFileShareMountedHere() throws Exception {
+        Path connections = root.resolve("azure-connections-to-the-manager");
+        emulator.isolatePods(new TaskProcess.Isolation(() -> URI.create(runtime.endpoint()).getPort(), connections));
+        String id = create("tf-azure-files", """
+                platform: kubeflow
+                operator: tf-operator
+                apiVersion: v1
+                reuseMode: true
+                storage: {storageType: azureStorage, azureAccount: nniaccount, azureShare: nnishare, keyVaultName: nnivault, keyVaultKey: nnikey}
+                worker: {replicas: 1, command: bash trial.sh, cpuNumber: 1, memorySize: 1gb, dockerImage: emulated/nni:nojava, codeDirectory: .}
+                """, "[151, 7]");
+        Path waiting = code.resolve("signals").resolve("151.pid");
+        awaitUnlessConnected(id, connections, () -> Files.exists(waiting), Duration.ofMinutes(3));
+        JsonNode reports = platform(uiPlatforms(), "kubeflow").path("reports");
+        assertEquals(reports.toString(), 1, reports.size());
+        assertEquals(reports.toString(), "files", reports.get(0).path("transport").asText());
+        String why = reports.get(0).path("why").asText();
+        assertTrue(why, why.startsWith("keeper.transport = auto: nniManagerIp is not set and the manager's port is bound to"
+                + " 127.0.0.1 only, which the pods cannot reach; the Azure file share nniaccount/nnishare is mounted on this machine"));
+        Path channels = files.folder("nnishare").resolve("nni").resolve(id).resolve("channels");
+        assertTrue(why, why.contains(channels.toString()) && why.contains("/tmp/mount/nni/" + id + "/channels"));
+        Files.createFile(code.resolve("signals").resolve("151.release"));
+
+        awaitUnlessConnected(id, connections, () -> "DONE".equals(KubernetesCluster.status(runtime, id)), Duration.ofMinutes(3));
+        Path directory = root.resolve("runs").resolve("tf-azure-files").resolve("experiments").resolve(id);
+        KubernetesCluster.assertEverySucceededWithItsMetricsOnce(directory, 2);
+        assertEquals("connections from the pods to the manager's port", "", Files.readString(connections));
+        List<Pod> pods = admin.pods().inNamespace("default").withLabel("expId", id).list().getItems();
+        assertEquals("one environment ran both trials", 1, pods.size());
+        assertTrue("the pod mounts the Azure file share", pods.get(0).getSpec().getVolumes().stream()
+                .anyMatch(v -> v.getAzureFile() != null && "nnishare".equals(v.getAzureFile().getShareName())));
+        assertToldTheChannelOnly(pods.get(0));
+        assertHandshakesWentThrough(channels, 1);
+        assertEquals("Azure Files refused nothing", List.of(), files.refused());
+        halt(id, TFJOBS);
+    }
+
+    /**
+     * AdaptDL's pods have no NNI share, but the user's {@code nfs} volume: with {@code keeper.transport
+     * = files}, the channel folders are in {@code nni/<experiment>/channels} on it, which the manager
+     * sees at {@code nfs.mount.path}. The keeper (in the job's ConfigMap) is given its channel through
+     * {@code NNI_KEEPER_CHANNEL}, below the volume's {@code containerMountPath}.
+     */
+    @Test(timeout = 300_000)
+    public void adaptdlPodsCutOffFromTheManagerReportThroughTheTrialsNfsVolume() throws Exception {
+        Path connections = root.resolve("adl-connections-to-the-manager");
+        emulator.isolatePods(new TaskProcess.Isolation(() -> URI.create(runtime.endpoint()).getPort(), connections));
+        String id = create("adl-files", """
+                platform: adl
+                image: emulated/nni:nojava
+                namespace: default
+                trialCommand: bash trial.sh
+                trialGpuNumber: 0
+                nniManagerIp: 127.0.0.1
+                nfs: {server: 192.0.2.10, path: /exports/nni, containerMountPath: /mnt/nfs}
+                checkpoint: {storageClass: standard, storageSize: 1Gi}
+                """, "[152, 8]");
+        Path waiting = code.resolve("signals").resolve("152.pid");
+        awaitUnlessConnected(id, connections, () -> Files.exists(waiting), Duration.ofMinutes(3));
+        JsonNode reports = platform(uiPlatforms(), "adl").path("reports");
+        assertEquals(reports.toString(), 1, reports.size());
+        assertEquals(reports.toString(), "files", reports.get(0).path("transport").asText());
+        String why = reports.get(0).path("why").asText();
+        Path channels = share.resolve("nni").resolve(id).resolve("channels");
+        assertTrue(why, why.startsWith("keeper.transport = files") && why.contains(channels.toString())
+                && why.contains("/mnt/nfs/nni/" + id + "/channels"));
+        List<Pod> pods = admin.pods().inNamespace("default").withLabel("expId", id).list().getItems();
+        assertEquals(1, pods.size());
+        String env = pods.get(0).getSpec().getContainers().get(0).getEnv().toString();
+        assertTrue(env, env.contains("name=NNI_KEEPER_CHANNEL, value=/mnt/nfs/nni/" + id + "/channels/"));
+        String scripts = admin.configMaps().inNamespace("default").withLabel("expId", id).list().getItems().stream()
+                .map(map -> String.valueOf(map.getData())).reduce("", String::concat);
+        assertTrue(scripts, scripts.contains("'--channel' \"$NNI_KEEPER_CHANNEL\""));
+        String port = ":" + URI.create(runtime.endpoint()).getPort();
+        assertFalse("the pod is never told where the manager listens", scripts.contains("--manager") || scripts.contains(port)
+                || env.contains(port));
+        Files.createFile(code.resolve("signals").resolve("152.release"));
+
+        awaitUnlessConnected(id, connections, () -> "DONE".equals(KubernetesCluster.status(runtime, id)), Duration.ofMinutes(3));
+        Path directory = root.resolve("runs").resolve("adl-files").resolve("experiments").resolve(id);
+        KubernetesCluster.assertEverySucceededWithItsMetricsOnce(directory, 2);
+        assertEquals("connections from the pods to the manager's port", "", Files.readString(connections));
+        assertHandshakesWentThrough(channels, 2);
+        halt(id, ADAPTDLJOBS);
     }
 
     /** The pod's keeper is given its channel folder on the share, and neither {@code --manager} nor the manager's port. */
@@ -215,7 +340,6 @@ public class FileTransportIT {
                 "trialCodeDirectory: " + code,
                 "trialConcurrency: 1",
                 "maxTrialNumber: 2",
-                "nniManagerIp: 127.0.0.1",
                 "experimentWorkingDirectory: " + experiments,
                 "tuner: {name: GridSearch}",
                 "trainingService:",

@@ -34,12 +34,19 @@ import nni.ts.cloud.HttpCalls;
  * keeper, the code and the SDK are staged in a local folder and uploaded to {@code nni/<experiment>/}
  * through Azure Files REST ({@link AzureFiles}); a call that fails for now (no answer, 5xx) is tried
  * again twice, 5 s apart, as NNI does with its uploads. The key is kept in memory and in the Secret only, never in a message or a log.
+ *
+ * <p>When the share is mounted on this machine too (an SMB mount; the component setting
+ * {@code azureStorage.mount} names where), the experiment's folder there is {@link #readableFolder}:
+ * the keepers' file transport then works through it ({@link ReportRoute}). The uploads stay as they
+ * are; once they are done, the mount must show them, or it is not this share.
  */
 public final class AzureFileShare implements ExperimentShare {
 
     private static final Logger LOG = LoggerFactory.getLogger(AzureFileShare.class);
     private static final int UPLOAD_RETRIES = 2;
     private static final int RETRY_PAUSE_SECONDS = 5;
+    /** How many seconds the mount may take to show an upload. */
+    private static final int MOUNT_CHECKS = 5;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /**
@@ -51,9 +58,10 @@ public final class AzureFileShare implements ExperimentShare {
      * @param keyVaultResource the token audience of Key Vault
      * @param filesUrl         a storage account's file endpoint, {@code {account}} standing for its name
      * @param timeout          how long one request may take
+     * @param mount            {@code azureStorage.mount}: where the share is mounted on this machine, or blank
      */
     public record Settings(AzureCredential.Source credential, String azCommand, String keyVaultUrl, String keyVaultResource,
-                           String filesUrl, Duration timeout) {
+                           String filesUrl, Duration timeout, String mount) {
     }
 
     private final K8sStorage.Azure storage;
@@ -62,14 +70,17 @@ public final class AzureFileShare implements ExperimentShare {
     private final HttpCalls http;
     private final Path staging;
     private final String secretName;
+    private final Path mount;
 
-    private AzureFileShare(K8sStorage.Azure storage, String endpoint, AzureFiles files, HttpCalls http, Path staging, String secretName) {
+    private AzureFileShare(K8sStorage.Azure storage, String endpoint, AzureFiles files, HttpCalls http, Path staging, String secretName,
+                           Path mount) {
         this.storage = storage;
         this.endpoint = endpoint;
         this.files = files;
         this.http = http;
         this.staging = staging;
         this.secretName = secretName;
+        this.mount = mount;
     }
 
     /**
@@ -80,6 +91,7 @@ public final class AzureFileShare implements ExperimentShare {
      */
     static AzureFileShare open(K8sStorage.Azure storage, Settings settings, Cluster cluster, String namespace, String experimentId,
                                Path staging) throws PlatformException {
+        Path mount = mount(storage, settings.mount());
         String key = readKey(storage, settings);
         String endpoint = strip(settings.filesUrl().replace("{account}", storage.account()));
         HttpCalls http = new HttpCalls("storage account '" + storage.account() + "' (Azure Files at " + endpoint + ")",
@@ -110,11 +122,24 @@ public final class AzureFileShare implements ExperimentShare {
             } catch (KubernetesClientException e) {
                 throw cluster.refused(e, "secrets in namespace '" + namespace + "' (for the Azure file share's key)");
             }
-            return new AzureFileShare(storage, endpoint, files, http, staging, secretName);
+            return new AzureFileShare(storage, endpoint, files, http, staging, secretName, mount);
         } catch (PlatformException | RuntimeException e) {
             http.close();
             throw e;
         }
+    }
+
+    /** @return where the share is mounted here, or null when the setting is blank */
+    private static Path mount(K8sStorage.Azure storage, String setting) throws PlatformException {
+        if (setting == null || setting.isBlank()) {
+            return null;
+        }
+        Path root = Path.of(setting.strip()).toAbsolutePath().normalize();
+        if (!Files.isDirectory(root) || !Files.isWritable(root)) {
+            throw new PlatformException("azureStorage.mount " + root + " (where the Azure file share " + storage.account() + "/"
+                    + storage.share() + " is mounted on this machine) is not a writable directory");
+        }
+        return root;
     }
 
     private static String readKey(K8sStorage.Azure storage, Settings settings) throws PlatformException {
@@ -180,6 +205,48 @@ public final class AzureFileShare implements ExperimentShare {
             }
         }
         LOG.info("experiment {}: {} files uploaded to {}", experimentId, all.stream().filter(Files::isRegularFile).count(), describe());
+        if (mount != null) {
+            checkMount(experimentId, all.stream().filter(Files::isRegularFile).findFirst().orElse(null));
+        }
+    }
+
+    /** The mount must show what was just uploaded: else the keepers' channels there would never reach the pods. */
+    private void checkMount(String experimentId, Path uploaded) throws PlatformException {
+        if (uploaded == null) {
+            return;
+        }
+        Path seen = mount.resolve("nni").resolve(experimentId).resolve(relative(uploaded));
+        for (int attempt = 0; !Files.isRegularFile(seen); attempt++) {
+            if (attempt == MOUNT_CHECKS) {
+                throw new PlatformException("azureStorage.mount " + mount + " does not show " + describe() + ": nni/" + experimentId + "/"
+                        + relative(uploaded) + " was uploaded there but is not at " + seen);
+            }
+            try {
+                Thread.sleep(1000); // an SMB client caches a directory's attributes for a second (actimeo=1)
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PlatformException("interrupted while looking for " + seen, e);
+            }
+        }
+    }
+
+    /** @return the experiment's folder on the share's mount here (created), or null when it is not mounted here */
+    @Override
+    public Path readableFolder(String experimentId) throws PlatformException {
+        if (mount == null) {
+            return null;
+        }
+        Path folder = mount.resolve("nni").resolve(experimentId);
+        try {
+            return Files.createDirectories(folder);
+        } catch (IOException e) {
+            throw new PlatformException("cannot create " + folder + " on azureStorage.mount: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String mountHint() {
+        return "azureStorage.mount in the platform's configuration names where it is mounted here";
     }
 
     private String relative(Path path) {

@@ -12,7 +12,7 @@ import nni.api.platform.PlatformException;
  * ({@link AzureFileShare}). The manager puts the keeper, the code archive and the trial SDK in
  * {@code nni/<experiment>/} on it, once per session; keepers work in {@code nni/<experiment>/envs/<id>}.
  */
-public interface ExperimentShare {
+public interface ExperimentShare extends ReportShare {
 
     /** Where the share is in every container NNI creates. */
     String CONTAINER_PATH = "/tmp/mount";
@@ -32,8 +32,15 @@ public interface ExperimentShare {
      * @return the experiment's folder as this machine reads it, where what the pods write there shows
      *         (the keepers' file transport, {@link ReportRoute}), or null when the manager only uploads to the share
      */
+    @Override
     default Path readableFolder(String experimentId) throws PlatformException {
         return null;
+    }
+
+    /** @return {@link #containerFolder} */
+    @Override
+    default String podFolder(String experimentId) {
+        return containerFolder(experimentId);
     }
 
     /** Makes what is in the staging folder visible to the pods. */
@@ -42,9 +49,8 @@ public interface ExperimentShare {
     /** @return where an environment's files are, for its tracking URL */
     String url(String experimentId, String environmentId);
 
-    /** @return the share for messages: "the NFS share server:/path" */
-    String describe();
 
     /** Lets go of the share (unmounts what this manager mounted, ends connections); failures are returned, not thrown. */
+    @Override
     List<String> release();
 }

@@ -36,6 +36,14 @@ public interface JobKind {
      */
     String leadTest(String objectName);
 
+    /**
+     * @return an NFS export the user has the pods mount besides NNI's share (AdaptDL's {@code nfs}), where the
+     *         keepers' channel folders can be ({@link PodNfsShare}), or null
+     */
+    default PodNfsShare.Volume podNfs() {
+        return null;
+    }
+
     /** @return the command the keeper runs for each trial, or null for the experiment's trialCommand */
     default String leadCommand() {
         return null;

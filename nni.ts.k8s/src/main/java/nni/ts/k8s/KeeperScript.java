@@ -32,6 +32,8 @@ public final class KeeperScript {
 
     /** The folder with the keeper file(s) and the code archive, in the container. */
     public static final String HOME = "NNI_KEEPER_HOME";
+    /** The keeper's channel folder (file transport) when it is not below {@link #HOME}, in the container. */
+    public static final String CHANNEL = "NNI_KEEPER_CHANNEL";
     /** The keeper's directory, in the container. */
     public static final String WORK = "NNI_KEEPER_WORK";
     /** The command of a replica's role, run by the other replicas of a per-trial environment. */
@@ -56,9 +58,10 @@ public final class KeeperScript {
      *                    the experiment's {@code trialCommand}
      * @param home        the folder {@value #HOME} names in the container: an argument below it (the
      *                    keeper's {@code --channel} on the share) is written relative to {@value #HOME}
+     * @param channel     the keeper's channel folder when {@value #CHANNEL} names it (not below {@code home}), or null
      * @return the script
      */
-    public static String build(EnvironmentSpec spec, String leadTest, String leadCommand, String home) {
+    public static String build(EnvironmentSpec spec, String leadTest, String leadCommand, String home, String channel) {
         Set<KeeperRuntime> keepers = spec.keepers();
         StringBuilder script = new StringBuilder();
         script.append("# nni-osgi: the trial keeper of ").append(spec.mode().equals("trial") ? "trial " : "environment ")
@@ -72,7 +75,7 @@ public final class KeeperScript {
         script.append("  cd \"$").append(WORK).append("\" || exit 1\n");
         for (KeeperRuntime runtime : keepers) {
             script.append("  nni_keeper_").append(runtime.name().toLowerCase()).append("() { exec");
-            for (String word : keeperCommand(spec, runtime, leadCommand, home)) {
+            for (String word : keeperCommand(spec, runtime, leadCommand, home, channel)) {
                 script.append(' ').append(word);
             }
             script.append("; }\n");
@@ -114,7 +117,8 @@ public final class KeeperScript {
     }
 
     /** @return the keeper's command line, its words quoted for the shell */
-    private static List<String> keeperCommand(EnvironmentSpec spec, KeeperRuntime runtime, String leadCommand, String home) {
+    private static List<String> keeperCommand(EnvironmentSpec spec, KeeperRuntime runtime, String leadCommand, String home,
+                                              String channel) {
         List<String> words = new ArrayList<>(runtime.launcher());
         words.add(CODE_MARK.replace("code", runtime.fileName()));
         List<String> arguments = new ArrayList<>(spec.arguments(CODE_MARK, WORK_MARK));
@@ -131,6 +135,8 @@ public final class KeeperScript {
                 quoted.add("\"$" + WORK + "\"");
             } else if (word.startsWith("\u0000")) {
                 quoted.add("\"$" + HOME + "/" + word.substring(1) + "\"");
+            } else if (channel != null && word.equals(channel)) {
+                quoted.add("\"$" + CHANNEL + "\"");
             } else if (home != null && word.startsWith(home + "/")) {
                 quoted.add("\"$" + HOME + "\"" + Shell.quote(word.substring(home.length())));
             } else {

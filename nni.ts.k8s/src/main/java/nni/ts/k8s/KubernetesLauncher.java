@@ -64,6 +64,7 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
     private final String namespace;
     private final JobKind kind;
     private final ExperimentShare share;
+    private final ReportShare channelShare;
     private final String experimentId;
     private final String keeperChoice;
     private final KeeperToken keeperToken;
@@ -84,6 +85,8 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
      * Starts watching the experiment's objects.
      *
      * @param share             the experiment's share, or null when the kind places the keeper itself
+     * @param channelShare      where the keepers' channel folders are when that is not {@code share} (AdaptDL's
+     *                          {@code nfs}), or null: released at {@link #close}
      * @param keeperChoice      the platform's keeper setting, shown as an attribute
      * @param keeperToken       how the containers get their keeper's token
      * @param tokenSecret       with {@link KeeperToken#NAMED_SECRET}: the Secret {@code keeper.token.secret} names; else ignored
@@ -91,14 +94,16 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
      * @param executor          runs deletes; owned by the caller, shut down by {@link #close} and {@link #detach}
      * @param onRefusal         told once when the cluster refuses the credentials
      */
-    public KubernetesLauncher(Cluster cluster, String namespace, JobKind kind, ExperimentShare share, String experimentId,
-                              String keeperChoice, KeeperToken keeperToken, String tokenSecret, long cancelGraceMillis, ScheduledExecutorService executor, Runnable onRefusal)
+    public KubernetesLauncher(Cluster cluster, String namespace, JobKind kind, ExperimentShare share, ReportShare channelShare,
+                              String experimentId, String keeperChoice, KeeperToken keeperToken, String tokenSecret,
+                              long cancelGraceMillis, ScheduledExecutorService executor, Runnable onRefusal)
             throws PlatformException {
         this.cluster = cluster;
         this.client = cluster.client();
         this.namespace = namespace;
         this.kind = kind;
         this.share = share;
+        this.channelShare = channelShare;
         this.experimentId = experimentId;
         this.keeperChoice = keeperChoice;
         this.keeperToken = keeperToken;
@@ -133,13 +138,14 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
             String home = ExperimentShare.containerFolder(experimentId);
             placement = new NniObjects.KeeperPlacement(home, home + "/envs/" + id, secret);
         }
+        placement = placement.withChannel(spec.channel());
         if (keeperToken == KeeperToken.ENVIRONMENT) {
             placement = placement.withPlainToken(spec.token());
         } else if (keeperToken == KeeperToken.NAMED_SECRET) {
             placement = placement.withSharedSecret(tokenSecret.name(), name);
         }
-        JobRequest request = new JobRequest(spec, name, namespace, labels, placement,
-                KeeperScript.build(spec, kind.leadTest(name), kind.leadCommand(), placement.home()), share == null ? null : share.volume());
+        JobRequest request = new JobRequest(spec, name, namespace, labels, placement, KeeperScript.build(spec, kind.leadTest(name),
+                kind.leadCommand(), placement.home(), placement.channel()), share == null ? null : share.volume());
         Map<String, Object> job = kind.job(request);
         KubernetesEnvironment environment = environment(id, name, labels, listener);
         refusal.check();
@@ -515,6 +521,9 @@ public final class KubernetesLauncher implements ClusterJobs, ExperimentWatch.Li
         cluster.close();
         if (share != null) {
             share.release().forEach(problem -> LOG.warn("experiment {}: {}", experimentId, problem));
+        }
+        if (channelShare != null) {
+            channelShare.release().forEach(problem -> LOG.warn("experiment {}: {}", experimentId, problem));
         }
     }
 

@@ -16,21 +16,30 @@ import nni.api.platform.TrainingSession;
  */
 public abstract class KubernetesPlatform implements TrainingPlatform {
 
+    /** The framework property naming the host the manager's HTTP port is bound to. */
+    protected static final String HTTP_HOST = "org.apache.felix.http.host";
+
     private final KubernetesPlatformConfig config;
     private final KeeperSessions keeperSessions;
     private final KubernetesSessionSettings sessionSettings;
+    private final String httpHost;
 
+    /**
+     * @param httpHost the host the manager's port is bound to ({@value #HTTP_HOST}), or null (every address):
+     *                 {@code keeper.transport = auto} takes files when it is loopback only ({@link ReportRoute})
+     */
     protected KubernetesPlatform(KubernetesPlatformConfig config, KeeperSessions keeperSessions,
-                                 KubernetesSessionSettings sessionSettings) {
+                                 KubernetesSessionSettings sessionSettings, String httpHost) {
         this.config = config;
         this.keeperSessions = keeperSessions;
         this.sessionSettings = sessionSettings;
+        this.httpHost = httpHost;
     }
 
     @Override
     public final TrainingSession open(SessionContext context) throws PlatformException {
         KubernetesSessions.ComponentSettings settings = KubernetesSessions.ComponentSettings.of(config);
-        return KubernetesSessions.open(context, keeperSessions, settings, jobs(context.section()), sessionSettings);
+        return KubernetesSessions.open(context, keeperSessions, settings, jobs(context.section()), sessionSettings, httpHost);
     }
 
     /** @return the operator's jobs, built from an experiment's section (one that {@link #checkSection} accepted) */

@@ -18,8 +18,9 @@ public @interface KubernetesPlatformConfig {
     @AttributeDefinition(description = "The kubeconfig context to use; empty: its current context")
     String context() default "";
 
-    @AttributeDefinition(description = "Where the experiments' NFS share (storage: server, path) is mounted on this machine;"
-            + " empty: where /proc/mounts shows it, else mounted with sudo under the experiment's folder")
+    @AttributeDefinition(description = "Where the experiments' NFS share (storage: server, path; AdaptDL: the trials' nfs, for"
+            + " keeper.transport files) is mounted on this machine; empty: where /proc/mounts shows it, else mounted with sudo"
+            + " under the experiment's folder")
     String nfs_mount_path() default "";
 
     @AttributeDefinition(description = "storageType azureStorage: the Microsoft Entra credential that reads the storage key"
@@ -40,6 +41,11 @@ public @interface KubernetesPlatformConfig {
     @AttributeDefinition(description = "storageType azureStorage: a storage account's Azure Files endpoint, {account} standing"
             + " for azureAccount (another cloud: https://{account}.file.core.chinacloudapi.cn)")
     String azure_files_url() default "https://{account}.file.core.windows.net";
+
+    @AttributeDefinition(description = "storageType azureStorage: where the Azure file share is mounted on this machine (an SMB"
+            + " mount, as mount -t cifs //<account>.file.core.windows.net/<share>); empty: not mounted here, the manager only"
+            + " uploads to it. Needed for keeper.transport files with an Azure file share")
+    String azureStorage_mount() default "";
 
     @AttributeDefinition(description = "storageType azureStorage: seconds one request to Key Vault, Microsoft Entra ID or"
             + " Azure Files may take")
@@ -63,9 +69,9 @@ public @interface KubernetesPlatformConfig {
     String keeper_token_secret() default "";
 
     @AttributeDefinition(description = "How the keepers in the pods talk to the manager: files (channel folders on the"
-            + " experiment's NFS share, which this machine mounts: the pods need not reach the manager's port), http (to"
-            + " nniManagerIp and the manager's port) or auto (files when the experiment's share is an NFS share mounted here,"
-            + " else http)")
+            + " experiment's share, which this machine mounts too: an NFS share, or an Azure file share at azureStorage.mount;"
+            + " the pods need not reach the manager's port), http (to nniManagerIp and the manager's port) or auto (files when"
+            + " nniManagerIp is not set, the manager's port is bound to loopback only and such a share is mounted here; else http)")
     String keeper_transport() default "auto";
 
     @AttributeDefinition(description = "Most jobs (trials, or environments in reuseMode) alive at once")

@@ -70,7 +70,8 @@ public final class KubernetesSessions {
                     Duration.ofSeconds(Math.max(0, config.cancel_grace_seconds())),
                     Duration.ofSeconds(Math.max(0, config.stop_grace_seconds())),
                     new AzureFileShare.Settings(credential, config.az_command(), config.keyvault_url(), config.keyvault_resource(),
-                            config.azure_files_url(), Duration.ofSeconds(Math.max(1, config.azure_request_timeout_seconds()))));
+                            config.azure_files_url(), Duration.ofSeconds(Math.max(1, config.azure_request_timeout_seconds())),
+                            config.azureStorage_mount()));
         }
     }
 
@@ -83,13 +84,15 @@ public final class KubernetesSessions {
      * @param settings        the component's settings
      * @param kind            the operator's jobs, built from the section
      * @param sessionSettings how the platform's sessions differ (the share, reuse by default)
+     * @param httpHost        the host the manager's port is bound to ({@code org.apache.felix.http.host}), or null (every address)
      */
     public static TrainingSession open(SessionContext context, KeeperSessions keeperSessions, ComponentSettings settings,
-                                       JobKind kind, KubernetesSessionSettings sessionSettings) throws PlatformException {
+                                       JobKind kind, KubernetesSessionSettings sessionSettings, String httpHost) throws PlatformException {
         Map<String, Object> section = context.section();
         String namespace = section.get("namespace") instanceof String ns && !ns.isBlank() ? ns : "default";
         boolean reuse = section.get("reuseMode") instanceof Boolean b ? b : sessionSettings.reuseByDefault();
         ExperimentShare share = null;
+        PodNfsShare podNfs = null;
         Cluster cluster = null;
         KubernetesLauncher launcher = null;
         ScheduledThreadPoolExecutor executor = null;
@@ -114,7 +117,11 @@ public final class KubernetesSessions {
                 share = AzureFileShare.open(azure, settings.azure(), cluster, namespace, context.experimentId(),
                         context.experimentDirectory().resolve("azure-share"));
             }
-            reports = ReportRoute.choose(settings.keeperTransport(), share, context.experimentId(), sessionSettings.pid());
+            if (share == null && kind.podNfs() != null) {
+                podNfs = new PodNfsShare(kind.podNfs(), settings.nfsMountPath(), context.experimentDirectory().resolve("nfs-root"));
+            }
+            reports = ReportRoute.choose(settings.keeperTransport(), share != null ? share : podNfs, context.experimentId(),
+                    new ReportRoute.ManagerAddress(managerHost(section), httpHost), sessionSettings.pid());
             AtomicInteger threads = new AtomicInteger();
             executor = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread thread = new Thread(r, "nni-" + context.platform() + "-" + context.experimentId() + "-" + threads.incrementAndGet());
@@ -124,8 +131,9 @@ public final class KubernetesSessions {
             executor.setRemoveOnCancelPolicy(true);
             // closing deletes everything of the experiment at once: deletes still waiting out a grace are dropped
             executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-            launcher = new KubernetesLauncher(cluster, namespace, kind, share, context.experimentId(), settings.keeper().toString(),
-                    settings.keeperToken(), settings.tokenSecret(), settings.cancelGrace().toMillis(), executor, context::capacityChanged);
+            launcher = new KubernetesLauncher(cluster, namespace, kind, share, podNfs, context.experimentId(),
+                    settings.keeper().toString(), settings.keeperToken(), settings.tokenSecret(), settings.cancelGrace().toMillis(),
+                    executor, context::capacityChanged);
             kind.openExperiment(cluster.client(), namespace, context.experimentId());
             options = KeeperOptions.builder(context.platform()).reuse(reuse)
                     .maxEnvironments(Math.max(1, settings.maxEnvironments())).idleTimeout(settings.idleTimeout())
@@ -148,6 +156,9 @@ public final class KubernetesSessions {
             if (share != null) {
                 share.release();
             }
+            if (podNfs != null) {
+                podNfs.release();
+            }
             throw e;
         }
         try {
@@ -155,6 +166,9 @@ public final class KubernetesSessions {
         } catch (PlatformException | RuntimeException e) {
             if (share != null) { // the launcher is detached, nothing deleted
                 share.release();
+            }
+            if (podNfs != null) {
+                podNfs.release();
             }
             throw e;
         }

@@ -95,6 +95,9 @@ public final class NniObjects {
         env.add(variable(KeeperScript.HOME, placement.home()));
         env.add(variable(KeeperScript.WORK, placement.work()));
         env.add(variable(KeeperScript.ROLE_COMMAND, roleCommand));
+        if (placement.channel() != null) {
+            env.add(variable(KeeperScript.CHANNEL, placement.channel()));
+        }
         if (placement.tokenValue() != null) {
             env.add(variable(nni.api.environment.EnvironmentSpec.TOKEN_VARIABLE, placement.tokenValue()));
         } else {
@@ -122,21 +125,29 @@ public final class NniObjects {
      * @param tokenSecret the Secret with the keeper's token
      * @param tokenKey    the token's key in that Secret ({@code token} in a Secret of its own)
      * @param tokenValue  the token itself, given as a plain value instead ({@link KeeperToken#ENVIRONMENT}), or null
+     * @param channel     the keeper's channel folder (file transport) when it is not below {@code home}, or null:
+     *                    given as {@value KeeperScript#CHANNEL}
      */
-    public record KeeperPlacement(String home, String work, String tokenSecret, String tokenKey, String tokenValue) {
+    public record KeeperPlacement(String home, String work, String tokenSecret, String tokenKey, String tokenValue, String channel) {
 
         public KeeperPlacement(String home, String work, String tokenSecret) {
-            this(home, work, tokenSecret, "token", null);
+            this(home, work, tokenSecret, "token", null, null);
         }
 
         /** @return this placement with the token given as a plain value, no Secret */
         public KeeperPlacement withPlainToken(String token) {
-            return new KeeperPlacement(home, work, null, null, token);
+            return new KeeperPlacement(home, work, null, null, token, channel);
         }
 
         /** @return this placement with the token under {@code key} of a Secret shared by the environments ({@link KeeperToken#NAMED_SECRET}) */
         public KeeperPlacement withSharedSecret(String secret, String key) {
-            return new KeeperPlacement(home, work, secret, key, null);
+            return new KeeperPlacement(home, work, secret, key, null, channel);
+        }
+
+        /** @return this placement with the keeper's channel folder, given as a variable unless it is below {@code home} (or null) */
+        public KeeperPlacement withChannel(String folder) {
+            boolean belowHome = folder != null && folder.startsWith(home + "/");
+            return new KeeperPlacement(home, work, tokenSecret, tokenKey, tokenValue, belowHome ? null : folder);
         }
     }
 }

@@ -12,14 +12,55 @@ import nni.ts.cloud.SharedStorage;
 /**
  * How a Kubernetes session's keepers report to the manager ({@code keeper.transport}): over HTTP to
  * the manager's port, which the pods must reach, or through channel folders in the experiment's
- * folder on its share, {@code nni/<experiment>/channels/} (the keepers' file transport, as PAI-DLC's
- * and Azure ML's), which needs no connection to the manager. Files need a share this machine reads:
- * an NFS share, mounted here; an Azure file share is only uploaded to.
+ * folder on a share, {@code <share>/nni/<experiment>/channels/} (the keepers' file transport, as
+ * PAI-DLC's and Azure ML's), which needs no connection to the manager. Files need a share this
+ * machine reads: an NFS share mounted here, or an Azure file share mounted here
+ * ({@code azureStorage.mount}); AdaptDL's pods use the user's {@code nfs} volume.
+ *
+ * <p>{@code auto} takes files only when the manager has no address the cluster can reach for sure:
+ * no {@code nniManagerIp} and the manager's port bound to loopback only (as Azure ML's {@code auto}).
+ * A port bound beyond loopback without {@code nniManagerIp} is NNI's own default (the pods are told
+ * this machine's outward address): that works wherever the cluster routes to the machine, and whether
+ * it does cannot be told from here, so it stays HTTP.
  *
  * @param transport the keepers' transport
  * @param why       the setting and, for {@code auto}, what it found: shown with the session's report channel
  */
 public record ReportRoute(KeeperTransport transport, String why) {
+
+    /**
+     * Where the pods could call the manager.
+     *
+     * @param nniManagerIp the experiment's {@code nniManagerIp}, or null
+     * @param httpHost     the host the manager's port is bound to ({@code org.apache.felix.http.host}), or null (every address)
+     */
+    public record ManagerAddress(String nniManagerIp, String httpHost) {
+
+        /** @return whether no address of the manager is reachable from elsewhere: no nniManagerIp and the port on loopback only */
+        boolean unreachable() {
+            return (nniManagerIp == null || nniManagerIp.isBlank()) && loopback(httpHost);
+        }
+
+        /** @return where the pods call the manager, for messages */
+        String describe() {
+            if (nniManagerIp != null && !nniManagerIp.isBlank()) {
+                return "nniManagerIp " + nniManagerIp.strip();
+            }
+            if (httpHost == null || httpHost.isBlank() || httpHost.strip().matches("0\\.0\\.0\\.0|::|\\[::]")) {
+                return "this machine's outward address (nniManagerIp is not set and the port is bound to every address)";
+            }
+            return "the address the port is bound to, " + httpHost.strip();
+        }
+
+        /** @return whether the host is a loopback address (a literal or localhost; nothing is looked up) */
+        static boolean loopback(String host) {
+            if (host == null || host.isBlank()) {
+                return false;
+            }
+            String bare = host.strip();
+            return bare.equalsIgnoreCase("localhost") || bare.startsWith("127.") || bare.equals("::1") || bare.equals("[::1]");
+        }
+    }
 
     /**
      * @return the setting, checked: {@code auto}, {@code files} or {@code http}
@@ -35,32 +76,48 @@ public record ReportRoute(KeeperTransport transport, String why) {
 
     /**
      * @param setting {@code keeper.transport}, checked by {@link #setting}
-     * @param share   the experiment's share, or null when the platform's pods have none
+     * @param share   the share the pods and this machine both see, or null when the platform's pods have none
+     * @param manager where the pods could call the manager
      * @param pid     the platform's configuration PID, which messages name
      * @throws PlatformException for {@code files} without a share this machine reads, or a channels folder it cannot create
      */
-    static ReportRoute choose(String setting, ExperimentShare share, String experimentId, String pid) throws PlatformException {
+    static ReportRoute choose(String setting, ReportShare share, String experimentId, ManagerAddress manager, String pid)
+            throws PlatformException {
         String mode = setting(setting);
         if (mode.equals("http")) {
             return new ReportRoute(KeeperTransport.http(), "keeper.transport = http");
         }
-        Path folder = share == null ? null : share.readableFolder(experimentId);
-        String unreadable = share == null ? "this platform's pods have no experiment share"
-                : share.describe() + " is reached through its REST API only, not read on this machine";
+        if (mode.equals("auto") && !manager.unreachable()) {
+            return new ReportRoute(KeeperTransport.http(), "keeper.transport = auto: the pods call the manager at " + manager.describe());
+        }
+        Path folder = null;
+        String unmountable = null;
+        try {
+            folder = share == null ? null : share.readableFolder(experimentId);
+        } catch (PlatformException e) {
+            if (mode.equals("files")) {
+                throw new PlatformException("keeper.transport = files: " + e.getMessage(), e);
+            }
+            unmountable = e.getMessage(); // auto: HTTP still may work
+        }
         if (folder != null) {
-            return files(folder, experimentId, mode.equals("files") ? "keeper.transport = files"
-                    : "keeper.transport = auto: the experiment's share (" + share.describe() + ") is mounted on this machine,"
-                    + " so the pods need not reach the manager");
+            return files(folder, share.podFolder(experimentId), mode.equals("files") ? "keeper.transport = files"
+                    : "keeper.transport = auto: nniManagerIp is not set and the manager's port is bound to " + manager.httpHost().strip()
+                    + " only, which the pods cannot reach; " + share.describe() + " is mounted on this machine");
         }
+        String unreadable = share == null ? "this platform's pods have no share this machine reads"
+                : unmountable != null ? share.describe() + " cannot be mounted on this machine: " + unmountable
+                : share.describe() + " is not mounted on this machine (" + share.mountHint() + ")";
         if (mode.equals("files")) {
-            throw new PlatformException("keeper.transport = files needs the experiment's storage as an NFS share mounted on this"
-                    + " machine, and " + unreadable + "; set keeper.transport to http or auto in etc/" + pid + ".cfg");
+            throw new PlatformException("keeper.transport = files needs a share the pods and this machine both see, and " + unreadable
+                    + "; or set keeper.transport to http or auto in etc/" + pid + ".cfg");
         }
-        return new ReportRoute(KeeperTransport.http(), "keeper.transport = auto: " + unreadable + ", so the pods call the manager's port");
+        return new ReportRoute(KeeperTransport.http(), "keeper.transport = auto: nniManagerIp is not set and the manager's port is"
+                + " bound to " + manager.httpHost().strip() + " only, but " + unreadable + "; the pods must reach the manager's port");
     }
 
-    private static ReportRoute files(Path folder, String experimentId, String why) throws PlatformException {
-        SharedStorage storage = new SharedStorage(folder, ExperimentShare.containerFolder(experimentId));
+    private static ReportRoute files(Path folder, String containerFolder, String why) throws PlatformException {
+        SharedStorage storage = new SharedStorage(folder, containerFolder);
         try {
             Files.createDirectories(storage.local("channels"));
         } catch (IOException e) {

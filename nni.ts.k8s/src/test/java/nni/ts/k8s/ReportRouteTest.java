@@ -27,43 +27,104 @@ public class ReportRouteTest {
         return NfsShare.open("10.0.0.5", "/exports/nni", folder.newFolder("share").toString(), folder.getRoot().toPath().resolve("unused"));
     }
 
+    /** No nniManagerIp, the port on loopback only: nothing in the cluster can reach the manager. */
+    private static final ReportRoute.ManagerAddress UNREACHABLE = new ReportRoute.ManagerAddress(null, "127.0.0.1");
+
     @Test
-    public void autoWithAnNfsShareMountedHereReportsThroughChannelFoldersInTheExperimentsFolder() throws Exception {
+    public void autoWithoutAnAddressTheClusterReachesAndWithAShareMountedHereReportsThroughChannelFolders() throws Exception {
         NfsShare share = nfs();
-        ReportRoute route = ReportRoute.choose("auto", share, "ab12cd34", "nni.ts.kubeflow");
+        ReportRoute route = ReportRoute.choose("auto", share, "ab12cd34", UNREACHABLE, "nni.ts.kubeflow");
         Path channels = share.stagingFolder("ab12cd34").resolve("channels");
         assertEquals(KeeperTransport.sharedFiles(channels, "/tmp/mount/nni/ab12cd34/channels"), route.transport());
         assertTrue(Files.isDirectory(channels));
-        assertEquals("keeper.transport = auto: the experiment's share (the NFS share 10.0.0.5:/exports/nni) is mounted on this"
-                + " machine, so the pods need not reach the manager", route.why());
-        assertEquals(route.transport(), ReportRoute.choose(" Files ", share, "ab12cd34", "nni.ts.kubeflow").transport());
-        assertEquals("keeper.transport = files", ReportRoute.choose("files", share, "ab12cd34", "nni.ts.kubeflow").why());
+        assertEquals("keeper.transport = auto: nniManagerIp is not set and the manager's port is bound to 127.0.0.1 only, which the"
+                + " pods cannot reach; the NFS share 10.0.0.5:/exports/nni is mounted on this machine", route.why());
+        ReportRoute.ManagerAddress localhost = new ReportRoute.ManagerAddress(" ", "localhost");
+        assertTrue(ReportRoute.choose("auto", share, "ab12cd34", localhost, "nni.ts.kubeflow").transport().files());
+        assertTrue(ReportRoute.choose("auto", share, "ab12cd34", new ReportRoute.ManagerAddress(null, "::1"), "nni.ts.kubeflow")
+                .transport().files());
     }
 
     @Test
-    public void httpIsKeptAndAutoWithoutAShareReadHereFallsBackToHttpSayingWhy() throws Exception {
-        ReportRoute http = ReportRoute.choose("http", nfs(), "ab12cd34", "nni.ts.kubeflow");
+    public void autoWithAnAddressTheClusterMayReachStaysWithHttpEvenWithAShareMountedHere() throws Exception {
+        NfsShare share = nfs();
+        ReportRoute given = ReportRoute.choose("auto", share, "ab12cd34", new ReportRoute.ManagerAddress("10.1.2.3", "127.0.0.1"),
+                "nni.ts.kubeflow");
+        assertFalse(given.transport().files());
+        assertEquals("keeper.transport = auto: the pods call the manager at nniManagerIp 10.1.2.3", given.why());
+        ReportRoute everyAddress = ReportRoute.choose("auto", share, "ab12cd34", new ReportRoute.ManagerAddress(null, "0.0.0.0"),
+                "nni.ts.kubeflow");
+        assertFalse(everyAddress.transport().files());
+        assertEquals("keeper.transport = auto: the pods call the manager at this machine's outward address (nniManagerIp is not set"
+                + " and the port is bound to every address)", everyAddress.why());
+        assertFalse(ReportRoute.choose("auto", share, "ab12cd34", new ReportRoute.ManagerAddress(null, null), "nni.ts.kubeflow")
+                .transport().files());
+        ReportRoute bound = ReportRoute.choose("auto", share, "ab12cd34", new ReportRoute.ManagerAddress(null, "10.0.0.7"),
+                "nni.ts.kubeflow");
+        assertEquals("keeper.transport = auto: the pods call the manager at the address the port is bound to, 10.0.0.7", bound.why());
+        assertFalse("auto with an address chose files: no channels folder is made",
+                Files.exists(share.stagingFolder("ab12cd34").resolve("channels")));
+    }
+
+    @Test
+    public void theSettingWinsOverWhatAutoWouldFind() throws Exception {
+        NfsShare share = nfs();
+        ReportRoute.ManagerAddress given = new ReportRoute.ManagerAddress("10.1.2.3", "0.0.0.0");
+        ReportRoute files = ReportRoute.choose(" Files ", share, "ab12cd34", given, "nni.ts.kubeflow");
+        assertEquals(KeeperTransport.sharedFiles(share.stagingFolder("ab12cd34").resolve("channels"), "/tmp/mount/nni/ab12cd34/channels"),
+                files.transport());
+        assertEquals("keeper.transport = files", files.why());
+        ReportRoute http = ReportRoute.choose("http", share, "ab12cd34", UNREACHABLE, "nni.ts.kubeflow");
         assertFalse(http.transport().files());
         assertEquals("keeper.transport = http", http.why());
-        ReportRoute uploaded = ReportRoute.choose("auto", new UploadedShare(), "ab12cd34", "nni.ts.kubeflow");
+    }
+
+    @Test
+    public void adaptdlsTrialNfsVolumeCarriesTheChannelsBelowItsContainerMountPath() throws Exception {
+        Path mounted = folder.newFolder("trial-nfs").toPath();
+        PodNfsShare nfs = new PodNfsShare(new PodNfsShare.Volume("10.0.0.6", "/exports/trials", "/mnt/nfs/"), mounted.toString(),
+                folder.getRoot().toPath().resolve("unused"));
+        ReportRoute route = ReportRoute.choose("files", nfs, "ab12cd34", new ReportRoute.ManagerAddress("10.1.2.3", null), "nni.ts.adaptdl");
+        assertEquals(KeeperTransport.sharedFiles(mounted.resolve("nni").resolve("ab12cd34").resolve("channels"),
+                "/mnt/nfs/nni/ab12cd34/channels"), route.transport());
+        assertTrue(Files.isDirectory(mounted.resolve("nni").resolve("ab12cd34").resolve("channels")));
+        assertEquals(List.of(), nfs.release());
+        PodNfsShare unmountable = new PodNfsShare(new PodNfsShare.Volume("10.0.0.6", "/exports/trials", "/mnt/nfs"),
+                mounted.resolve("absent").toString(), folder.getRoot().toPath().resolve("unused"));
+        ReportRoute auto = ReportRoute.choose("auto", unmountable, "ab12cd34", UNREACHABLE, "nni.ts.adaptdl");
+        assertFalse(auto.transport().files());
+        assertTrue(auto.why(), auto.why().contains("but the trials' NFS share 10.0.0.6:/exports/trials (at /mnt/nfs in the pods) cannot"
+                + " be mounted on this machine: nfs.mount.path " + mounted.resolve("absent") + " (where the NFS share"));
+        try {
+            ReportRoute.choose("files", unmountable, "ab12cd34", UNREACHABLE, "nni.ts.adaptdl");
+            fail("files on a share that cannot be mounted was accepted");
+        } catch (PlatformException e) {
+            assertTrue(e.getMessage(), e.getMessage().startsWith("keeper.transport = files: nfs.mount.path " + mounted.resolve("absent")));
+        }
+    }
+
+    @Test
+    public void autoWithoutAnAddressAndWithoutAShareReadHereFallsBackToHttpSayingWhy() throws Exception {
+        ReportRoute uploaded = ReportRoute.choose("auto", new UploadedShare(), "ab12cd34", UNREACHABLE, "nni.ts.kubeflow");
         assertFalse(uploaded.transport().files());
-        assertEquals("keeper.transport = auto: the Azure file share acct/share is reached through its REST API only, not read on"
-                + " this machine, so the pods call the manager's port", uploaded.why());
-        ReportRoute none = ReportRoute.choose("", null, "ab12cd34", "nni.ts.adaptdl");
+        assertEquals("keeper.transport = auto: nniManagerIp is not set and the manager's port is bound to 127.0.0.1 only, but the"
+                + " Azure file share acct/share is not mounted on this machine (azureStorage.mount names where); the pods must reach"
+                + " the manager's port", uploaded.why());
+        ReportRoute none = ReportRoute.choose("", null, "ab12cd34", UNREACHABLE, "nni.ts.adaptdl");
         assertFalse(none.transport().files());
-        assertEquals("keeper.transport = auto: this platform's pods have no experiment share, so the pods call the manager's port",
-                none.why());
+        assertEquals("keeper.transport = auto: nniManagerIp is not set and the manager's port is bound to 127.0.0.1 only, but this"
+                + " platform's pods have no share this machine reads; the pods must reach the manager's port", none.why());
     }
 
     @Test
     public void filesWithoutAShareReadHereAndAnUnknownValueAreRefusedNamingTheSetting() {
         try {
-            ReportRoute.choose("files", new UploadedShare(), "ab12cd34", "nni.ts.frameworkcontroller");
+            ReportRoute.choose("files", new UploadedShare(), "ab12cd34", UNREACHABLE, "nni.ts.frameworkcontroller");
             fail("files without a share read here was accepted");
         } catch (PlatformException e) {
-            assertEquals("keeper.transport = files needs the experiment's storage as an NFS share mounted on this machine, and the"
-                    + " Azure file share acct/share is reached through its REST API only, not read on this machine; set"
-                    + " keeper.transport to http or auto in etc/nni.ts.frameworkcontroller.cfg", e.getMessage());
+            assertEquals("keeper.transport = files needs a share the pods and this machine both see, and the Azure file share"
+                    + " acct/share is not mounted on this machine (azureStorage.mount names where); or set keeper.transport to http"
+                    + " or auto in etc/nni.ts.frameworkcontroller.cfg", e.getMessage());
         }
         try {
             ReportRoute.setting("ssh");
@@ -98,6 +159,11 @@ public class ReportRouteTest {
         @Override
         public String describe() {
             return "the Azure file share acct/share";
+        }
+
+        @Override
+        public String mountHint() {
+            return "azureStorage.mount names where";
         }
 
         @Override

@@ -28,6 +28,7 @@ import nni.ts.k8s.JobRequest;
 import nni.ts.k8s.JobState;
 import nni.ts.k8s.KeeperScript;
 import nni.ts.k8s.NniObjects;
+import nni.ts.k8s.PodNfsShare;
 
 /**
  * NNI's AdaptDL objects ({@code adaptdl.petuum.com/v1}): per environment an {@code AdaptDLJob}
@@ -100,6 +101,13 @@ final class AdaptdlJobs implements JobKind {
     @Override
     public NniObjects.KeeperPlacement placement(String experimentId, String objectName, String tokenSecret) {
         return new NniObjects.KeeperPlacement(KEEPER_HOME, "/adaptdl/share/nni-keeper", tokenSecret);
+    }
+
+    /** The user's {@code nfs}, mounted in every pod: the keepers' channel folders can be there. */
+    @Override
+    public PodNfsShare.Volume podNfs() {
+        return nfs == null ? null : new PodNfsShare.Volume(String.valueOf(nfs.get("server")), String.valueOf(nfs.get("path")),
+                String.valueOf(nfs.get("containerMountPath")));
     }
 
     /** AdaptDL tells each replica its rank. */

@@ -3,6 +3,7 @@ package nni.ts.frameworkcontroller.internal;
 import java.nio.file.Path;
 import java.util.Map;
 
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -34,8 +35,13 @@ public class FrameworkControllerPlatform extends KubernetesPlatform {
     static final String PID = "nni.ts.frameworkcontroller";
 
     @Activate
-    public FrameworkControllerPlatform(KubernetesPlatformConfig config, @Reference KeeperSessions keeperSessions) {
-        super(config, keeperSessions, KubernetesSessionSettings.of(PID));
+    public FrameworkControllerPlatform(KubernetesPlatformConfig config, @Reference KeeperSessions keeperSessions, BundleContext context) {
+        super(config, keeperSessions, KubernetesSessionSettings.of(PID), context.getProperty(HTTP_HOST));
+    }
+
+    /** A platform outside a framework (section checks in tests): its port counts as bound to every address. */
+    public FrameworkControllerPlatform(KubernetesPlatformConfig config, KeeperSessions keeperSessions) {
+        super(config, keeperSessions, KubernetesSessionSettings.of(PID), null);
     }
 
     @Override

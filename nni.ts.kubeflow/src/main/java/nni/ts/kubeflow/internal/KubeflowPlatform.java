@@ -3,6 +3,7 @@ package nni.ts.kubeflow.internal;
 import java.nio.file.Path;
 import java.util.Map;
 
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -33,8 +34,13 @@ public class KubeflowPlatform extends KubernetesPlatform {
     static final String PID = "nni.ts.kubeflow";
 
     @Activate
-    public KubeflowPlatform(KubernetesPlatformConfig config, @Reference KeeperSessions keeperSessions) {
-        super(config, keeperSessions, KubernetesSessionSettings.of(PID));
+    public KubeflowPlatform(KubernetesPlatformConfig config, @Reference KeeperSessions keeperSessions, BundleContext context) {
+        super(config, keeperSessions, KubernetesSessionSettings.of(PID), context.getProperty(HTTP_HOST));
+    }
+
+    /** A platform outside a framework (section checks in tests): its port counts as bound to every address. */
+    public KubeflowPlatform(KubernetesPlatformConfig config, KeeperSessions keeperSessions) {
+        super(config, keeperSessions, KubernetesSessionSettings.of(PID), null);
     }
 
     @Override
