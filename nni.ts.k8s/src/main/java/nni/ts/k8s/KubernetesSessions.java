@@ -15,6 +15,7 @@ import nni.api.environment.KeeperSessions;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
+import nni.ts.cloud.ManagerAddress;
 import nni.ts.cloud.AzureCredential;
 import nni.ts.cloud.JobSession;
 
@@ -121,7 +122,7 @@ public final class KubernetesSessions {
                 podNfs = new PodNfsShare(kind.podNfs(), settings.nfsMountPath(), context.experimentDirectory().resolve("nfs-root"));
             }
             reports = ReportRoute.choose(settings.keeperTransport(), share != null ? share : podNfs, context.experimentId(),
-                    new ReportRoute.ManagerAddress(managerHost(section), httpHost), sessionSettings.pid());
+                    new ManagerAddress(managerHost(section), httpHost), sessionSettings.pid());
             AtomicInteger threads = new AtomicInteger();
             executor = new ScheduledThreadPoolExecutor(1, r -> {
                 Thread thread = new Thread(r, "nni-" + context.platform() + "-" + context.experimentId() + "-" + threads.incrementAndGet());

@@ -7,6 +7,7 @@ import java.util.Locale;
 
 import nni.api.environment.KeeperTransport;
 import nni.api.platform.PlatformException;
+import nni.ts.cloud.ManagerAddress;
 import nni.ts.cloud.SharedStorage;
 
 /**
@@ -27,40 +28,6 @@ import nni.ts.cloud.SharedStorage;
  * @param why       the setting and, for {@code auto}, what it found: shown with the session's report channel
  */
 public record ReportRoute(KeeperTransport transport, String why) {
-
-    /**
-     * Where the pods could call the manager.
-     *
-     * @param nniManagerIp the experiment's {@code nniManagerIp}, or null
-     * @param httpHost     the host the manager's port is bound to ({@code org.apache.felix.http.host}), or null (every address)
-     */
-    public record ManagerAddress(String nniManagerIp, String httpHost) {
-
-        /** @return whether no address of the manager is reachable from elsewhere: no nniManagerIp and the port on loopback only */
-        boolean unreachable() {
-            return (nniManagerIp == null || nniManagerIp.isBlank()) && loopback(httpHost);
-        }
-
-        /** @return where the pods call the manager, for messages */
-        String describe() {
-            if (nniManagerIp != null && !nniManagerIp.isBlank()) {
-                return "nniManagerIp " + nniManagerIp.strip();
-            }
-            if (httpHost == null || httpHost.isBlank() || httpHost.strip().matches("0\\.0\\.0\\.0|::|\\[::]")) {
-                return "this machine's outward address (nniManagerIp is not set and the port is bound to every address)";
-            }
-            return "the address the port is bound to, " + httpHost.strip();
-        }
-
-        /** @return whether the host is a loopback address (a literal or localhost; nothing is looked up) */
-        static boolean loopback(String host) {
-            if (host == null || host.isBlank()) {
-                return false;
-            }
-            String bare = host.strip();
-            return bare.equalsIgnoreCase("localhost") || bare.startsWith("127.") || bare.equals("::1") || bare.equals("[::1]");
-        }
-    }
 
     /**
      * @return the setting, checked: {@code auto}, {@code files} or {@code http}

@@ -16,6 +16,7 @@ import org.junit.rules.TemporaryFolder;
 
 import nni.api.environment.KeeperTransport;
 import nni.api.platform.PlatformException;
+import nni.ts.cloud.ManagerAddress;
 
 /** Which way a Kubernetes session's keepers report ({@code keeper.transport}), and why. */
 public class ReportRouteTest {
@@ -28,7 +29,7 @@ public class ReportRouteTest {
     }
 
     /** No nniManagerIp, the port on loopback only: nothing in the cluster can reach the manager. */
-    private static final ReportRoute.ManagerAddress UNREACHABLE = new ReportRoute.ManagerAddress(null, "127.0.0.1");
+    private static final ManagerAddress UNREACHABLE = new ManagerAddress(null, "127.0.0.1");
 
     @Test
     public void autoWithoutAnAddressTheClusterReachesAndWithAShareMountedHereReportsThroughChannelFolders() throws Exception {
@@ -39,27 +40,27 @@ public class ReportRouteTest {
         assertTrue(Files.isDirectory(channels));
         assertEquals("keeper.transport = auto: nniManagerIp is not set and the manager's port is bound to 127.0.0.1 only, which the"
                 + " pods cannot reach; the NFS share 10.0.0.5:/exports/nni is mounted on this machine", route.why());
-        ReportRoute.ManagerAddress localhost = new ReportRoute.ManagerAddress(" ", "localhost");
+        ManagerAddress localhost = new ManagerAddress(" ", "localhost");
         assertTrue(ReportRoute.choose("auto", share, "ab12cd34", localhost, "nni.ts.kubeflow").transport().files());
-        assertTrue(ReportRoute.choose("auto", share, "ab12cd34", new ReportRoute.ManagerAddress(null, "::1"), "nni.ts.kubeflow")
+        assertTrue(ReportRoute.choose("auto", share, "ab12cd34", new ManagerAddress(null, "::1"), "nni.ts.kubeflow")
                 .transport().files());
     }
 
     @Test
     public void autoWithAnAddressTheClusterMayReachStaysWithHttpEvenWithAShareMountedHere() throws Exception {
         NfsShare share = nfs();
-        ReportRoute given = ReportRoute.choose("auto", share, "ab12cd34", new ReportRoute.ManagerAddress("10.1.2.3", "127.0.0.1"),
+        ReportRoute given = ReportRoute.choose("auto", share, "ab12cd34", new ManagerAddress("10.1.2.3", "127.0.0.1"),
                 "nni.ts.kubeflow");
         assertFalse(given.transport().files());
         assertEquals("keeper.transport = auto: the pods call the manager at nniManagerIp 10.1.2.3", given.why());
-        ReportRoute everyAddress = ReportRoute.choose("auto", share, "ab12cd34", new ReportRoute.ManagerAddress(null, "0.0.0.0"),
+        ReportRoute everyAddress = ReportRoute.choose("auto", share, "ab12cd34", new ManagerAddress(null, "0.0.0.0"),
                 "nni.ts.kubeflow");
         assertFalse(everyAddress.transport().files());
         assertEquals("keeper.transport = auto: the pods call the manager at this machine's outward address (nniManagerIp is not set"
                 + " and the port is bound to every address)", everyAddress.why());
-        assertFalse(ReportRoute.choose("auto", share, "ab12cd34", new ReportRoute.ManagerAddress(null, null), "nni.ts.kubeflow")
+        assertFalse(ReportRoute.choose("auto", share, "ab12cd34", new ManagerAddress(null, null), "nni.ts.kubeflow")
                 .transport().files());
-        ReportRoute bound = ReportRoute.choose("auto", share, "ab12cd34", new ReportRoute.ManagerAddress(null, "10.0.0.7"),
+        ReportRoute bound = ReportRoute.choose("auto", share, "ab12cd34", new ManagerAddress(null, "10.0.0.7"),
                 "nni.ts.kubeflow");
         assertEquals("keeper.transport = auto: the pods call the manager at the address the port is bound to, 10.0.0.7", bound.why());
         assertFalse("auto with an address chose files: no channels folder is made",
@@ -69,7 +70,7 @@ public class ReportRouteTest {
     @Test
     public void theSettingWinsOverWhatAutoWouldFind() throws Exception {
         NfsShare share = nfs();
-        ReportRoute.ManagerAddress given = new ReportRoute.ManagerAddress("10.1.2.3", "0.0.0.0");
+        ManagerAddress given = new ManagerAddress("10.1.2.3", "0.0.0.0");
         ReportRoute files = ReportRoute.choose(" Files ", share, "ab12cd34", given, "nni.ts.kubeflow");
         assertEquals(KeeperTransport.sharedFiles(share.stagingFolder("ab12cd34").resolve("channels"), "/tmp/mount/nni/ab12cd34/channels"),
                 files.transport());
@@ -84,7 +85,7 @@ public class ReportRouteTest {
         Path mounted = folder.newFolder("trial-nfs").toPath();
         PodNfsShare nfs = new PodNfsShare(new PodNfsShare.Volume("10.0.0.6", "/exports/trials", "/mnt/nfs/"), mounted.toString(),
                 folder.getRoot().toPath().resolve("unused"));
-        ReportRoute route = ReportRoute.choose("files", nfs, "ab12cd34", new ReportRoute.ManagerAddress("10.1.2.3", null), "nni.ts.adaptdl");
+        ReportRoute route = ReportRoute.choose("files", nfs, "ab12cd34", new ManagerAddress("10.1.2.3", null), "nni.ts.adaptdl");
         assertEquals(KeeperTransport.sharedFiles(mounted.resolve("nni").resolve("ab12cd34").resolve("channels"),
                 "/mnt/nfs/nni/ab12cd34/channels"), route.transport());
         assertTrue(Files.isDirectory(mounted.resolve("nni").resolve("ab12cd34").resolve("channels")));

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import nni.api.environment.KeeperTransport;
 import nni.api.platform.PlatformException;
+import nni.ts.cloud.ManagerAddress;
 
 /**
  * How an Azure ML session's keepers report: over HTTP to the manager's port, or through files on a
@@ -37,7 +38,7 @@ record AmlChannel(KeeperTransport transport, String uri, String why) {
     static AmlChannel choose(String setting, String datastore, String mount, String nniManagerIp, String httpHost,
                              String experimentId) throws PlatformException {
         String mode = setting == null ? "auto" : setting.strip().toLowerCase(Locale.ROOT);
-        boolean unreachable = (nniManagerIp == null || nniManagerIp.isBlank()) && loopback(httpHost);
+        boolean unreachable = new ManagerAddress(nniManagerIp, httpHost).unreachable();
         switch (mode) {
             case "http" -> {
                 return new AmlChannel(KeeperTransport.http(), null, "keeper.transport = http");
@@ -81,15 +82,6 @@ record AmlChannel(KeeperTransport transport, String uri, String why) {
         }
         KeeperTransport transport = KeeperTransport.sharedFiles(local.resolve("channels"), "${{outputs." + OUTPUT + "}}/channels");
         return new AmlChannel(transport, "azureml://datastores/" + datastore + "/paths/" + relative + "/", why);
-    }
-
-    /** @return whether the port's host is a loopback address (a literal or localhost; nothing is looked up) */
-    static boolean loopback(String httpHost) {
-        if (httpHost == null || httpHost.isBlank()) {
-            return false;
-        }
-        String host = httpHost.strip();
-        return host.equalsIgnoreCase("localhost") || host.startsWith("127.") || host.equals("::1") || host.equals("[::1]");
     }
 
     /** @return the job's {@code outputs}: the datastore's folder mounted read-write as {@value #OUTPUT} */
