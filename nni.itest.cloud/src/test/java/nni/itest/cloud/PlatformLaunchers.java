@@ -13,8 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import org.yaml.snakeyaml.Yaml;
 
 import nni.api.config.SectionCheck;
 import nni.api.environment.EnvironmentLauncher;
@@ -44,7 +43,6 @@ import nni.api.platform.TrainingSession;
 public final class PlatformLaunchers implements AutoCloseable {
 
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     private final Path root;
     private final Map<EnvironmentLauncher, TrainingSession> sessions = new IdentityHashMap<>();
@@ -107,7 +105,7 @@ public final class PlatformLaunchers implements AutoCloseable {
             throws PlatformException, IOException {
         String experimentId = experimentId();
         Path directory = Files.createDirectories(root.resolve(experimentId));
-        Map<String, Object> fields = YAML.readValue("platform: " + platform + "\n" + section, Map.class);
+        Map<String, Object> fields = new Yaml().load("platform: " + platform + "\n" + section);
         Capture capture = new Capture();
         TrainingPlatform made = component.apply(capture);
         SectionCheck check = made.checkSection(fields, directory);
