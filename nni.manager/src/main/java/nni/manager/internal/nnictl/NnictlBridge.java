@@ -73,6 +73,8 @@ public class NnictlBridge implements ExperimentListener {
     private final Map<String, PidSentinel> sentinels = new ConcurrentHashMap<>();
     /** How many errors of each experiment are in its stderr log already. */
     private final Map<String, Integer> errorsLogged = new ConcurrentHashMap<>();
+    /** The experiments whose logs have their header. */
+    private final Set<String> headed = ConcurrentHashMap.newKeySet();
     /** The status each experiment's stdout log shows last. */
     private final Map<String, String> statusLogged = new ConcurrentHashMap<>();
     /** Each open experiment as last told (used on the writer's thread only): what its entry keeps when it closes. */
@@ -121,15 +123,24 @@ public class NnictlBridge implements ExperimentListener {
         workers.shutdownNow();
     }
 
-    /** Opened, or changed: the first time an experiment is told it gets its pid, log header and entry. */
+    /**
+     * Opened, or changed: the first time an experiment is told it gets its log header, pid and entry.
+     * Its log lines are written here, on the thread telling the change, not on the writer's: they are
+     * in the experiment's folder, which may be deleted as soon as the experiment is closed, and a
+     * late write would make the folder again.
+     */
     @Override
     public void experimentChanged(ExperimentInfo experiment) {
+        if (headed.add(experiment.id())) {
+            logHeader(experiment);
+        } else {
+            logStatus(experiment);
+        }
         onWriter(() -> {
             if (open.put(experiment.id(), experiment) == null) {
                 opened(experiment);
             } else {
                 write(experiment, experiment.status());
-                logStatus(experiment);
             }
         });
     }
@@ -150,7 +161,6 @@ public class NnictlBridge implements ExperimentListener {
         } catch (IOException e) {
             LOG.warn("experiment {}: no pid of its own for NNI's tools ({}); nnictl cannot stop it", id, e.getMessage());
         }
-        logHeader(experiment);
         if (experiment.readOnly()) {
             recorded(id).ifPresent(status -> viewedFrom.put(id, status));
         }
@@ -159,6 +169,9 @@ public class NnictlBridge implements ExperimentListener {
 
     @Override
     public void experimentClosed(String experimentId, boolean stopped) {
+        headed.remove(experimentId);
+        statusLogged.remove(experimentId);
+        errorsLogged.remove(experimentId);
         onWriter(() -> {
             ExperimentInfo experiment = open.remove(experimentId);
             if (experiment == null) {
@@ -166,9 +179,6 @@ public class NnictlBridge implements ExperimentListener {
             }
             write(experiment, lasting(experiment));
             viewedFrom.remove(experimentId);
-            logStatus(experiment);
-            statusLogged.remove(experimentId);
-            errorsLogged.remove(experimentId);
             PidSentinel sentinel = sentinels.remove(experimentId);
             if (sentinel != null) {
                 sentinel.close(); // last: a client waiting for the pid finds the registry updated
