@@ -5,6 +5,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import org.junit.rules.TemporaryFolder;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import nni.itest.cloud.emulator.CloudEmulator;
+import nni.itest.cloud.emulator.TaskProcess;
 import nni.itest.cloud.emulator.openpai.OpenpaiEmulator;
 import nni.itest.cloud.emulator.openpai.PaiJob;
 import nni.itest.launcher.RuntimeProcess;
@@ -89,13 +91,19 @@ public class OpenpaiIT {
         return config;
     }
 
-    private Path home() throws Exception {
-        return CloudRuns.home(folder.newFolder().toPath(), "nni.ts.openpai", Map.of("keeper", "python",
+    private Path home(Map<String, String> more) throws Exception {
+        Map<String, String> settings = new java.util.HashMap<>(Map.of("keeper", "python",
                 "status.refresh.seconds", "1", "list.refresh.seconds", "1", "missing.job.seconds", "3", "stop.grace.seconds", "3"));
+        settings.putAll(more);
+        return CloudRuns.home(folder.newFolder().toPath(), "nni.ts.openpai", settings);
     }
 
     private RuntimeProcess run(Path config) throws Exception {
-        runtime = RuntimeProcess.start(home(), experiments, "run", config.toString());
+        return run(config, Map.of());
+    }
+
+    private RuntimeProcess run(Path config, Map<String, String> settings) throws Exception {
+        runtime = RuntimeProcess.start(home(settings), experiments, "run", config.toString());
         return runtime;
     }
 
@@ -152,6 +160,43 @@ public class OpenpaiIT {
         // one status request per job and refresh, no list
         assertTrue(calls("GET", "/jobs/alice~").size() >= 3);
         assertTrue(calls("GET", "jobs?username=").isEmpty());
+    }
+
+    /**
+     * The manager's port is bound to loopback and no nniManagerIp is given: no address the cluster
+     * could reach. The keepers report through channel folders on the storage
+     * ({@code keeper.transport = auto}; OpenPAI's default is http, as NNI's): the jobs run cut off from this machine's network, a recorder
+     * in their place on the manager's port; no process of theirs connected there, and every metric
+     * arrived.
+     */
+    @Test(timeout = 240_000)
+    public void withoutAnAddressTheClusterCouldReachTheKeepersReportThroughTheStorage() throws Exception {
+        Path connections = folder.getRoot().toPath().resolve("connections-to-the-manager");
+        pai.isolateJobs(new TaskProcess.Isolation(() -> URI.create(runtime.endpoint()).getPort(), connections));
+        Path config = config(TOKEN, """
+                x: {_type: choice, _value: [1, 9]}
+                """, """
+                  reuseMode: false
+                trialConcurrency: 1
+                maxTrialNumber: 2
+                tuner: {name: GridSearch}
+                """);
+        run(config, Map.of("keeper.transport", "auto"));
+        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        String id = CloudRuns.experimentId(runtime.console());
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
+            assertEquals(Map.of("1", "SUCCEEDED", "9", "SUCCEEDED"), CloudRuns.statusBy(store, "x"));
+            CloudRuns.assertEveryMetricOnce(store);
+        }
+        assertTrue(pai.refused().toString(), pai.refused().isEmpty());
+        for (PaiJob job : pai.jobs()) {
+            String commands = job.protocol().path("taskRoles").toString();
+            assertTrue(commands, commands.contains("--channel"));
+            assertFalse("the job is never told where the manager listens: " + commands, commands.contains("--manager"));
+        }
+        assertTrue("the jobs ran cut off, a recorder on the manager's port", Files.isRegularFile(connections));
+        assertEquals("connections from the jobs to the manager's port", "", Files.readString(connections));
+        assertTrue(runtime.log(), runtime.log().contains("keeper.transport = auto: nniManagerIp is not set"));
     }
 
     @Test(timeout = 240_000)
@@ -332,7 +377,7 @@ public class OpenpaiIT {
                 maxTrialNumber: 2
                 tuner: {name: GridSearch}
                 """);
-        Path home = home();
+        Path home = home(Map.of());
         int port;
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             port = socket.getLocalPort();

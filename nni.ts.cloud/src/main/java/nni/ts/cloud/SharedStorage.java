@@ -60,6 +60,34 @@ public final class SharedStorage {
         };
     }
 
+    /** A keeper transport, and why it was chosen: shown with the session's report channel. */
+    public record Route(KeeperTransport transport, String why) {
+    }
+
+    /**
+     * @param setting {@code keeper.transport}: {@code files}, {@code http}, or {@code auto} (files when
+     *                nothing outside this machine can reach the manager for sure, {@link ManagerAddress#unreachable},
+     *                else http)
+     * @param manager where the jobs could call the manager
+     * @throws IllegalArgumentException naming the setting and what it accepts
+     */
+    public Route keeperRoute(String setting, ManagerAddress manager) {
+        String mode = setting == null || setting.isBlank() ? "auto" : setting.strip().toLowerCase(java.util.Locale.ROOT);
+        if (!mode.equals("auto")) {
+            try {
+                return new Route(keeperTransport(mode), "keeper.transport = " + mode);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("keeper.transport: expected auto, files or http, got \"" + setting + "\"", e);
+            }
+        }
+        if (manager.unreachable()) {
+            return new Route(keeperTransport("files"), "keeper.transport = auto: nniManagerIp is not set and the manager's port is"
+                    + " bound to " + manager.httpHost().strip() + " only, which the jobs cannot reach; channel folders on the"
+                    + " shared storage (" + local("channels") + " here)");
+        }
+        return new Route(KeeperTransport.http(), "keeper.transport = auto: the jobs call the manager at " + manager.describe());
+    }
+
     /** @return the code archive as the jobs see it */
     public String codeOnWorker() {
         return container(CODE);

@@ -44,4 +44,20 @@ public class SharedStorageTransportTest {
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> storage.keeperTransport("nfs"));
         assertEquals("keeper.transport: expected files or http, got \"nfs\"", refused.getMessage());
     }
+
+    @Test
+    public void autoTakesFilesOnlyWhenNothingOutsideThisMachineCanReachTheManager() {
+        SharedStorage.Route unreachable = storage.keeperRoute("auto", new ManagerAddress(null, "127.0.0.1"));
+        assertTrue(unreachable.transport().files());
+        assertTrue(unreachable.why(), unreachable.why().startsWith("keeper.transport = auto: nniManagerIp is not set and the"
+                + " manager's port is bound to 127.0.0.1 only"));
+        assertFalse(storage.keeperRoute(null, new ManagerAddress("10.1.2.3", "127.0.0.1")).transport().files());
+        assertFalse(storage.keeperRoute("auto", new ManagerAddress(null, "0.0.0.0")).transport().files());
+        assertFalse(storage.keeperRoute("auto", new ManagerAddress(null, null)).transport().files());
+        assertTrue("a setting other than auto is taken as it is",
+                storage.keeperRoute("files", new ManagerAddress("10.1.2.3", null)).transport().files());
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> storage.keeperRoute("nfs", new ManagerAddress(null, null)));
+        assertEquals("keeper.transport: expected auto, files or http, got \"nfs\"", refused.getMessage());
+    }
 }

@@ -3,6 +3,7 @@ package nni.ts.openpai.internal;
 import java.nio.file.Path;
 import java.util.Map;
 
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -14,13 +15,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import nni.api.config.SectionCheck;
 import nni.api.environment.KeeperChoice;
 import nni.api.environment.KeeperSessions;
-import nni.api.environment.KeeperTransport;
 import nni.api.platform.Platform;
 import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
 import nni.ts.cloud.CloudSessionBuilder;
+import nni.ts.cloud.ManagerAddress;
 import nni.ts.cloud.SharedStorage;
 
 /**
@@ -44,7 +45,8 @@ public class OpenpaiPlatform implements TrainingPlatform {
         String keeper() default "auto";
 
         @AttributeDefinition(description = "How the keepers in the jobs talk to the manager: http (to nniManagerIp and the"
-                + " manager's port) or files (channel folders on the storage at localStorageMountPoint, for jobs that cannot reach the manager)")
+                + " manager's port), files (channel folders on the storage at localStorageMountPoint, for jobs that cannot reach the"
+                + " manager), or auto (files when nniManagerIp is not set and the manager's port is bound to loopback only; else http)")
         String keeper_transport() default "http";
 
         @AttributeDefinition(description = "The Java command in the jobs' image")
@@ -75,13 +77,27 @@ public class OpenpaiPlatform implements TrainingPlatform {
         int max_jobs() default 64;
     }
 
+    private static final String HTTP_HOST = "org.apache.felix.http.host";
+
     private final Config config;
     private final KeeperSessions keeperSessions;
+    /** The host the manager's port is bound to, or null (every address). */
+    private final String httpHost;
 
     @Activate
-    public OpenpaiPlatform(Config config, @Reference KeeperSessions keeperSessions) {
+    public OpenpaiPlatform(Config config, @Reference KeeperSessions keeperSessions, BundleContext context) {
+        this(config, keeperSessions, context.getProperty(HTTP_HOST));
+    }
+
+    /** A platform outside a framework (tests): its port counts as bound to every address. */
+    public OpenpaiPlatform(Config config, KeeperSessions keeperSessions) {
+        this(config, keeperSessions, (String) null);
+    }
+
+    private OpenpaiPlatform(Config config, KeeperSessions keeperSessions, String httpHost) {
         this.config = config;
         this.keeperSessions = keeperSessions;
+        this.httpHost = httpHost;
     }
 
     @Override
@@ -98,16 +114,17 @@ public class OpenpaiPlatform implements TrainingPlatform {
         KeeperChoice keeper = session.keeper(config.keeper());
         SharedStorage storage = session.checked(() -> new SharedStorage(settings.localStorageMountPoint().resolve(experiment),
                 settings.containerStorageMountPoint() + "/" + experiment));
-        KeeperTransport transport = session.checked(() -> storage.keeperTransport(config.keeper_transport()));
+        SharedStorage.Route route = session.checked(() -> storage.keeperRoute(config.keeper_transport(),
+                new ManagerAddress(settings.nniManagerIp(), httpHost)));
         OpenpaiApi api = new OpenpaiApi(settings, session.http(settings.service(), config.request_timeout_seconds()), storage,
                 experiment, settings.reuseMode(), keeper.toString(), config.java_command(), config.python_command());
         return session.reuse(settings.reuseMode()).maxJobs(config.max_jobs()).idleTimeout(config.reuse_idle_seconds())
-                .managerHost(settings.nniManagerIp()).transport(transport)
+                .managerHost(settings.nniManagerIp()).transport(route.transport(), route.why())
                 .refresh(settings.reuseMode() ? config.list_refresh_seconds() : config.status_refresh_seconds())
                 .missingAfter(config.missing_job_seconds()).stopGrace(config.stop_grace_seconds())
                 .checking("the OpenPAI token", api::checkUser)
                 .describedAs((settings.reuseMode() ? "reuse mode" : "one job per trial") + ", keeper " + keeper
-                        + ", reports " + transport)
+                        + ", reports " + route.transport() + " (" + route.why() + ")")
                 .open(api);
     }
 }

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 
 import nni.itest.cloud.emulator.CloudEmulator;
+import nni.itest.cloud.emulator.TaskProcess;
 
 /**
  * OpenPAI's REST server (version 2, under {@code /rest-server/api/v2}) for one user, as NNI and
@@ -41,6 +42,7 @@ public final class OpenpaiEmulator extends CloudEmulator {
     private final List<String> submitted = new ArrayList<>();
     private final List<String> refused = new ArrayList<>();
     private volatile Duration waiting = Duration.ofMillis(300);
+    private volatile TaskProcess.Isolation isolation;
 
     /**
      * @param storages        the storages the user may mount, by name: the local folder each stands for
@@ -68,6 +70,14 @@ public final class OpenpaiEmulator extends CloudEmulator {
     }
 
     /** How long a new job waits before it runs. */
+    /**
+     * Runs the jobs submitted from now on cut off from this machine's network, as a cluster is from
+     * the user's laptop, with a recorder on the manager's port ({@link TaskProcess.Isolation}).
+     */
+    public void isolateJobs(TaskProcess.Isolation isolation) {
+        this.isolation = isolation;
+    }
+
     public void waiting(Duration time) {
         this.waiting = time;
     }
@@ -212,7 +222,7 @@ public final class OpenpaiEmulator extends CloudEmulator {
             if (jobs.containsKey(name)) {
                 return Answer.json(409, map("code", "ConflictJobError", "message", "Job " + user + "~" + name + " already exists."));
             }
-            created = new PaiJob(user, name, job, virtualCluster, mounts, tasks.resolve(name));
+            created = new PaiJob(user, name, job, virtualCluster, mounts, tasks.resolve(name), isolation);
             jobs.put(name, created);
             submitted.add(body);
         }

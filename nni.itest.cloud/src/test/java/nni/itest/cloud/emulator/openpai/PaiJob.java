@@ -64,7 +64,12 @@ public final class PaiJob {
         }
     }
 
-    PaiJob(String user, String name, JsonNode protocol, String virtualCluster, Map<String, Path> mounts, Path folder) {
+    private final TaskProcess.Isolation isolation;
+
+    /** @param isolation how the job's tasks are cut off from the manager, or null: not at all */
+    PaiJob(String user, String name, JsonNode protocol, String virtualCluster, Map<String, Path> mounts, Path folder,
+           TaskProcess.Isolation isolation) {
+        this.isolation = isolation;
         this.user = user;
         this.name = name;
         this.protocol = protocol;
@@ -129,7 +134,9 @@ public final class PaiJob {
                     if (body.path("resourcePerInstance").path("gpu").asInt() == 0) {
                         environment.put("NVIDIA_VISIBLE_DEVICES", "none");
                     }
-                    Task task = new Task(role, index, TaskProcess.start(entrypoint, folder.resolve(role + "-" + index), environment));
+                    Path taskFolder = folder.resolve(role + "-" + index);
+                    Task task = new Task(role, index, isolation == null ? TaskProcess.start(entrypoint, taskFolder, environment)
+                            : TaskProcess.start(entrypoint, taskFolder, environment, isolation));
                     tasks.add(task);
                     task.process.exit().thenAccept(code -> ended(task, code));
                 }
