@@ -9,6 +9,9 @@ package nni.ts.cloud;
  */
 public record ManagerAddress(String nniManagerIp, String httpHost) {
 
+    /** The framework property that names the host the manager's port is bound to (Felix HTTP's). */
+    public static final String HTTP_HOST = "org.apache.felix.http.host";
+
     /** @return whether no address of the manager is reachable from elsewhere: no nniManagerIp and the port on loopback only */
     public boolean unreachable() {
         return (nniManagerIp == null || nniManagerIp.isBlank()) && loopback(httpHost);

@@ -7,6 +7,7 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
+import nni.ts.cloud.ManagerAddress;
 
 /**
  * A Kubernetes platform component (kubeflow, frameworkcontroller, adl): its sessions open the same way
@@ -17,7 +18,7 @@ import nni.api.platform.TrainingSession;
 public abstract class KubernetesPlatform implements TrainingPlatform {
 
     /** The framework property naming the host the manager's HTTP port is bound to. */
-    protected static final String HTTP_HOST = "org.apache.felix.http.host";
+    protected static final String HTTP_HOST = ManagerAddress.HTTP_HOST;
 
     private final KubernetesPlatformConfig config;
     private final KeeperSessions keeperSessions;

@@ -33,7 +33,11 @@ public final class TaskProcess {
      */
     public static TaskProcess start(String command, Path folder, Map<String, String> environment) throws IOException {
         Files.createDirectories(folder);
-        ProcessBuilder builder = new ProcessBuilder("setsid", "bash", "-c", command).directory(folder.toFile())
+        return start(List.of("setsid", "bash", "-c", command), folder, environment);
+    }
+
+    private static TaskProcess start(List<String> words, Path folder, Map<String, String> environment) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(words).directory(folder.toFile())
                 .redirectOutput(folder.resolve("stdout").toFile()).redirectError(folder.resolve("stderr").toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         builder.environment().putAll(environment);
@@ -98,18 +102,16 @@ public final class TaskProcess {
             """;
 
     /**
-     * Like {@link #start(String, Path, Map)}, cut off from the manager ({@link Isolation}).
+     * Like {@link #start(String, Path, Map)}, cut off from the manager ({@link Isolation}); not cut off when {@code isolation} is null.
      *
      * @throws IOException when the namespace cannot be made here ({@code unshare} refused)
      */
     public static TaskProcess start(String command, Path folder, Map<String, String> environment, Isolation isolation)
             throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(isolated(command, folder, isolation))
-                .directory(folder.toFile())
-                .redirectOutput(folder.resolve("stdout").toFile()).redirectError(folder.resolve("stderr").toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        builder.environment().putAll(environment);
-        return new TaskProcess(builder.start());
+        if (isolation == null) {
+            return start(command, folder, environment);
+        }
+        return start(isolated(command, folder, isolation), folder, environment);
     }
 
     /**

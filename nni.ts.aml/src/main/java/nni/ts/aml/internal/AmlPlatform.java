@@ -23,6 +23,7 @@ import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
 import nni.ts.cloud.AzureCredential;
 import nni.ts.cloud.CloudSessionBuilder;
+import nni.ts.cloud.ManagerAddress;
 
 /**
  * NNI's {@code platform: aml} (reuse mode, as in NNI): trial keeper environments as Azure Machine
@@ -39,7 +40,6 @@ import nni.ts.cloud.CloudSessionBuilder;
 public class AmlPlatform implements TrainingPlatform {
 
     /** The host the manager's one port is bound to ({@code --host}); unset: every address. */
-    private static final String HTTP_HOST = "org.apache.felix.http.host";
 
     @ObjectClassDefinition(name = "NNI aml platform", description = "Trials on an Azure ML compute target")
     public @interface Config {
@@ -103,7 +103,7 @@ public class AmlPlatform implements TrainingPlatform {
 
     @Activate
     public AmlPlatform(Config config, @Reference KeeperSessions keeperSessions, BundleContext context) {
-        this(config, keeperSessions, context.getProperty(HTTP_HOST));
+        this(config, keeperSessions, context.getProperty(ManagerAddress.HTTP_HOST));
     }
 
     /** A platform outside a framework (section checks in tests): its port counts as bound to every address. */

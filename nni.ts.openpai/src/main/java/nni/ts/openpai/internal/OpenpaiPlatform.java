@@ -77,8 +77,6 @@ public class OpenpaiPlatform implements TrainingPlatform {
         int max_jobs() default 64;
     }
 
-    private static final String HTTP_HOST = "org.apache.felix.http.host";
-
     private final Config config;
     private final KeeperSessions keeperSessions;
     /** The host the manager's port is bound to, or null (every address). */
@@ -86,7 +84,7 @@ public class OpenpaiPlatform implements TrainingPlatform {
 
     @Activate
     public OpenpaiPlatform(Config config, @Reference KeeperSessions keeperSessions, BundleContext context) {
-        this(config, keeperSessions, context.getProperty(HTTP_HOST));
+        this(config, keeperSessions, context.getProperty(ManagerAddress.HTTP_HOST));
     }
 
     /** A platform outside a framework (tests): its port counts as bound to every address. */

@@ -86,8 +86,7 @@ public final class AmlJob {
         environment.put("AZUREML_EXPERIMENT_NAME", properties.path("experimentName").asText("Default"));
         try {
             copy(code, folder);
-            process = isolation == null ? TaskProcess.start(command(), folder, environment)
-                    : TaskProcess.start(command(), folder, environment, isolation);
+            process = TaskProcess.start(command(), folder, environment, isolation);
             status = "Running";
             process.exit().thenAccept(this::exited);
         } catch (IOException e) {

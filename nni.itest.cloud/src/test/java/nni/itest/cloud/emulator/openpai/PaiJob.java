@@ -135,8 +135,7 @@ public final class PaiJob {
                         environment.put("NVIDIA_VISIBLE_DEVICES", "none");
                     }
                     Path taskFolder = folder.resolve(role + "-" + index);
-                    Task task = new Task(role, index, isolation == null ? TaskProcess.start(entrypoint, taskFolder, environment)
-                            : TaskProcess.start(entrypoint, taskFolder, environment, isolation));
+                    Task task = new Task(role, index, TaskProcess.start(entrypoint, taskFolder, environment, isolation));
                     tasks.add(task);
                     task.process.exit().thenAccept(code -> ended(task, code));
                 }
