@@ -7,9 +7,9 @@ a handshake naming the protocol version, numbered report batches from an on-disk
 forgotten only once the manager acknowledges them, and long-polled commands. Standard library only;
 one file, so that it can be copied to a worker and run as ``python3 nni-trialkeeper.py``.
 
-Exit codes: the trial's code (trial mode), 0 (runner stopped), 2 (bad command line), 3 (refused by
-the manager: token, protocol version, session gone), 4 (manager unreachable, or answering nothing
-usable, for longer than --give-up-seconds).
+Exit codes: the trial's code (trial mode), 0 (stopped, also when refused after the stop), 2 (bad
+command line), 3 (refused by the manager: token, protocol version, session gone), 4 (manager
+unreachable, or answering nothing usable, for longer than --give-up-seconds).
 """
 
 import collections
@@ -54,7 +54,7 @@ USAGE = "\n".join([
     "  --spool-limit-mb N        unacknowledged reports kept on disk before output reading pauses (64)",
     "  --max-code-mb N           largest unpacked size of the code archive (512)",
     "  --max-code-entries N      most entries in the code archive (20000)",
-    "exit codes: the trial's code (trial mode), 0 (runner stopped), 2 (bad command line),",
+    "exit codes: the trial's code (trial mode), 0 (stopped, also when refused after), 2 (bad command line),",
     "  3 (refused by the manager: token, protocol version, session gone), 4 (manager unreachable or",
     "  answering unusably for longer than --give-up-seconds)",
     "",
@@ -1155,6 +1155,7 @@ class Keeper(object):
         self.exit_code = 0
         self.stopping = False
         self.abandoned = False  # refused for good or given up: nothing more will be delivered (a trial may exit 3 or 4 itself)
+        self.told_to_stop = False  # a refusal after the manager's stop is the session it stopped for ending
 
     def report(self, report):
         self.spool.append(report)
@@ -1305,6 +1306,7 @@ class Keeper(object):
             text = None if trial is None else trial.tail(name, command.get("maxBytes", 65536))
             self.report({"kind": "log", "trial": trial_id, "file": name, "request": command.get("request"), "text": text})
         elif kind == "stop":
+            self.told_to_stop = True
             self.finish(0)
         else:
             log("ignoring unknown command '%s'" % kind)
@@ -1338,17 +1340,20 @@ class Keeper(object):
             self.manager.where(), self.options.give_up_seconds, more)
 
     def fail(self, code, message):
-        """Ends this keeper for good (refused: 3, unreachable: 4), whatever ended it before. Everything the main
-        thread reads is set before the event is set and before the spool ends a wait for acknowledgements, so
-        that it can never take the orderly path of a keeper that was refused."""
-        log(message)
+        """Ends this keeper for good (refused: 3, or 0 after a stop command; unreachable: 4), whatever ended it
+        before. Everything the main thread reads is set before the event is set and before the spool ends a wait
+        for acknowledgements, so that it can never take the orderly path of a keeper that was refused."""
+        stopped_as_told = code == EXIT_REFUSED and self.told_to_stop
+        log(message + ("; it had told this keeper to stop, so this is the end it asked for" if stopped_as_told else ""))
         with self.ending:
-            self.exit_code = code
+            # a session that ends stops its keepers and forgets them at once: refused then, a keeper has done
+            # what it was told, and exits 0 (a cluster counts a job that exits non-zero as failed)
+            self.exit_code = 0 if stopped_as_told else code
             self.abandoned = True
             self.stopping = True
             self.spool.abandon()
             self.finished.set()
-        return code
+        return self.exit_code
 
     def finish(self, code):
         """Ends this keeper in order with code, unless it has ended already."""

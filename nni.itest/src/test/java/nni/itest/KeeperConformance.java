@@ -753,6 +753,50 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
         }
     }
 
+    /**
+     * A session that ends stops its environments and forgets their keepers at once, so a keeper
+     * told to stop may be refused before it is done (its last reports, its next command poll): that
+     * is the end it was told to make, not a failure. Made to happen every time: the runner's first
+     * report waits unacknowledged (503) until the stop is fetched, and everything after the stop is
+     * refused. It must exit 0 (a job that ends non-zero counts as failed on a cluster), and still
+     * say what it could not deliver.
+     */
+    @Test(timeout = 120_000)
+    public void aKeeperToldToStopAndThenRefusedExitsZero() throws Exception {
+        AtomicBoolean stopFetched = new AtomicBoolean();
+        try (FakeManager manager = new FakeManager(request -> {
+            if (request.path().endsWith("/handshake")) {
+                return new FakeManager.Answer(200, "{\"managerVersion\":\"fake\",\"protocol\":1}");
+            }
+            if (stopFetched.get()) {
+                return new FakeManager.Answer(401, "{\"error\":\"unknown keeper or wrong token for keeper St000\"}");
+            }
+            if (request.path().contains("/reports")) {
+                return new FakeManager.Answer(503, "");
+            }
+            stopFetched.set(true);
+            return new FakeManager.Answer(200, "{\"commands\":[{\"id\":1,\"type\":\"stop\"}]}");
+        })) {
+            Process keeper = startKeeper(manager, "runner", "St000", packedTrialCode(), List.of("--give-up-seconds", "900"));
+            java.util.concurrent.CompletableFuture<String> said = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new String(keeper.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    return "(stderr unreadable: " + e.getMessage() + ")";
+                }
+            });
+            boolean exited = keeper.waitFor(60, TimeUnit.SECONDS);
+            if (!exited) {
+                keeper.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            String stderr = said.get(10, TimeUnit.SECONDS);
+            assertTrue("the keeper told to stop did not exit within 60 s; it said:\n" + stderr, exited);
+            assertTrue(stderr, stopFetched.get() && manager.requests("/").stream().anyMatch(r -> r.path().contains("/reports")));
+            assertEquals(stderr, 0, keeper.exitValue());
+            assertTrue(stderr, stderr.contains("unknown keeper or wrong token"));
+        }
+    }
+
     private static String newTrialCommand(long id, String trial, String parameters) {
         String value = parameters.replace("\\", "\\\\").replace("\"", "\\\"");
         return "{\"id\":" + id + ",\"type\":\"new-trial\",\"trial\":\"" + trial

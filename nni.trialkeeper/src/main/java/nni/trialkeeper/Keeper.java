@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * {@code runner} mode it says {@code ready} and runs the trials the manager sends, one after
  * another, until the manager says {@code stop}.
  *
- * <p>Exit codes: the trial's code (trial mode), 0 (runner stopped), 2 (bad command line),
+ * <p>Exit codes: the trial's code (trial mode), 0 (stopped, also when refused after the stop), 2 (bad command line),
  * 3 (refused by the manager: token, version, session gone), 4 (manager unreachable, or answering
  * nothing usable, for longer than {@code --give-up-seconds}). Refused for good, the keeper kills its
  * trials' process groups and exits at once; the reports it could not deliver stay in its spool.
@@ -62,6 +62,8 @@ final class Keeper implements TrialProcess.Host {
     private volatile boolean stopping;
     /** Refused for good or given up: nothing more will be delivered (a trial may exit with 3 or 4 itself). */
     private volatile boolean abandoned;
+    /** The manager sent a stop: a refusal after it is the session it stopped for ending. */
+    private volatile boolean toldToStop;
 
     Keeper(KeeperOptions options) throws IOException {
         this.options = options;
@@ -279,7 +281,10 @@ final class Keeper implements TrialProcess.Host {
                 report(TrialProcess.ordered("kind", "log", "trial", trialId, "file", file,
                         "request", command.get("request"), "text", text));
             }
-            case "stop" -> finish(0);
+            case "stop" -> {
+                toldToStop = true;
+                finish(0);
+            }
             default -> System.err.println("ignoring unknown command '" + type + "'");
         }
     }
@@ -318,15 +323,19 @@ final class Keeper implements TrialProcess.Host {
      * Ends this keeper for good (refused: 3, unreachable: 4), whatever ended it before. Everything
      * the main thread reads is set before the latch opens and before the spool wakes a wait for
      * acknowledgements, so that it can never take the orderly path of a keeper that was refused.
+     * A session that ends stops its keepers and forgets them at once: refused after a stop command,
+     * a keeper has done what it was told and exits 0 (a cluster counts a job that exits non-zero as
+     * failed).
      */
     private synchronized int fail(int code, String message) {
-        System.err.println(message);
-        exitCode = code;
+        boolean stoppedAsTold = code == EXIT_REFUSED && toldToStop;
+        System.err.println(message + (stoppedAsTold ? "; it had told this keeper to stop, so this is the end it asked for" : ""));
+        exitCode = stoppedAsTold ? 0 : code;
         abandoned = true;
         stopping = true;
         spool.abandon();
         finished.countDown();
-        return code;
+        return exitCode;
     }
 
     /** Ends this keeper in order with {@code code}, unless it has ended already. */

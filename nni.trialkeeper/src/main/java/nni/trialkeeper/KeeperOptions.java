@@ -36,7 +36,7 @@ record KeeperOptions(String mode, String managerUrl, Path channel, String experi
             "  --spool-limit-mb N        unacknowledged reports kept on disk before output reading pauses (64)",
             "  --max-code-mb N           largest unpacked size of the code archive (512)",
             "  --max-code-entries N      most entries in the code archive (20000)",
-            "exit codes: the trial's code (trial mode), 0 (runner stopped), 2 (bad command line),",
+            "exit codes: the trial's code (trial mode), 0 (stopped, also when refused after), 2 (bad command line),",
             "  3 (refused by the manager: token, protocol version, session gone), 4 (manager unreachable or",
             "  answering unusably for longer than --give-up-seconds)",
             "");
