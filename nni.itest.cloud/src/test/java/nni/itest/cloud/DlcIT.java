@@ -224,6 +224,32 @@ public class DlcIT {
     }
 
     /**
+     * The job that runs a trial is deleted behind the platform's back (GetJob answers 404, its keeper
+     * and trial are killed) while its keeper reports over the NAS, DLC's default: no connection drops
+     * to tell the manager, so the job's absence from DLC's answers must: the trial ends FAILED naming
+     * the job once DLC has not known it for {@code missing.job.seconds}, and the run ends.
+     */
+    @Test(timeout = 240_000)
+    public void aJobThatVanishesUnderItsTrialFailsItNamingTheJob() throws Exception {
+        run(config(KEY_SECRET, "ecs.c6.large", "mode: {_type: choice, _value: [hold]}", """
+                trialConcurrency: 1
+                maxTrialNumber: 1
+                tuner: {name: GridSearch}
+                """));
+        await().atMost(Duration.ofSeconds(120)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1);
+        DlcJob job = dlc.jobs().stream().filter(j -> j.status().equals("Running")).findFirst().orElseThrow();
+        assertTrue(dlc.vanish(job.id()));
+        assertEquals(runtime.console(), 5, runtime.awaitExit(Duration.ofSeconds(150)));
+        String id = CloudRuns.experimentId(runtime.console());
+        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
+            TrialRecord trial = store.trials().get(0);
+            assertEquals(trial.message(), "FAILED", trial.status());
+            assertTrue(trial.message(), trial.message().contains("PAI-DLC job " + job.id() + " no longer exists"));
+        }
+        assertTrue(dlc.refused().toString(), dlc.refused().isEmpty());
+    }
+
+    /**
      * Over the NAS, with the Python keeper: the runtime is killed (kill -9) while two trials run, they
      * report the rest of their results meanwhile (the keeper keeps them in report files nobody
      * acknowledges), a torn report file appears among them, and {@code resume} on another port takes

@@ -84,6 +84,23 @@ public final class DlcEmulator extends CloudEmulator {
         }
     }
 
+    /**
+     * Deletes a job behind the platform's back, as an administrator or DLC's clean-up may: GetJob
+     * answers 404 {@code JobNotFound} from now on, and its command, if running, is killed.
+     *
+     * @return false when no job has that id: nothing vanished
+     */
+    public boolean vanish(String id) {
+        DlcJob job;
+        synchronized (jobs) {
+            job = jobs.remove(id);
+        }
+        if (job != null) {
+            job.vanish();
+        }
+        return job != null;
+    }
+
     /** @return why each refused request was refused (signature refusals included) */
     public List<String> refused() {
         synchronized (jobs) {

@@ -127,6 +127,14 @@ public final class DlcJob {
         reason = why;
     }
 
+    /** The job is deleted: its command, if running, is killed; nobody asks for its state again. */
+    synchronized void vanish() {
+        if (process != null && status.equals("Running")) {
+            process.kill(0);
+        }
+        status = "Deleted";
+    }
+
     synchronized Map<String, Object> detail(String requestId) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("JobId", id);
