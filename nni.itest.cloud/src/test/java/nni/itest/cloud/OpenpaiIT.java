@@ -165,7 +165,7 @@ public class OpenpaiIT {
     /**
      * The manager's port is bound to loopback and no nniManagerIp is given: no address the cluster
      * could reach. The keepers report through channel folders on the storage
-     * ({@code keeper.transport = auto}; OpenPAI's default is http, as NNI's): the jobs run cut off from this machine's network, a recorder
+     * ({@code keeper.transport = auto}, OpenPAI's default, set here all the same): the jobs run cut off from this machine's network, a recorder
      * in their place on the manager's port; no process of theirs connected there, and every metric
      * arrived.
      */

@@ -47,7 +47,7 @@ public class OpenpaiPlatform implements TrainingPlatform {
         @AttributeDefinition(description = "How the keepers in the jobs talk to the manager: http (to nniManagerIp and the"
                 + " manager's port), files (channel folders on the storage at localStorageMountPoint, for jobs that cannot reach the"
                 + " manager), or auto (files when nniManagerIp is not set and the manager's port is bound to loopback only; else http)")
-        String keeper_transport() default "http";
+        String keeper_transport() default "auto";
 
         @AttributeDefinition(description = "The Java command in the jobs' image")
         String java_command() default "java";
