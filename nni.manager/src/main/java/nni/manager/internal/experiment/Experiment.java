@@ -6,16 +6,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -86,7 +83,8 @@ public final class Experiment {
     private final Path directory;
     private final ExperimentStore store;
     private final boolean readOnly;
-    private final ScheduledExecutorService executor;
+    /** The experiment's single thread; null in view mode. */
+    private final ExperimentThread thread;
     private final Trials trials = new Trials(this::platformOf);
     private final ExperimentClock clock;
     private final TrialScheduler scheduler;
@@ -129,22 +127,31 @@ public final class Experiment {
         this.store = opened.store();
         this.readOnly = readOnly;
         this.clock = clock;
-        if (readOnly) {
-            this.executor = null;
-        } else {
-            ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "nni-experiment-" + id);
-                t.setDaemon(true);
-                return t;
-            });
-            // a stopped experiment's limits and retries must not hold its thread (or the runtime's stop) back
-            thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-            thread.setRemoveOnCancelPolicy(true);
-            this.executor = thread;
-        }
+        this.thread = readOnly ? null : new ExperimentThread(id, e -> {
+            if (status != ExperimentStatus.ERROR) {
+                fail(e.getMessage(), e);
+            }
+        }, () -> status);
+        ScheduledExecutorService executor = thread == null ? null : thread.executor();
+        this.intake = new MetricIntake(id, store, trials, thread, new MetricIntake.Experimenting() {
+            @Override
+            public String refusal() {
+                return scheduler.detaching() ? "detached" : status == ExperimentStatus.STOPPED ? "stopped" : null;
+            }
+
+            @Override
+            public Algorithm algorithm() {
+                return status == ExperimentStatus.ERROR ? null : algorithm;
+            }
+
+            @Override
+            public void metricsStored(String trialId) {
+                listener.metricsStored(Experiment.this, trialId);
+            }
+        });
         List<MemberContext> members = new ArrayList<>();
         for (int index = 0; index < config.trainingServices().size(); index++) {
-            members.add(new MemberContext(this, index));
+            members.add(new MemberContext(this, intake, index));
         }
         this.scheduler = new TrialScheduler(id, members, trials, executor, () -> config.trialGpuNumber(),
                 () -> status.counting(), new TrialScheduler.Outcomes() {
@@ -173,7 +180,6 @@ public final class Experiment {
                         trial.launched = launching;
                     }
                 });
-        this.intake = new MetricIntake(id, store, trials);
     }
 
     /** Creates a new experiment's directory and store; {@link #start} runs it. */
@@ -235,7 +241,7 @@ public final class Experiment {
         algorithm = newAlgorithm;
         newAlgorithm.start(host, false, List.of(), List.of());
         scheduler.open(opener);
-        call(() -> {
+        thread.call(() -> {
             if (status == ExperimentStatus.ERROR) {
                 return null; // the algorithm failed already
             }
@@ -260,7 +266,7 @@ public final class Experiment {
         algorithm = newAlgorithm;
         newAlgorithm.start(host, true, trials.ordered(), importedData());
         scheduler.open(opener);
-        call(() -> {
+        thread.call(() -> {
             if (status == ExperimentStatus.ERROR) {
                 return null; // the algorithm failed already
             }
@@ -302,7 +308,7 @@ public final class Experiment {
         CompletableFuture<Void> ended;
         boolean threadAnswered = true;
         try {
-            ended = call(STOP_TURN_WAIT, () -> {
+            ended = thread.call(STOP_TURN_WAIT, () -> {
                 if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
                     return allEnded == null ? CompletableFuture.<Void>completedFuture(null) : allEnded;
                 }
@@ -352,15 +358,15 @@ public final class Experiment {
         };
         try {
             if (threadAnswered) {
-                call(stopped);
+                thread.call(stopped);
             } else {
-                executor.shutdownNow();
+                thread.shutdownNow();
                 stopped.get();
             }
         } catch (RuntimeException e) {
             LOG.warn("experiment {}: storing the stop failed", id, e);
         }
-        executor.shutdown();
+        thread.shutdown();
         closeStore();
         settled.complete(ExperimentStatus.STOPPED);
     }
@@ -375,16 +381,9 @@ public final class Experiment {
         if (!readOnly) {
             scheduler.detachAll();
             closeAlgorithm();
-            executor.shutdown();
-            try {
-                if (!executor.awaitTermination(DETACH_DRAIN_SECONDS, TimeUnit.SECONDS)) {
-                    LOG.warn("experiment {}: events still queued {} s after detaching; resume re-checks those trials",
-                            id, DETACH_DRAIN_SECONDS);
-                    executor.shutdownNow();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                executor.shutdownNow();
+            if (!thread.drain(DETACH_DRAIN_SECONDS)) {
+                LOG.warn("experiment {}: events still queued {} s after detaching; resume re-checks those trials",
+                        id, DETACH_DRAIN_SECONDS);
             }
             settled.complete(status);
         }
@@ -420,7 +419,7 @@ public final class Experiment {
                 return;
             }
             if (turn == SUBMITS_PER_TURN) {
-                execute(this::fill, () -> "the rest of a fill");
+                thread.execute(this::fill, () -> "the rest of a fill");
                 return;
             }
             if (offered.isEmpty() && !requestTrials(Math.min(config.trialConcurrency() - live, room.free()), turn)) {
@@ -546,10 +545,10 @@ public final class Experiment {
     };
 
     private void onThread(Runnable work, String what) {
-        if (Thread.currentThread().getName().equals("nni-experiment-" + id)) {
+        if (thread.isCurrent()) {
             work.run();
         } else {
-            execute(() -> {
+            thread.execute(() -> {
                 work.run();
                 fill();
             }, () -> what);
@@ -585,11 +584,11 @@ public final class Experiment {
         }
     }
 
-    // ------------------------------------------------------------------ platform callbacks (through MemberContext)
+    // ------------------------------------------------------------------ platform callbacks (through MemberContext; metrics go to MetricIntake)
 
     /** A member's platform reported a trial's new state; handled on the experiment's thread. */
     void trialChanged(int member, TrialJob trial) {
-        execute(() -> {
+        thread.execute(() -> {
             Trial known = trials.get(trial.id());
             if (known != null && known.member != member) {
                 LOG.warn("experiment {}: member {} reported trial {} of member {}, ignored", id, member, trial.id(), known.member);
@@ -601,7 +600,7 @@ public final class Experiment {
 
     /** A member's capacity changed: it may take more trials now. */
     void capacityChanged() {
-        execute(this::fill, () -> "a capacity change");
+        thread.execute(this::fill, () -> "a capacity change");
     }
 
     private void onTrialChanged(TrialJob reported) {
@@ -635,7 +634,7 @@ public final class Experiment {
             listener.trialChanged(this, job.id());
         }
         if (job.status() == TrialStatus.RUNNING && known.status() != TrialStatus.RUNNING && config.maxTrialDuration() != null) {
-            trial.durationLimit = executor.schedule(() -> {
+            trial.durationLimit = thread.executor().schedule(() -> {
                 if (trial.live()) {
                     LOG.info("experiment {}: trial {} exceeded maxTrialDuration {}", id, trial.id, config.maxTrialDuration());
                     scheduler.cancel(trial, true);
@@ -697,63 +696,6 @@ public final class Experiment {
         }
     }
 
-    /**
-     * Stores one metric line (synchronously: durable when this returns) and hands it to the tuner or
-     * assessor on the experiment's thread.
-     */
-    void metricReported(String trialId, String line) {
-        requireOpenForMetrics();
-        MetricIntake.Metric metric = intake.take(trialId, line);
-        if (metric != null) {
-            execute(() -> {
-                onMetric(trialId, metric);
-                if (metric.record() != null) {
-                    listener.metricsStored(this, trialId);
-                }
-            }, () -> "a " + metric.type() + " metric of trial " + trialId);
-        }
-    }
-
-    /**
-     * Stores a trial's metric lines in one transaction (durable together when this returns), then
-     * hands the new ones to the tuner or assessor in order. Lines that are not metrics are skipped.
-     */
-    void metricsReported(String trialId, List<String> lines) {
-        requireOpenForMetrics();
-        List<String> refused = new ArrayList<>();
-        List<MetricIntake.Metric> stored = intake.take(trialId, lines, refused);
-        if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
-            execute(() -> {
-                stored.forEach(metric -> onMetric(trialId, metric));
-                listener.metricsStored(this, trialId);
-            }, () -> stored.size() + " metrics of trial " + trialId + " (stored)");
-        }
-        if (!refused.isEmpty()) {
-            throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
-        }
-    }
-
-    /** Metrics arriving once the store is closing are refused, so that their sender keeps them. */
-    private void requireOpenForMetrics() {
-        if (scheduler.detaching() || status == ExperimentStatus.STOPPED) {
-            throw new IllegalStateException("experiment " + id + " is " + (scheduler.detaching() ? "detached" : "stopped")
-                    + " and takes no more metrics");
-        }
-    }
-
-    private void onMetric(String trialId, MetricIntake.Metric metric) {
-        Trial trial = trials.get(trialId);
-        if (trial == null || algorithm == null || status == ExperimentStatus.ERROR) {
-            return;
-        }
-        if (metric.value() != null && "FINAL".equals(metric.type())) {
-            trial.finalValue = metric.value();
-        } else if (metric.value() != null && "PERIODICAL".equals(metric.type())) {
-            trial.intermediate.add(metric.value());
-        }
-        algorithm.metric(trial, metric.type(), metric.value(), metric.line());
-    }
-
     /** @return a stored metric's value ({@link MetricRecord#data()}) as a number: a plain number or a dict's {@code default}; else null */
     public static Double storedNumber(String data) {
         return MetricIntake.storedNumber(data);
@@ -764,7 +706,7 @@ public final class Experiment {
     /** Cancels a trial on the user's behalf ({@code DELETE /trial-jobs/{id}}, {@code nni:cancel}). */
     public void cancelTrial(String trialId) {
         requireWritable("cancel a trial");
-        call(() -> {
+        thread.call(() -> {
             Trial trial = trials.get(trialId);
             if (trial == null) {
                 throw new IllegalArgumentException("experiment " + id + " has no trial " + trialId);
@@ -808,7 +750,7 @@ public final class Experiment {
     public int importData(String json) {
         requireWritable("import data");
         List<ImportedResults.Result> results = ImportedResults.parse(json);
-        return call(() -> {
+        return thread.call(() -> {
             if (algorithm == null || !algorithm.importData(results, json)) {
                 throw new IllegalArgumentException("the tuner " + (config.tuner() == null ? "" : config.tuner().name() + " ")
                         + "does not learn from imported results; nothing was imported");
@@ -835,7 +777,7 @@ public final class Experiment {
      */
     public void update(ExperimentUpdate update) {
         requireWritable("update the experiment");
-        call(() -> {
+        thread.call(() -> {
             config = updated(config, update);
             algorithmWaits = false;
             store.saveDefinition(ConfigCodec.write(config));
@@ -916,7 +858,7 @@ public final class Experiment {
 
     private void armDurationLimit() {
         Duration max = config.maxExperimentDuration();
-        clock.armLimit(max, executor, () -> {
+        clock.armLimit(max, thread.executor(), () -> {
             if (status.counting()) {
                 LOG.info("experiment {}: maxExperimentDuration {} reached", id, max);
                 durationReached = true;
@@ -956,22 +898,6 @@ public final class Experiment {
     }
 
     /**
-     * Runs work of the experiment's thread; a failing database fails the experiment with the
-     * store's message (rethrown, for a caller waiting on {@link #call}), so that nothing the store
-     * did not take is acted on as if it had been.
-     */
-    private <T> T storing(Supplier<T> work) {
-        try {
-            return work.get();
-        } catch (StoreException e) {
-            if (status != ExperimentStatus.ERROR) {
-                fail(e.getMessage(), e);
-            }
-            throw e;
-        }
-    }
-
-    /**
      * A member's platform service went away under the experiment (its bundle was stopped, updated
      * or reconfigured); the registry detaches the session right after this. The experiment keeps
      * the member's live trials as they are, with the reason as their message, keeps its status,
@@ -979,7 +905,7 @@ public final class Experiment {
      * ({@link #platformArrived}). Its duration limit keeps counting.
      */
     void platformLost(int member, String reason) {
-        execute(() -> {
+        thread.execute(() -> {
             scheduler.lost(member, reason);
             LOG.warn("experiment {}: {}; its trials are left as they are until it is back", id, reason);
             for (Trial trial : trials.live()) {
@@ -1000,7 +926,7 @@ public final class Experiment {
         if (!scheduler.waitsFor(platform)) {
             return;
         }
-        execute(() -> {
+        thread.execute(() -> {
             if (status == ExperimentStatus.STOPPED) {
                 return;
             }
@@ -1131,57 +1057,6 @@ public final class Experiment {
             return JSON.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("cannot write JSON: " + e.getMessage(), e);
-        }
-    }
-
-    // ------------------------------------------------------------------ the experiment's thread
-
-    /**
-     * Runs work on the experiment's thread. Once the experiment is closed the work is not done, and
-     * that is logged as a warning naming {@code what} (a status not stored is re-checked by
-     * {@code resume}, which asks the platform).
-     */
-    private void execute(Runnable work, Supplier<String> what) {
-        try {
-            executor.execute(() -> {
-                try {
-                    storing(() -> {
-                        work.run();
-                        return null;
-                    });
-                } catch (StoreException e) {
-                    // the experiment failed with the store's message
-                } catch (RuntimeException e) {
-                    LOG.error("experiment {}: internal error", id, e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            LOG.warn("experiment {} is closed ({}): {} arrived too late and is not stored; resume asks the platform again",
-                    id, status, what.get());
-        }
-    }
-
-    /** Runs work on the experiment's thread and waits for it; its exception is rethrown. */
-    private <T> T call(Supplier<T> work) {
-        return call(Duration.ofSeconds(60), work);
-    }
-
-    private <T> T call(Duration patience, Supplier<T> work) {
-        if (Thread.currentThread().getName().equals("nni-experiment-" + id)) {
-            return work.get();
-        }
-        try {
-            return executor.submit(() -> storing(work)).get(patience.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for experiment " + id, e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("experiment " + id + " did not answer within " + patience.toSeconds() + " s", e);
         }
     }
 }
