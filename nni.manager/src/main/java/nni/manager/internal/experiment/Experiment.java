@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,11 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentUpdate;
-import nni.api.model.HyperParameters;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
@@ -34,13 +31,11 @@ import nni.api.platform.TrainingSession;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
 import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.ids.Ids;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.Profile;
 import nni.manager.internal.store.StoreException;
 import nni.manager.internal.store.TrialEvent;
-import nni.manager.internal.store.TrialPlatformRecord;
 
 /**
  * One experiment run: NNI's nnimanager for one experiment, driven by events instead of its 5 s
@@ -68,8 +63,6 @@ public final class Experiment {
 
     private static final Logger LOG = LoggerFactory.getLogger(Experiment.class);
     static final ObjectMapper JSON = new ObjectMapper();
-    /** Trials submitted in one task of the experiment's thread before it turns to other work. */
-    private static final int SUBMITS_PER_TURN = 16;
     /**
      * How long a stop waits for the experiment's thread before it stops without it (a platform call
      * holds it). Generous: a thread merely busy with a queue of events (150 trials' starts at load 6
@@ -89,6 +82,8 @@ public final class Experiment {
     private final ExperimentClock clock;
     private final TrialScheduler scheduler;
     private final MetricIntake intake;
+    private final TrialReports reports;
+    private final TrialDrawing drawing;
     private final List<String> errors = new CopyOnWriteArrayList<>();
     private final CompletableFuture<ExperimentStatus> settled = new CompletableFuture<>();
     private final AtomicBoolean stopping = new AtomicBoolean();
@@ -97,20 +92,7 @@ public final class Experiment {
     private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
     /** The tuner and assessor; null in view mode. */
     private volatile Algorithm algorithm;
-    /** Trials the algorithm gave, packed, waiting for a free slot (NNI's waitingTrials). */
-    private final ArrayDeque<String> offered = new ArrayDeque<>();
-    /** Trials asked of the algorithm and not given yet. */
-    private int requested;
-    /**
-     * The algorithm said it has nothing for now (NNI's {@code NO}): it is asked again only when
-     * something changes (a trial ends, a limit or the search space changes), as NNI asks.
-     */
-    private boolean algorithmWaits;
-    private long nextSequenceId;
-    private int submitted;
     private volatile int trialsWhenOpened;
-    private boolean tunerExhausted;
-    private boolean durationReached;
     private CompletableFuture<Void> allEnded;
     /**
      * Told of each change (status, trials, metrics, limits), on the thread that made it: the
@@ -149,35 +131,60 @@ public final class Experiment {
                 listener.metricsStored(Experiment.this, trialId);
             }
         });
+        this.reports = new TrialReports(id, store, trials, thread, () -> config.maxTrialDuration(),
+                trial -> Experiment.this.scheduler.cancel(trial, true), trialId -> listener.trialChanged(this, trialId),
+                this::trialEnded);
         List<MemberContext> members = new ArrayList<>();
         for (int index = 0; index < config.trainingServices().size(); index++) {
-            members.add(new MemberContext(this, intake, index));
+            members.add(new MemberContext(this, reports, intake, index));
         }
         this.scheduler = new TrialScheduler(id, members, trials, executor, () -> config.trialGpuNumber(),
-                () -> status.counting(), new TrialScheduler.Outcomes() {
+                () -> status.counting(), reports);
+        this.drawing = new TrialDrawing(id, directory, store, trials, scheduler, thread,
+                trialId -> listener.trialChanged(this, trialId), new TrialDrawing.Run() {
                     @Override
-                    public void reported(TrialJob job) {
-                        onTrialChanged(job);
+                    public ExperimentStatus status() {
+                        return status;
                     }
 
                     @Override
-                    public void ended(Trial trial, TrialJob ended) {
-                        endTrial(trial, ended);
-                    }
-
-                    @Override
-                    public void messageChanged(Trial trial) {
-                        listener.trialChanged(Experiment.this, trial.id);
-                    }
-
-                    @Override
-                    public void launching(Trial trial, boolean launching) {
-                        if (launching && !trial.launched) {
-                            store.saveTrialLaunch(trial.id, System.currentTimeMillis());
-                        } else if (!launching && trial.launched) {
-                            store.forgetTrialLaunch(trial.id);
+                    public void become(ExperimentStatus next) {
+                        if (next.counting()) {
+                            becomeCounting(next);
+                        } else {
+                            becomeStatic(next);
                         }
-                        trial.launched = launching;
+                    }
+
+                    @Override
+                    public void done() {
+                        clock.ended();
+                        becomeStatic(ExperimentStatus.DONE);
+                        saveProfile();
+                        LOG.info("experiment {}: done, {} trials", id, trials.size());
+                        settled.complete(ExperimentStatus.DONE);
+                    }
+
+                    @Override
+                    public void algorithmFailed(String message, Throwable cause) {
+                        if (!status.settled() && status != ExperimentStatus.STOPPING) {
+                            fail(message, cause);
+                        }
+                    }
+
+                    @Override
+                    public boolean stopping() {
+                        return stopping.get();
+                    }
+
+                    @Override
+                    public Algorithm algorithm() {
+                        return algorithm;
+                    }
+
+                    @Override
+                    public ExperimentConfig config() {
+                        return config;
                     }
                 });
     }
@@ -211,9 +218,8 @@ public final class Experiment {
     }
 
     private void loadHistory() {
-        nextSequenceId = trials.load(store, id, directory, config.trainingServices().size()) + 1;
-        submitted = trials.size();
-        trialsWhenOpened = submitted;
+        drawing.history(trials.load(store, id, directory, config.trainingServices().size()), trials.size());
+        trialsWhenOpened = trials.size();
     }
 
     /**
@@ -239,7 +245,7 @@ public final class Experiment {
     /** Starts the algorithm, opens the members' platform sessions and starts submitting trials. */
     void start(Algorithm newAlgorithm, TrialScheduler.SessionOpener opener) throws PlatformException {
         algorithm = newAlgorithm;
-        newAlgorithm.start(host, false, List.of(), List.of());
+        newAlgorithm.start(drawing, false, List.of(), List.of());
         scheduler.open(opener);
         thread.call(() -> {
             if (status == ExperimentStatus.ERROR) {
@@ -247,7 +253,7 @@ public final class Experiment {
             }
             becomeCounting(ExperimentStatus.RUNNING);
             saveProfile();
-            fill();
+            drawing.fill();
             return null;
         });
     }
@@ -264,7 +270,7 @@ public final class Experiment {
      */
     void resume(Algorithm newAlgorithm, TrialScheduler.SessionOpener opener) throws PlatformException {
         algorithm = newAlgorithm;
-        newAlgorithm.start(host, true, trials.ordered(), importedData());
+        newAlgorithm.start(drawing, true, trials.ordered(), importedData());
         scheduler.open(opener);
         thread.call(() -> {
             if (status == ExperimentStatus.ERROR) {
@@ -286,7 +292,7 @@ public final class Experiment {
             clock.reopened();
             becomeCounting(ExperimentStatus.RUNNING);
             saveProfile();
-            fill();
+            drawing.fill();
             return null;
         });
     }
@@ -318,14 +324,14 @@ public final class Experiment {
                     Optional<String> away = scheduler.awayReason(trial);
                     if (trial.waitsForSubmit()) {
                         trial.cancelRetry();
-                        endTrial(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
+                        reports.ended(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
                     } else if (away.isPresent()) {
-                        endTrial(trial, trial.job.ended(TrialStatus.SYS_CANCELED, Instant.now(), "the experiment stopped while "
+                        reports.ended(trial, trial.job.ended(TrialStatus.SYS_CANCELED, Instant.now(), "the experiment stopped while "
                                 + away.get() + "; the trial's processes may still run"));
                     } else {
                         // stored before the platform is asked: a stop that the runtime's own stop cuts short
                         // (SIGTERM ends both) still leaves the trial USER_CANCELED, never FAILED by the signal
-                        cancelRequested(trial);
+                        reports.cancelRequested(trial);
                         scheduler.cancel(trial, false);
                     }
                 }
@@ -398,295 +404,23 @@ public final class Experiment {
         }
     }
 
-    // ------------------------------------------------------------------ drawing and submitting
-
-    /**
-     * Draws and submits trials while the concurrency, the limits and the members' room allow;
-     * settles the experiment when done. At most {@value #SUBMITS_PER_TURN} per turn: the rest in a
-     * later task, so that whatever waits on the experiment's thread (a stop above all) is not
-     * queued behind a thousand submissions.
-     */
-    private void fill() {
-        if (!status.counting() || !scheduler.attached() || stopping.get()) {
-            return;
-        }
-        int live = trials.live().size();
-        // the members' free slots, when they know them: the concurrency is a ceiling, not a promise
-        TrialScheduler.Turn room = scheduler.new Turn();
-        int turn = 0;
-        while (live < config.trialConcurrency() && room.any() && !limitsReached() && (!tunerExhausted || !offered.isEmpty())) {
-            if (stopping.get() || scheduler.detaching() || !status.counting()) {
-                return;
-            }
-            if (turn == SUBMITS_PER_TURN) {
-                thread.execute(this::fill, () -> "the rest of a fill");
-                return;
-            }
-            if (offered.isEmpty() && !requestTrials(Math.min(config.trialConcurrency() - live, room.free()), turn)) {
-                break;
-            }
-            turn++;
-            submit(offered.poll(), room.place().index());
-            live++;
-        }
-        if (limitsReached() && status != ExperimentStatus.NO_MORE_TRIAL) {
-            becomeCounting(ExperimentStatus.NO_MORE_TRIAL);
-        }
-        // parameters kept (issue 25): what an exhausted tuner gave before it said so still becomes trials
-        if ((limitsReached() || (tunerExhausted && offered.isEmpty())) && live == 0) {
-            clock.ended();
-            becomeStatic(ExperimentStatus.DONE);
-            saveProfile();
-            LOG.info("experiment {}: done, {} trials", id, trials.size());
-            settled.complete(ExperimentStatus.DONE);
-        }
-    }
-
-    /**
-     * Asks the algorithm for as many trials as slots are free and not promised already (NNI's
-     * {@code GE}): a Java tuner answers at once, a dispatcher later (its trials then wait in
-     * {@link #offered}).
-     *
-     * @return whether a trial is there to submit now
-     */
-    private boolean requestTrials(int slots, int turn) {
-        int wanted = Math.min(slots, SUBMITS_PER_TURN - turn) - requested;
-        Integer maxTrials = config.maxTrialNumber();
-        if (maxTrials != null) {
-            wanted = Math.min(wanted, maxTrials - submitted - requested);
-        }
-        if (wanted > 0 && !algorithmWaits) {
-            requested += wanted;
-            algorithm.request(wanted);
-        }
-        return !offered.isEmpty() && status.counting();
-    }
-
-    private boolean limitsReached() {
-        Integer maxTrials = config.maxTrialNumber();
-        return durationReached || (maxTrials != null && submitted >= maxTrials);
-    }
-
-    private void submit(String packedJson, int member) {
-        long sequenceId = nextSequenceId++;
-        submitted++;
-        String trialId = Ids.trialId(trials::contains);
-        Trials.Unpacked unpacked = Trials.unpack(id, trialId, packedJson);
-        Trial trial = new Trial(trialId, sequenceId, unpacked.parameterId(), unpacked.parameters(), packedJson);
-        trial.member = member;
-        trial.job = TrialJob.waiting(scheduler.application(trial), directory.resolve("trials").resolve(trialId).toString(), "");
-        if (member != 0) {
-            store.saveTrialMember(trialId, member); // before the trial exists: a row without a trial is harmless
-        }
-        // stored first: a trial the database did not take does not exist (the failure fails the experiment)
-        store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
-                trial.job.url(), sequenceId, null));
-        trials.add(trial);
-        listener.trialChanged(this, trialId);
-        scheduler.send(trial);
-    }
-
-    // ------------------------------------------------------------------ the algorithm's answers
-
-    /**
-     * What the algorithm answers, handled on the experiment's thread: at once when it answers on
-     * that thread (a Java tuner, inside the request), else queued there, followed by a fill.
-     */
-    private final Algorithm.Host host = new Algorithm.Host() {
-        @Override
-        public void offer(String packedParameters) {
-            onThread(() -> {
-                requested = Math.max(0, requested - 1);
-                algorithmWaits = false;
-                offered.add(packedParameters);
-                if (status == ExperimentStatus.TUNER_NO_MORE_TRIAL && !tunerExhausted) {
-                    becomeCounting(ExperimentStatus.RUNNING);
-                }
-            }, "a new trial from the algorithm");
-        }
-
-        @Override
-        public void noMoreTrials(boolean forGood) {
-            onThread(() -> {
-                requested = 0;
-                algorithmWaits = true;
-                tunerExhausted |= forGood;
-                if (status == ExperimentStatus.RUNNING) {
-                    becomeCounting(ExperimentStatus.TUNER_NO_MORE_TRIAL);
-                    LOG.info("experiment {}: the tuner has no more parameters{}", id, forGood ? "" : " for now");
-                }
-            }, "no more trials from the algorithm");
-        }
-
-        @Override
-        public void kill(String trialId) {
-            onThread(() -> {
-                Trial trial = trials.get(trialId);
-                if (trial != null && trial.live()) {
-                    LOG.info("experiment {}: the assessor stops trial {} early", id, trialId);
-                    scheduler.cancel(trial, true);
-                }
-            }, "an early stop of trial " + trialId);
-        }
-
-        @Override
-        public void sendParameters(String packedParameters) {
-            onThread(() -> deliverParameters(packedParameters), "more parameters for a trial");
-        }
-
-        @Override
-        public void fail(String message, Throwable cause) {
-            onThread(() -> {
-                if (!status.settled() && status != ExperimentStatus.STOPPING) {
-                    Experiment.this.fail(message, cause);
-                }
-            }, "a failure of the algorithm");
-        }
-    };
-
-    private void onThread(Runnable work, String what) {
-        if (thread.isCurrent()) {
-            work.run();
-        } else {
-            thread.execute(() -> {
-                work.run();
-                fill();
-            }, () -> what);
-        }
-    }
-
-    /** NNI's {@code SP}: hands a running trial its next parameter set (multi-phase) and records it. */
-    private void deliverParameters(String packed) {
-        JsonNode node;
-        try {
-            node = JSON.readTree(packed);
-        } catch (JsonProcessingException e) {
-            LOG.warn("experiment {}: the algorithm sent parameters that are not JSON, ignored", id);
-            return;
-        }
-        String trialId = node.path("trial_job_id").asText("");
-        int index = node.path("parameter_index").asInt(-1);
-        Trial trial = trials.get(trialId);
-        if (trial == null || index < 1) {
-            LOG.warn("experiment {}: the algorithm sent parameters for trial '{}' index {}, ignored", id, trialId, index);
-            return;
-        }
-        try {
-            TrainingSession session = scheduler.sessionOf(trial)
-                    .orElseThrow(() -> new PlatformException("the platform is away"));
-            session.sendParameters(trialId, HyperParameters.of(packed, index));
-        } catch (PlatformException | RuntimeException e) {
-            LOG.warn("experiment {}: parameters {} not delivered to trial {}: {}", id, index, trialId, e.getMessage());
-            return;
-        }
-        if (!node.path("parameters").isNull()) {
-            store.addEvent(new TrialEvent(System.currentTimeMillis(), trialId, "ADD_HYPERPARAMETER", packed, null, null, null));
-        }
-    }
-
     // ------------------------------------------------------------------ platform callbacks (through MemberContext; metrics go to MetricIntake)
-
-    /** A member's platform reported a trial's new state; handled on the experiment's thread. */
-    void trialChanged(int member, TrialJob trial) {
-        thread.execute(() -> {
-            Trial known = trials.get(trial.id());
-            if (known != null && known.member != member) {
-                LOG.warn("experiment {}: member {} reported trial {} of member {}, ignored", id, member, trial.id(), known.member);
-                return;
-            }
-            onTrialChanged(trial);
-        }, () -> "status " + trial.status() + " of trial " + trial.id());
-    }
 
     /** A member's capacity changed: it may take more trials now. */
     void capacityChanged() {
-        thread.execute(this::fill, () -> "a capacity change");
+        thread.execute(drawing::fill, () -> "a capacity change");
     }
 
-    private void onTrialChanged(TrialJob reported) {
-        Trial trial = trials.get(reported.id());
-        if (trial == null) {
-            LOG.warn("experiment {}: status {} of unknown trial {} ignored", id, reported.status(), reported.id());
-            return;
-        }
-        TrialJob known = trial.job;
-        if (known.status().isTerminal()) {
-            return;
-        }
-        TrialJob job = withPlatformFacts(reported, known);
-        if (job.status() == TrialStatus.FAILED && trial.cancelRequested) {
-            // killed by the cancel before its platform took the cancel in (or by a platform that cannot tell)
-            job = job.toBuilder().status(TrialStatus.USER_CANCELED).earlyStopped(false)
-                    .message(job.message().isEmpty() ? "cancelled" : "cancelled (" + job.message() + ")").build();
-        }
-        if (job.status().isTerminal()) {
-            endTrial(trial, job);
-            return;
-        }
-        trial.job = job;
-        if (known.status() != job.status() || !known.message().equals(job.message())) {
-            long at = job.status() == TrialStatus.RUNNING && job.startTime() != null ? job.startTime().toEpochMilli()
-                    : System.currentTimeMillis();
-            if (known.status() != job.status()) {
-                store.addEvent(new TrialEvent(at, job.id(), job.status().name(), null, job.url(), trial.sequenceId,
-                        job.message().isEmpty() ? null : job.message()));
-            }
-            listener.trialChanged(this, job.id());
-        }
-        if (job.status() == TrialStatus.RUNNING && known.status() != TrialStatus.RUNNING && config.maxTrialDuration() != null) {
-            trial.durationLimit = thread.executor().schedule(() -> {
-                if (trial.live()) {
-                    LOG.info("experiment {}: trial {} exceeded maxTrialDuration {}", id, trial.id, config.maxTrialDuration());
-                    scheduler.cancel(trial, true);
-                }
-            }, config.maxTrialDuration().toMillis(), TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /**
-     * @return the reported state, keeping the handle, host and attributes known before where the
-     *         report leaves them empty; stores them when they changed
-     */
-    private TrialJob withPlatformFacts(TrialJob reported, TrialJob known) {
-        TrialJob.Builder merged = reported.toBuilder();
-        boolean kept = false;
-        if (reported.handle().isEmpty() && !known.handle().isEmpty()) {
-            merged.handle(known.handle());
-            kept = true;
-        }
-        if (reported.host().isEmpty() && !known.host().isEmpty()) {
-            merged.host(known.host());
-            kept = true;
-        }
-        if (reported.attributes().isEmpty() && !known.attributes().isEmpty()) {
-            merged.attributes(known.attributes());
-            kept = true;
-        }
-        TrialJob job = kept ? merged.build() : reported;
-        if (!job.handle().equals(known.handle()) || !job.host().equals(known.host()) || !job.attributes().equals(known.attributes())) {
-            store.saveTrialPlatform(new TrialPlatformRecord(job.id(), job.handle(), job.host(), job.attributes()));
-        }
-        return job;
-    }
-
-    private void endTrial(Trial trial, TrialJob ended) {
-        trial.job = ended;
-        trial.cancelRetry();
-        if (trial.durationLimit != null) {
-            trial.durationLimit.cancel(false);
-        }
-        long at = ended.endTime() == null ? System.currentTimeMillis() : ended.endTime().toEpochMilli();
-        store.addEvent(new TrialEvent(at, trial.id, ended.status().name(), null, ended.url(), trial.sequenceId,
-                ended.message().isEmpty() ? null : ended.message()));
-        listener.trialChanged(this, trial.id);
+    /** A trial's end is stored ({@link TrialReports#ended}): the algorithm hears of it, then the experiment submits or settles. */
+    private void trialEnded(Trial trial, TrialStatus ended) {
         if (algorithm != null && status != ExperimentStatus.ERROR) {
-            algorithmWaits = false;
-            algorithm.trialEnded(trial, ended.status());
+            drawing.askAgain();
+            algorithm.trialEnded(trial, ended);
         }
         if (status == ExperimentStatus.STOPPING) {
             checkAllEnded();
         } else {
-            fill();
+            drawing.fill();
         }
     }
 
@@ -716,27 +450,15 @@ public final class Experiment {
                 if (!trial.waitsForSubmit() && away.isPresent()) {
                     throw new IllegalStateException("cannot cancel trial " + trialId + " now: " + away.get());
                 }
-                cancelRequested(trial);
+                reports.cancelRequested(trial);
                 if (trial.waitsForSubmit()) {
-                    endTrial(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
+                    reports.ended(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
                 } else {
                     scheduler.cancel(trial, false);
                 }
             }
             return null;
         });
-    }
-
-    /**
-     * Stores the user's cancel of a trial (NNI's {@code USER_TO_CANCEL} event) before its platform
-     * is asked: from then on the trial counts as USER_CANCELED, also for a resume after the runtime
-     * died before the platform reported its end, and an end the platform reports as FAILED (the
-     * signal's exit code) is stored as USER_CANCELED.
-     */
-    private void cancelRequested(Trial trial) {
-        store.addEvent(new TrialEvent(System.currentTimeMillis(), trial.id, "USER_TO_CANCEL", null, trial.job.url(),
-                trial.sequenceId, null));
-        trial.cancelRequested = true;
     }
 
     /**
@@ -757,7 +479,7 @@ public final class Experiment {
             }
             store.addEvent(new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
             LOG.info("experiment {}: {} imported results given to the tuner", id, results.size());
-            fill();
+            drawing.fill();
             return results.size();
         });
     }
@@ -779,7 +501,7 @@ public final class Experiment {
         requireWritable("update the experiment");
         thread.call(() -> {
             config = updated(config, update);
-            algorithmWaits = false;
+            drawing.askAgain();
             store.saveDefinition(ConfigCodec.write(config));
             listener.configChanged(this);
             LOG.info("experiment {}: {} updated to {}", id, update.field(), update.written());
@@ -788,17 +510,17 @@ public final class Experiment {
                         .ifPresent(note -> LOG.warn("experiment {}: {}", id, note));
             }
             if (update instanceof ExperimentUpdate.MaxExperimentDuration) {
-                durationReached = false;
+                drawing.durationReached(false);
                 armDurationLimit();
             }
-            if (status == ExperimentStatus.DONE && !limitsReached() && !tunerExhausted) {
+            if (status == ExperimentStatus.DONE && !drawing.limitsReached() && !drawing.tunerExhausted()) {
                 clock.reopened();
                 becomeCounting(ExperimentStatus.RUNNING);
-            } else if (status == ExperimentStatus.NO_MORE_TRIAL && !limitsReached()) {
+            } else if (status == ExperimentStatus.NO_MORE_TRIAL && !drawing.limitsReached()) {
                 becomeCounting(ExperimentStatus.RUNNING);
             }
             saveProfile();
-            fill();
+            drawing.fill();
             return null;
         });
     }
@@ -861,8 +583,8 @@ public final class Experiment {
         clock.armLimit(max, thread.executor(), () -> {
             if (status.counting()) {
                 LOG.info("experiment {}: maxExperimentDuration {} reached", id, max);
-                durationReached = true;
-                fill();
+                drawing.durationReached(true);
+                drawing.fill();
             }
         });
     }
@@ -944,7 +666,7 @@ public final class Experiment {
                     }
                 }
             }
-            fill();
+            drawing.fill();
         }, () -> "the return of platform '" + platform + "'");
     }
 
@@ -969,7 +691,7 @@ public final class Experiment {
 
     private void saveProfile() {
         store.saveProfile(new Profile(json(config.masked().canonical()), id, clock.execMillis() / 1000, clock.startTime(),
-                clock.endTime(), directory.toString(), nextSequenceId, 0));
+                clock.endTime(), directory.toString(), drawing.nextSequenceId(), 0));
     }
 
     // ------------------------------------------------------------------ reading

@@ -9,18 +9,20 @@ import nni.api.platform.SessionContext;
 
 /**
  * The context one member of an experiment (one training service, or one of a list of them) hands
- * its platform session: the member's platform and section; trial states go to the experiment,
- * which tells members apart by this context's index, and metric lines straight to the
- * experiment's {@link MetricIntake}, the one hop between a platform and the code that handles them.
+ * its platform session: the member's platform and section; trial states go to the experiment's
+ * {@link TrialReports}, which tells members apart by this context's index, and metric lines to its
+ * {@link MetricIntake}: this is the one hop between a platform and the code that handles them.
  */
 public final class MemberContext implements SessionContext {
 
     private final Experiment experiment;
+    private final TrialReports reports;
     private final MetricIntake intake;
     private final int index;
 
-    MemberContext(Experiment experiment, MetricIntake intake, int index) {
+    MemberContext(Experiment experiment, TrialReports reports, MetricIntake intake, int index) {
         this.experiment = experiment;
+        this.reports = reports;
         this.intake = intake;
         this.index = index;
     }
@@ -56,7 +58,7 @@ public final class MemberContext implements SessionContext {
 
     @Override
     public void trialChanged(TrialJob trial) {
-        experiment.trialChanged(index, trial);
+        reports.reportedBy(index, trial);
     }
 
     @Override

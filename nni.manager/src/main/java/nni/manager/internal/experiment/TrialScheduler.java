@@ -13,6 +13,9 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+
 import nni.api.model.HyperParameters;
 import nni.api.model.Placement;
 import nni.api.model.TrialApplication;
@@ -64,6 +67,9 @@ final class TrialScheduler {
          * platform may start it.
          */
         void launching(Trial trial, boolean launching);
+
+        /** A trial took the algorithm's next parameter set (multi-phase): the experiment records it. */
+        void parametersSent(String trialId, String packed);
     }
 
     /** One member of the experiment: its context and its session, or why its platform is away. */
@@ -235,6 +241,34 @@ final class TrialScheduler {
     /** @return the session running the trial, or empty while its member's platform is away */
     Optional<TrainingSession> sessionOf(Trial trial) {
         return Optional.ofNullable(members.get(trial.member).session);
+    }
+
+    /** NNI's {@code SP}: hands a running trial the algorithm's next parameter set (multi-phase). */
+    void deliverParameters(String packed) {
+        JsonNode node;
+        try {
+            node = Experiment.JSON.readTree(packed);
+        } catch (JsonProcessingException e) {
+            LOG.warn("experiment {}: the algorithm sent parameters that are not JSON, ignored", experimentId);
+            return;
+        }
+        String trialId = node.path("trial_job_id").asText("");
+        int index = node.path("parameter_index").asInt(-1);
+        Trial trial = trials.get(trialId);
+        if (trial == null || index < 1) {
+            LOG.warn("experiment {}: the algorithm sent parameters for trial '{}' index {}, ignored", experimentId, trialId, index);
+            return;
+        }
+        try {
+            TrainingSession session = sessionOf(trial).orElseThrow(() -> new PlatformException("the platform is away"));
+            session.sendParameters(trialId, HyperParameters.of(packed, index));
+        } catch (PlatformException | RuntimeException e) {
+            LOG.warn("experiment {}: parameters {} not delivered to trial {}: {}", experimentId, index, trialId, e.getMessage());
+            return;
+        }
+        if (!node.path("parameters").isNull()) {
+            outcomes.parametersSent(trialId, packed);
+        }
     }
 
     /** @return whether any member has a session (trials can be submitted somewhere) */
