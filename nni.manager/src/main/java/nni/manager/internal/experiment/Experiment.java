@@ -627,16 +627,7 @@ public final class Experiment {
      * ({@link #platformArrived}). Its duration limit keeps counting.
      */
     void platformLost(int member, String reason) {
-        thread.execute(() -> {
-            scheduler.lost(member, reason);
-            LOG.warn("experiment {}: {}; its trials are left as they are until it is back", id, reason);
-            for (Trial trial : trials.live()) {
-                if (trial.member == member) {
-                    trial.job = trial.job.withMessage(reason);
-                    listener.trialChanged(this, trial.id);
-                }
-            }
-        }, () -> "the loss of its platform (" + reason + ")");
+        thread.execute(() -> scheduler.lost(member, reason), () -> "the loss of its platform (" + reason + ")");
     }
 
     /**
@@ -649,24 +640,10 @@ public final class Experiment {
             return;
         }
         thread.execute(() -> {
-            if (status == ExperimentStatus.STOPPED) {
-                return;
+            if (status != ExperimentStatus.STOPPED) {
+                scheduler.arrived(platform);
+                drawing.fill();
             }
-            for (TrialScheduler.Member member : scheduler.arrived(platform)) {
-                String away = member.away;
-                scheduler.back(member);
-                LOG.info("experiment {}: platform '{}' is back; taking its trials back", id, platform);
-                for (Trial trial : trials.ordered()) {
-                    if (trial.member == member.index() && trial.live()) {
-                        if (trial.job.message().equals(away)) {
-                            trial.job = trial.job.withMessage("");
-                            listener.trialChanged(this, trial.id);
-                        }
-                        scheduler.takeBack(trial, "platform '" + platform + "' came back without this trial (" + away + ")");
-                    }
-                }
-            }
-            drawing.fill();
         }, () -> "the return of platform '" + platform + "'");
     }
 

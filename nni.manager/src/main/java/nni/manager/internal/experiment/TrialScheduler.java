@@ -175,21 +175,29 @@ final class TrialScheduler {
         return detaching;
     }
 
-    /** A member's platform went away: it takes nothing until a platform of its name is back. */
+    /**
+     * A member's platform went away: it takes nothing until a platform of its name is back; its
+     * live trials are left as they are, with the reason as their message.
+     */
     void lost(int member, String reason) {
         Member lost = members.get(member);
         lost.session = null;
         lost.away = reason;
+        LOG.warn("experiment {}: {}; its trials are left as they are until it is back", experimentId, reason);
+        for (Trial trial : trials.live()) {
+            if (trial.member == member) {
+                trial.job = trial.job.withMessage(reason);
+                outcomes.messageChanged(trial);
+            }
+        }
     }
 
     /**
      * A platform was registered: every member of that name whose platform was away gets a new
-     * session.
-     *
-     * @return the members that came back, each with the reason it had been away
+     * session and takes its live trials back into it ({@link TrainingSession#reattach}); a trial
+     * the platform no longer has is submitted again or failed, as after a restart.
      */
-    List<Member> arrived(String platform) {
-        List<Member> back = new ArrayList<>();
+    void arrived(String platform) {
         for (Member member : members) {
             if (member.away == null || member.session != null || detaching || !platform.equals(member.context.platform())) {
                 continue;
@@ -200,14 +208,19 @@ final class TrialScheduler {
                 LOG.warn("experiment {}: platform '{}' is back but refused a session: {}", experimentId, platform, e.getMessage());
                 continue;
             }
-            back.add(member);
+            String away = member.away;
+            member.away = null;
+            LOG.info("experiment {}: platform '{}' is back; taking its trials back", experimentId, platform);
+            for (Trial trial : trials.ordered()) {
+                if (trial.member == member.index() && trial.live()) {
+                    if (trial.job.message().equals(away)) {
+                        trial.job = trial.job.withMessage("");
+                        outcomes.messageChanged(trial);
+                    }
+                    takeBack(trial, "platform '" + platform + "' came back without this trial (" + away + ")");
+                }
+            }
         }
-        return back;
-    }
-
-    /** Forgets why a member was away (after its trials were taken back). */
-    void back(Member member) {
-        member.away = null;
     }
 
     /** @return why the trial's member has no session now (its platform is away), or empty */
