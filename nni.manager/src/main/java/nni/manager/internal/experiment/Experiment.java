@@ -3,7 +3,6 @@ package nni.manager.internal.experiment;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -276,19 +275,7 @@ public final class Experiment {
             if (status == ExperimentStatus.ERROR) {
                 return null; // the algorithm failed already
             }
-            for (Trial trial : trials.ordered()) {
-                if (trial.job.status().isTerminal()) {
-                    continue;
-                }
-                Optional<String> away = scheduler.awayReason(trial);
-                if (away.isPresent()) {
-                    // its member could not be opened: the trial waits for it, as for a platform that went away
-                    trial.job = trial.job.withMessage(away.get());
-                    continue;
-                }
-                scheduler.takeBack(trial, "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
-                        + " and the platform no longer has it");
-            }
+            scheduler.takeBackAfterRestart();
             clock.reopened();
             becomeCounting(ExperimentStatus.RUNNING);
             saveProfile();
@@ -320,21 +307,7 @@ public final class Experiment {
                 }
                 becomeStatic(ExperimentStatus.STOPPING);
                 allEnded = new CompletableFuture<>();
-                for (Trial trial : trials.live()) {
-                    Optional<String> away = scheduler.awayReason(trial);
-                    if (trial.waitsForSubmit()) {
-                        trial.cancelRetry();
-                        reports.ended(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
-                    } else if (away.isPresent()) {
-                        reports.ended(trial, trial.job.ended(TrialStatus.SYS_CANCELED, Instant.now(), "the experiment stopped while "
-                                + away.get() + "; the trial's processes may still run"));
-                    } else {
-                        // stored before the platform is asked: a stop that the runtime's own stop cuts short
-                        // (SIGTERM ends both) still leaves the trial USER_CANCELED, never FAILED by the signal
-                        reports.cancelRequested(trial);
-                        scheduler.cancel(trial, false);
-                    }
-                }
+                trials.live().forEach(scheduler::cancelForStop);
                 checkAllEnded();
                 return allEnded;
             });
@@ -446,16 +419,7 @@ public final class Experiment {
                 throw new IllegalArgumentException("experiment " + id + " has no trial " + trialId);
             }
             if (trial.live()) {
-                Optional<String> away = scheduler.awayReason(trial);
-                if (!trial.waitsForSubmit() && away.isPresent()) {
-                    throw new IllegalStateException("cannot cancel trial " + trialId + " now: " + away.get());
-                }
-                reports.cancelRequested(trial);
-                if (trial.waitsForSubmit()) {
-                    reports.ended(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
-                } else {
-                    scheduler.cancel(trial, false);
-                }
+                scheduler.cancelForUser(trial);
             }
             return null;
         });

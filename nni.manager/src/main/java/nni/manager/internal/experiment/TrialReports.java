@@ -179,7 +179,8 @@ final class TrialReports implements TrialScheduler.Outcomes {
      * died before the platform reported its end, and an end the platform reports as FAILED (the
      * signal's exit code) is stored as USER_CANCELED.
      */
-    void cancelRequested(Trial trial) {
+    @Override
+    public void cancelRequested(Trial trial) {
         store.addEvent(new TrialEvent(System.currentTimeMillis(), trial.id, "USER_TO_CANCEL", null, trial.job.url(),
                 trial.sequenceId, null));
         trial.cancelRequested = true;

@@ -68,6 +68,9 @@ final class TrialScheduler {
          */
         void launching(Trial trial, boolean launching);
 
+        /** The user cancels a trial: the experiment stores that before its platform is asked. */
+        void cancelRequested(Trial trial);
+
         /** A trial took the algorithm's next parameter set (multi-phase): the experiment records it. */
         void parametersSent(String trialId, String packed);
     }
@@ -428,6 +431,66 @@ final class TrialScheduler {
             send(trial);
         } else {
             outcomes.ended(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), lostWhy));
+        }
+    }
+
+    /**
+     * Cancels a live trial on the user's behalf: the cancel is stored first; a trial not submitted
+     * yet ends USER_CANCELED at once, the others are cancelled on their platform.
+     *
+     * @throws IllegalStateException when the trial runs on a member whose platform is away: nobody can kill it now
+     */
+    void cancelForUser(Trial trial) {
+        Optional<String> away = awayReason(trial);
+        if (!trial.waitsForSubmit() && away.isPresent()) {
+            throw new IllegalStateException("cannot cancel trial " + trial.id + " now: " + away.get());
+        }
+        outcomes.cancelRequested(trial);
+        if (trial.waitsForSubmit()) {
+            outcomes.ended(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
+        } else {
+            cancel(trial, false);
+        }
+    }
+
+    /**
+     * Ends a live trial because the user stops the experiment: one not submitted yet ends
+     * USER_CANCELED at once, one whose member's platform is away SYS_CANCELED at once (nobody can
+     * kill it now), the others are cancelled on their platform.
+     */
+    void cancelForStop(Trial trial) {
+        Optional<String> away = awayReason(trial);
+        if (trial.waitsForSubmit()) {
+            trial.cancelRetry();
+            outcomes.ended(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
+        } else if (away.isPresent()) {
+            outcomes.ended(trial, trial.job.ended(TrialStatus.SYS_CANCELED, Instant.now(), "the experiment stopped while "
+                    + away.get() + "; the trial's processes may still run"));
+        } else {
+            // stored before the platform is asked: a stop that the runtime's own stop cuts short
+            // (SIGTERM ends both) still leaves the trial USER_CANCELED, never FAILED by the signal
+            outcomes.cancelRequested(trial);
+            cancel(trial, false);
+        }
+    }
+
+    /**
+     * On resume: every trial the stored history leaves unfinished is taken back from its platform
+     * ({@link #takeBack}); one whose member could not be opened waits for it, as for a platform
+     * that went away.
+     */
+    void takeBackAfterRestart() {
+        for (Trial trial : trials.ordered()) {
+            if (trial.job.status().isTerminal()) {
+                continue;
+            }
+            Optional<String> away = awayReason(trial);
+            if (away.isPresent()) {
+                trial.job = trial.job.withMessage(away.get());
+                continue;
+            }
+            takeBack(trial, "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
+                    + " and the platform no longer has it");
         }
     }
 
