@@ -39,19 +39,21 @@ import nni.manager.internal.store.TrialEvent;
 /**
  * One experiment run: NNI's nnimanager for one experiment, driven by events instead of its 5 s
  * loops. Every decision (ask the algorithm for trials, submit, react to a status, feed a metric
- * to the tuner or assessor, enforce a limit) runs on the experiment's single executor thread, so
- * the tuner and assessor are called from one thread at a time and the state needs no locks. The
- * tuner and assessor are behind one {@link Algorithm}, spoken to as NNI speaks to its dispatcher:
- * requests for trials, metrics and ends go out; trials, kills and more parameters come back.
+ * to the tuner or assessor, enforce a limit) runs on the {@link ExperimentThread}, so the tuner
+ * and assessor are called from one thread at a time and the state needs no locks. The tuner and
+ * assessor are behind one {@link Algorithm}, spoken to as NNI speaks to its dispatcher: requests
+ * for trials, metrics and ends go out; trials, kills and more parameters come back.
  *
- * <p>The experiment is the algorithm's and the limits' side; its parts do the rest: the
- * {@link TrialScheduler} places trials on the experiment's members (one {@link MemberContext} and
- * platform session per training service) and talks to their platforms, {@link MetricIntake}
- * checks and stores the metric lines the platforms report, {@link ExperimentClock} keeps its time
- * and duration limit, {@link Trials} holds the trials and the read model, {@link ExperimentFiles}
- * its folder. Platforms report through their member's context, from their threads; statuses are
- * handed to the experiment's thread in call order, so a trial's metrics reach the tuner before its
- * end.
+ * <p>The experiment holds its identity, definition and status, runs its lifecycle and the user's
+ * actions, and wires its parts, which do the rest: {@link TrialDrawing} asks the algorithm for
+ * trials and submits them within the limits, {@link TrialScheduler} places them on the members (one
+ * {@link MemberContext} and platform session per training service) and talks to their platforms,
+ * {@link TrialReports} keeps what the platforms report of trials, {@link MetricIntake} checks,
+ * stores and feeds the metric lines, {@link ExperimentClock} keeps its time and duration limit,
+ * {@link Trials} holds the trials and the read model, {@link ExperimentFiles} its folder.
+ * Platforms report through their member's context, from their threads, straight to the part that
+ * handles it; statuses are handed to the experiment's thread in call order, so a trial's metrics
+ * reach the tuner before its end.
  *
  * <p>The platform sessions are ended by {@link TrainingSession#close()} when the user stops the
  * experiment ({@link #stop}) and by {@link TrainingSession#detach()} when the runtime stops
