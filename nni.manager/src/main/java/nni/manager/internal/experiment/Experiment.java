@@ -245,18 +245,7 @@ public final class Experiment {
 
     /** Starts the algorithm, opens the members' platform sessions and starts submitting trials. */
     void start(Algorithm newAlgorithm, TrialScheduler.SessionOpener opener) throws PlatformException {
-        algorithm = newAlgorithm;
-        newAlgorithm.start(drawing, false, List.of(), List.of());
-        scheduler.open(opener);
-        thread.call(() -> {
-            if (status == ExperimentStatus.ERROR) {
-                return null; // the algorithm failed already
-            }
-            becomeCounting(ExperimentStatus.RUNNING);
-            saveProfile();
-            drawing.fill();
-            return null;
-        });
+        run(newAlgorithm, false, opener);
     }
 
     /** Resumes with a Java tuner and assessor (may be null); see {@link #resume(Algorithm, TrialScheduler.SessionOpener)}. */
@@ -270,15 +259,25 @@ public final class Experiment {
      * those that never started; the others are FAILED, as NNI does), then submits as usual.
      */
     void resume(Algorithm newAlgorithm, TrialScheduler.SessionOpener opener) throws PlatformException {
+        run(newAlgorithm, true, opener);
+    }
+
+    private void run(Algorithm newAlgorithm, boolean resuming, TrialScheduler.SessionOpener opener) throws PlatformException {
         algorithm = newAlgorithm;
-        newAlgorithm.start(drawing, true, trials.ordered(), importedData());
+        if (resuming) {
+            newAlgorithm.start(drawing, true, trials.ordered(), importedData());
+        } else {
+            newAlgorithm.start(drawing, false, List.of(), List.of());
+        }
         scheduler.open(opener);
         thread.call(() -> {
             if (status == ExperimentStatus.ERROR) {
                 return null; // the algorithm failed already
             }
-            scheduler.takeBackAfterRestart();
-            clock.reopened();
+            if (resuming) {
+                scheduler.takeBackAfterRestart();
+                clock.reopened();
+            }
             becomeCounting(ExperimentStatus.RUNNING);
             saveProfile();
             drawing.fill();
