@@ -3,19 +3,14 @@ package nni.manager.internal.experiment;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,11 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentUpdate;
-import nni.api.model.HyperParameters;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
@@ -37,30 +30,30 @@ import nni.api.platform.TrainingSession;
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
 import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.ids.Ids;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.Profile;
 import nni.manager.internal.store.StoreException;
 import nni.manager.internal.store.TrialEvent;
-import nni.manager.internal.store.TrialPlatformRecord;
 
 /**
  * One experiment run: NNI's nnimanager for one experiment, driven by events instead of its 5 s
  * loops. Every decision (ask the algorithm for trials, submit, react to a status, feed a metric
- * to the tuner or assessor, enforce a limit) runs on the experiment's single executor thread, so
- * the tuner and assessor are called from one thread at a time and the state needs no locks. The
- * tuner and assessor are behind one {@link Algorithm}, spoken to as NNI speaks to its dispatcher:
- * requests for trials, metrics and ends go out; trials, kills and more parameters come back.
+ * to the tuner or assessor, enforce a limit) runs on the {@link ExperimentThread}, so the tuner
+ * and assessor are called from one thread at a time and the state needs no locks. The tuner and
+ * assessor are behind one {@link Algorithm}, spoken to as NNI speaks to its dispatcher: requests
+ * for trials, metrics and ends go out; trials, kills and more parameters come back.
  *
- * <p>The experiment is the algorithm's and the limits' side; its parts do the rest: the
- * {@link TrialScheduler} places trials on the experiment's members (one {@link MemberContext} and
- * platform session per training service) and talks to their platforms, {@link MetricIntake}
- * checks and stores the metric lines the platforms report, {@link ExperimentClock} keeps its time
- * and duration limit, {@link Trials} holds the trials and the read model, {@link ExperimentFiles}
- * its folder. Platforms report through their member's context, from their threads; statuses are
- * handed to the experiment's thread in call order, so a trial's metrics reach the tuner before its
- * end.
+ * <p>The experiment holds its identity, definition and status, runs its lifecycle and the user's
+ * actions, and wires its parts, which do the rest: {@link TrialDrawing} asks the algorithm for
+ * trials and submits them within the limits, {@link TrialScheduler} places them on the members (one
+ * {@link MemberContext} and platform session per training service) and talks to their platforms,
+ * {@link TrialReports} keeps what the platforms report of trials, {@link MetricIntake} checks,
+ * stores and feeds the metric lines, {@link ExperimentClock} keeps its time and duration limit,
+ * {@link Trials} holds the trials and the read model, {@link ExperimentFiles} its folder.
+ * Platforms report through their member's context, from their threads, straight to the part that
+ * handles it; statuses are handed to the experiment's thread in call order, so a trial's metrics
+ * reach the tuner before its end.
  *
  * <p>The platform sessions are ended by {@link TrainingSession#close()} when the user stops the
  * experiment ({@link #stop}) and by {@link TrainingSession#detach()} when the runtime stops
@@ -71,8 +64,6 @@ public final class Experiment {
 
     private static final Logger LOG = LoggerFactory.getLogger(Experiment.class);
     static final ObjectMapper JSON = new ObjectMapper();
-    /** Trials submitted in one task of the experiment's thread before it turns to other work. */
-    private static final int SUBMITS_PER_TURN = 16;
     /**
      * How long a stop waits for the experiment's thread before it stops without it (a platform call
      * holds it). Generous: a thread merely busy with a queue of events (150 trials' starts at load 6
@@ -86,11 +77,14 @@ public final class Experiment {
     private final Path directory;
     private final ExperimentStore store;
     private final boolean readOnly;
-    private final ScheduledExecutorService executor;
+    /** The experiment's single thread; null in view mode. */
+    private final ExperimentThread thread;
     private final Trials trials = new Trials(this::platformOf);
     private final ExperimentClock clock;
     private final TrialScheduler scheduler;
     private final MetricIntake intake;
+    private final TrialReports reports;
+    private final TrialDrawing drawing;
     private final List<String> errors = new CopyOnWriteArrayList<>();
     private final CompletableFuture<ExperimentStatus> settled = new CompletableFuture<>();
     private final AtomicBoolean stopping = new AtomicBoolean();
@@ -99,20 +93,7 @@ public final class Experiment {
     private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
     /** The tuner and assessor; null in view mode. */
     private volatile Algorithm algorithm;
-    /** Trials the algorithm gave, packed, waiting for a free slot (NNI's waitingTrials). */
-    private final ArrayDeque<String> offered = new ArrayDeque<>();
-    /** Trials asked of the algorithm and not given yet. */
-    private int requested;
-    /**
-     * The algorithm said it has nothing for now (NNI's {@code NO}): it is asked again only when
-     * something changes (a trial ends, a limit or the search space changes), as NNI asks.
-     */
-    private boolean algorithmWaits;
-    private long nextSequenceId;
-    private int submitted;
     private volatile int trialsWhenOpened;
-    private boolean tunerExhausted;
-    private boolean durationReached;
     private CompletableFuture<Void> allEnded;
     /**
      * Told of each change (status, trials, metrics, limits), on the thread that made it: the
@@ -129,51 +110,84 @@ public final class Experiment {
         this.store = opened.store();
         this.readOnly = readOnly;
         this.clock = clock;
-        if (readOnly) {
-            this.executor = null;
-        } else {
-            ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "nni-experiment-" + id);
-                t.setDaemon(true);
-                return t;
-            });
-            // a stopped experiment's limits and retries must not hold its thread (or the runtime's stop) back
-            thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-            thread.setRemoveOnCancelPolicy(true);
-            this.executor = thread;
-        }
+        this.thread = readOnly ? null : new ExperimentThread(id, e -> {
+            if (status != ExperimentStatus.ERROR) {
+                fail(e.getMessage(), e);
+            }
+        }, () -> status);
+        ScheduledExecutorService executor = thread == null ? null : thread.executor();
+        this.intake = new MetricIntake(id, store, trials, thread, new MetricIntake.Experimenting() {
+            @Override
+            public String refusal() {
+                return scheduler.detaching() ? "detached" : status == ExperimentStatus.STOPPED ? "stopped" : null;
+            }
+
+            @Override
+            public Algorithm algorithm() {
+                return status == ExperimentStatus.ERROR ? null : algorithm;
+            }
+
+            @Override
+            public void metricsStored(String trialId) {
+                listener.metricsStored(Experiment.this, trialId);
+            }
+        });
+        this.reports = new TrialReports(id, store, trials, thread, () -> config.maxTrialDuration(),
+                trial -> Experiment.this.scheduler.cancel(trial, true), trialId -> listener.trialChanged(this, trialId),
+                this::trialEnded);
         List<MemberContext> members = new ArrayList<>();
         for (int index = 0; index < config.trainingServices().size(); index++) {
-            members.add(new MemberContext(this, index));
+            members.add(new MemberContext(this, reports, intake, index));
         }
         this.scheduler = new TrialScheduler(id, members, trials, executor, () -> config.trialGpuNumber(),
-                () -> status.counting(), new TrialScheduler.Outcomes() {
+                () -> status.counting(), reports);
+        this.drawing = new TrialDrawing(id, directory, store, trials, scheduler, thread,
+                trialId -> listener.trialChanged(this, trialId), new TrialDrawing.Run() {
                     @Override
-                    public void reported(TrialJob job) {
-                        onTrialChanged(job);
+                    public ExperimentStatus status() {
+                        return status;
                     }
 
                     @Override
-                    public void ended(Trial trial, TrialJob ended) {
-                        endTrial(trial, ended);
-                    }
-
-                    @Override
-                    public void messageChanged(Trial trial) {
-                        listener.trialChanged(Experiment.this, trial.id);
-                    }
-
-                    @Override
-                    public void launching(Trial trial, boolean launching) {
-                        if (launching && !trial.launched) {
-                            store.saveTrialLaunch(trial.id, System.currentTimeMillis());
-                        } else if (!launching && trial.launched) {
-                            store.forgetTrialLaunch(trial.id);
+                    public void become(ExperimentStatus next) {
+                        if (next.counting()) {
+                            becomeCounting(next);
+                        } else {
+                            becomeStatic(next);
                         }
-                        trial.launched = launching;
+                    }
+
+                    @Override
+                    public void done() {
+                        clock.ended();
+                        becomeStatic(ExperimentStatus.DONE);
+                        saveProfile();
+                        LOG.info("experiment {}: done, {} trials", id, trials.size());
+                        settled.complete(ExperimentStatus.DONE);
+                    }
+
+                    @Override
+                    public void algorithmFailed(String message, Throwable cause) {
+                        if (!status.settled() && status != ExperimentStatus.STOPPING) {
+                            fail(message, cause);
+                        }
+                    }
+
+                    @Override
+                    public boolean stopping() {
+                        return stopping.get();
+                    }
+
+                    @Override
+                    public Algorithm algorithm() {
+                        return algorithm;
+                    }
+
+                    @Override
+                    public ExperimentConfig config() {
+                        return config;
                     }
                 });
-        this.intake = new MetricIntake(id, store, trials);
     }
 
     /** Creates a new experiment's directory and store; {@link #start} runs it. */
@@ -205,9 +219,8 @@ public final class Experiment {
     }
 
     private void loadHistory() {
-        nextSequenceId = trials.load(store, id, directory, config.trainingServices().size()) + 1;
-        submitted = trials.size();
-        trialsWhenOpened = submitted;
+        drawing.history(trials.load(store, id, directory, config.trainingServices().size()), trials.size());
+        trialsWhenOpened = trials.size();
     }
 
     /**
@@ -232,18 +245,7 @@ public final class Experiment {
 
     /** Starts the algorithm, opens the members' platform sessions and starts submitting trials. */
     void start(Algorithm newAlgorithm, TrialScheduler.SessionOpener opener) throws PlatformException {
-        algorithm = newAlgorithm;
-        newAlgorithm.start(host, false, List.of(), List.of());
-        scheduler.open(opener);
-        call(() -> {
-            if (status == ExperimentStatus.ERROR) {
-                return null; // the algorithm failed already
-            }
-            becomeCounting(ExperimentStatus.RUNNING);
-            saveProfile();
-            fill();
-            return null;
-        });
+        run(newAlgorithm, false, opener);
     }
 
     /** Resumes with a Java tuner and assessor (may be null); see {@link #resume(Algorithm, TrialScheduler.SessionOpener)}. */
@@ -257,30 +259,28 @@ public final class Experiment {
      * those that never started; the others are FAILED, as NNI does), then submits as usual.
      */
     void resume(Algorithm newAlgorithm, TrialScheduler.SessionOpener opener) throws PlatformException {
+        run(newAlgorithm, true, opener);
+    }
+
+    private void run(Algorithm newAlgorithm, boolean resuming, TrialScheduler.SessionOpener opener) throws PlatformException {
         algorithm = newAlgorithm;
-        newAlgorithm.start(host, true, trials.ordered(), importedData());
+        if (resuming) {
+            newAlgorithm.start(drawing, true, trials.ordered(), importedData());
+        } else {
+            newAlgorithm.start(drawing, false, List.of(), List.of());
+        }
         scheduler.open(opener);
-        call(() -> {
+        thread.call(() -> {
             if (status == ExperimentStatus.ERROR) {
                 return null; // the algorithm failed already
             }
-            for (Trial trial : trials.ordered()) {
-                if (trial.job.status().isTerminal()) {
-                    continue;
-                }
-                Optional<String> away = scheduler.awayReason(trial);
-                if (away.isPresent()) {
-                    // its member could not be opened: the trial waits for it, as for a platform that went away
-                    trial.job = trial.job.withMessage(away.get());
-                    continue;
-                }
-                scheduler.takeBack(trial, "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
-                        + " and the platform no longer has it");
+            if (resuming) {
+                scheduler.takeBackAfterRestart();
+                clock.reopened();
             }
-            clock.reopened();
             becomeCounting(ExperimentStatus.RUNNING);
             saveProfile();
-            fill();
+            drawing.fill();
             return null;
         });
     }
@@ -302,27 +302,13 @@ public final class Experiment {
         CompletableFuture<Void> ended;
         boolean threadAnswered = true;
         try {
-            ended = call(STOP_TURN_WAIT, () -> {
+            ended = thread.call(STOP_TURN_WAIT, () -> {
                 if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
                     return allEnded == null ? CompletableFuture.<Void>completedFuture(null) : allEnded;
                 }
                 becomeStatic(ExperimentStatus.STOPPING);
                 allEnded = new CompletableFuture<>();
-                for (Trial trial : trials.live()) {
-                    Optional<String> away = scheduler.awayReason(trial);
-                    if (trial.waitsForSubmit()) {
-                        trial.cancelRetry();
-                        endTrial(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
-                    } else if (away.isPresent()) {
-                        endTrial(trial, trial.job.ended(TrialStatus.SYS_CANCELED, Instant.now(), "the experiment stopped while "
-                                + away.get() + "; the trial's processes may still run"));
-                    } else {
-                        // stored before the platform is asked: a stop that the runtime's own stop cuts short
-                        // (SIGTERM ends both) still leaves the trial USER_CANCELED, never FAILED by the signal
-                        cancelRequested(trial);
-                        scheduler.cancel(trial, false);
-                    }
-                }
+                trials.live().forEach(scheduler::cancelForStop);
                 checkAllEnded();
                 return allEnded;
             });
@@ -352,15 +338,15 @@ public final class Experiment {
         };
         try {
             if (threadAnswered) {
-                call(stopped);
+                thread.call(stopped);
             } else {
-                executor.shutdownNow();
+                thread.shutdownNow();
                 stopped.get();
             }
         } catch (RuntimeException e) {
             LOG.warn("experiment {}: storing the stop failed", id, e);
         }
-        executor.shutdown();
+        thread.shutdown();
         closeStore();
         settled.complete(ExperimentStatus.STOPPED);
     }
@@ -375,16 +361,9 @@ public final class Experiment {
         if (!readOnly) {
             scheduler.detachAll();
             closeAlgorithm();
-            executor.shutdown();
-            try {
-                if (!executor.awaitTermination(DETACH_DRAIN_SECONDS, TimeUnit.SECONDS)) {
-                    LOG.warn("experiment {}: events still queued {} s after detaching; resume re-checks those trials",
-                            id, DETACH_DRAIN_SECONDS);
-                    executor.shutdownNow();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                executor.shutdownNow();
+            if (!thread.drain(DETACH_DRAIN_SECONDS)) {
+                LOG.warn("experiment {}: events still queued {} s after detaching; resume re-checks those trials",
+                        id, DETACH_DRAIN_SECONDS);
             }
             settled.complete(status);
         }
@@ -399,295 +378,23 @@ public final class Experiment {
         }
     }
 
-    // ------------------------------------------------------------------ drawing and submitting
-
-    /**
-     * Draws and submits trials while the concurrency, the limits and the members' room allow;
-     * settles the experiment when done. At most {@value #SUBMITS_PER_TURN} per turn: the rest in a
-     * later task, so that whatever waits on the experiment's thread (a stop above all) is not
-     * queued behind a thousand submissions.
-     */
-    private void fill() {
-        if (!status.counting() || !scheduler.attached() || stopping.get()) {
-            return;
-        }
-        int live = trials.live().size();
-        // the members' free slots, when they know them: the concurrency is a ceiling, not a promise
-        TrialScheduler.Turn room = scheduler.new Turn();
-        int turn = 0;
-        while (live < config.trialConcurrency() && room.any() && !limitsReached() && (!tunerExhausted || !offered.isEmpty())) {
-            if (stopping.get() || scheduler.detaching() || !status.counting()) {
-                return;
-            }
-            if (turn == SUBMITS_PER_TURN) {
-                execute(this::fill, () -> "the rest of a fill");
-                return;
-            }
-            if (offered.isEmpty() && !requestTrials(Math.min(config.trialConcurrency() - live, room.free()), turn)) {
-                break;
-            }
-            turn++;
-            submit(offered.poll(), room.place().index());
-            live++;
-        }
-        if (limitsReached() && status != ExperimentStatus.NO_MORE_TRIAL) {
-            becomeCounting(ExperimentStatus.NO_MORE_TRIAL);
-        }
-        // parameters kept (issue 25): what an exhausted tuner gave before it said so still becomes trials
-        if ((limitsReached() || (tunerExhausted && offered.isEmpty())) && live == 0) {
-            clock.ended();
-            becomeStatic(ExperimentStatus.DONE);
-            saveProfile();
-            LOG.info("experiment {}: done, {} trials", id, trials.size());
-            settled.complete(ExperimentStatus.DONE);
-        }
-    }
-
-    /**
-     * Asks the algorithm for as many trials as slots are free and not promised already (NNI's
-     * {@code GE}): a Java tuner answers at once, a dispatcher later (its trials then wait in
-     * {@link #offered}).
-     *
-     * @return whether a trial is there to submit now
-     */
-    private boolean requestTrials(int slots, int turn) {
-        int wanted = Math.min(slots, SUBMITS_PER_TURN - turn) - requested;
-        Integer maxTrials = config.maxTrialNumber();
-        if (maxTrials != null) {
-            wanted = Math.min(wanted, maxTrials - submitted - requested);
-        }
-        if (wanted > 0 && !algorithmWaits) {
-            requested += wanted;
-            algorithm.request(wanted);
-        }
-        return !offered.isEmpty() && status.counting();
-    }
-
-    private boolean limitsReached() {
-        Integer maxTrials = config.maxTrialNumber();
-        return durationReached || (maxTrials != null && submitted >= maxTrials);
-    }
-
-    private void submit(String packedJson, int member) {
-        long sequenceId = nextSequenceId++;
-        submitted++;
-        String trialId = Ids.trialId(trials::contains);
-        Trials.Unpacked unpacked = Trials.unpack(id, trialId, packedJson);
-        Trial trial = new Trial(trialId, sequenceId, unpacked.parameterId(), unpacked.parameters(), packedJson);
-        trial.member = member;
-        trial.job = TrialJob.waiting(scheduler.application(trial), directory.resolve("trials").resolve(trialId).toString(), "");
-        if (member != 0) {
-            store.saveTrialMember(trialId, member); // before the trial exists: a row without a trial is harmless
-        }
-        // stored first: a trial the database did not take does not exist (the failure fails the experiment)
-        store.addEvent(new TrialEvent(trial.job.submitTime().toEpochMilli(), trialId, "WAITING", packedJson,
-                trial.job.url(), sequenceId, null));
-        trials.add(trial);
-        listener.trialChanged(this, trialId);
-        scheduler.send(trial);
-    }
-
-    // ------------------------------------------------------------------ the algorithm's answers
-
-    /**
-     * What the algorithm answers, handled on the experiment's thread: at once when it answers on
-     * that thread (a Java tuner, inside the request), else queued there, followed by a fill.
-     */
-    private final Algorithm.Host host = new Algorithm.Host() {
-        @Override
-        public void offer(String packedParameters) {
-            onThread(() -> {
-                requested = Math.max(0, requested - 1);
-                algorithmWaits = false;
-                offered.add(packedParameters);
-                if (status == ExperimentStatus.TUNER_NO_MORE_TRIAL && !tunerExhausted) {
-                    becomeCounting(ExperimentStatus.RUNNING);
-                }
-            }, "a new trial from the algorithm");
-        }
-
-        @Override
-        public void noMoreTrials(boolean forGood) {
-            onThread(() -> {
-                requested = 0;
-                algorithmWaits = true;
-                tunerExhausted |= forGood;
-                if (status == ExperimentStatus.RUNNING) {
-                    becomeCounting(ExperimentStatus.TUNER_NO_MORE_TRIAL);
-                    LOG.info("experiment {}: the tuner has no more parameters{}", id, forGood ? "" : " for now");
-                }
-            }, "no more trials from the algorithm");
-        }
-
-        @Override
-        public void kill(String trialId) {
-            onThread(() -> {
-                Trial trial = trials.get(trialId);
-                if (trial != null && trial.live()) {
-                    LOG.info("experiment {}: the assessor stops trial {} early", id, trialId);
-                    scheduler.cancel(trial, true);
-                }
-            }, "an early stop of trial " + trialId);
-        }
-
-        @Override
-        public void sendParameters(String packedParameters) {
-            onThread(() -> deliverParameters(packedParameters), "more parameters for a trial");
-        }
-
-        @Override
-        public void fail(String message, Throwable cause) {
-            onThread(() -> {
-                if (!status.settled() && status != ExperimentStatus.STOPPING) {
-                    Experiment.this.fail(message, cause);
-                }
-            }, "a failure of the algorithm");
-        }
-    };
-
-    private void onThread(Runnable work, String what) {
-        if (Thread.currentThread().getName().equals("nni-experiment-" + id)) {
-            work.run();
-        } else {
-            execute(() -> {
-                work.run();
-                fill();
-            }, () -> what);
-        }
-    }
-
-    /** NNI's {@code SP}: hands a running trial its next parameter set (multi-phase) and records it. */
-    private void deliverParameters(String packed) {
-        JsonNode node;
-        try {
-            node = JSON.readTree(packed);
-        } catch (JsonProcessingException e) {
-            LOG.warn("experiment {}: the algorithm sent parameters that are not JSON, ignored", id);
-            return;
-        }
-        String trialId = node.path("trial_job_id").asText("");
-        int index = node.path("parameter_index").asInt(-1);
-        Trial trial = trials.get(trialId);
-        if (trial == null || index < 1) {
-            LOG.warn("experiment {}: the algorithm sent parameters for trial '{}' index {}, ignored", id, trialId, index);
-            return;
-        }
-        try {
-            TrainingSession session = scheduler.sessionOf(trial)
-                    .orElseThrow(() -> new PlatformException("the platform is away"));
-            session.sendParameters(trialId, HyperParameters.of(packed, index));
-        } catch (PlatformException | RuntimeException e) {
-            LOG.warn("experiment {}: parameters {} not delivered to trial {}: {}", id, index, trialId, e.getMessage());
-            return;
-        }
-        if (!node.path("parameters").isNull()) {
-            store.addEvent(new TrialEvent(System.currentTimeMillis(), trialId, "ADD_HYPERPARAMETER", packed, null, null, null));
-        }
-    }
-
-    // ------------------------------------------------------------------ platform callbacks (through MemberContext)
-
-    /** A member's platform reported a trial's new state; handled on the experiment's thread. */
-    void trialChanged(int member, TrialJob trial) {
-        execute(() -> {
-            Trial known = trials.get(trial.id());
-            if (known != null && known.member != member) {
-                LOG.warn("experiment {}: member {} reported trial {} of member {}, ignored", id, member, trial.id(), known.member);
-                return;
-            }
-            onTrialChanged(trial);
-        }, () -> "status " + trial.status() + " of trial " + trial.id());
-    }
+    // ------------------------------------------------------------------ platform callbacks (through MemberContext; metrics go to MetricIntake)
 
     /** A member's capacity changed: it may take more trials now. */
     void capacityChanged() {
-        execute(this::fill, () -> "a capacity change");
+        thread.execute(drawing::fill, () -> "a capacity change");
     }
 
-    private void onTrialChanged(TrialJob reported) {
-        Trial trial = trials.get(reported.id());
-        if (trial == null) {
-            LOG.warn("experiment {}: status {} of unknown trial {} ignored", id, reported.status(), reported.id());
-            return;
-        }
-        TrialJob known = trial.job;
-        if (known.status().isTerminal()) {
-            return;
-        }
-        TrialJob job = withPlatformFacts(reported, known);
-        if (job.status() == TrialStatus.FAILED && trial.cancelRequested) {
-            // killed by the cancel before its platform took the cancel in (or by a platform that cannot tell)
-            job = job.toBuilder().status(TrialStatus.USER_CANCELED).earlyStopped(false)
-                    .message(job.message().isEmpty() ? "cancelled" : "cancelled (" + job.message() + ")").build();
-        }
-        if (job.status().isTerminal()) {
-            endTrial(trial, job);
-            return;
-        }
-        trial.job = job;
-        if (known.status() != job.status() || !known.message().equals(job.message())) {
-            long at = job.status() == TrialStatus.RUNNING && job.startTime() != null ? job.startTime().toEpochMilli()
-                    : System.currentTimeMillis();
-            if (known.status() != job.status()) {
-                store.addEvent(new TrialEvent(at, job.id(), job.status().name(), null, job.url(), trial.sequenceId,
-                        job.message().isEmpty() ? null : job.message()));
-            }
-            listener.trialChanged(this, job.id());
-        }
-        if (job.status() == TrialStatus.RUNNING && known.status() != TrialStatus.RUNNING && config.maxTrialDuration() != null) {
-            trial.durationLimit = executor.schedule(() -> {
-                if (trial.live()) {
-                    LOG.info("experiment {}: trial {} exceeded maxTrialDuration {}", id, trial.id, config.maxTrialDuration());
-                    scheduler.cancel(trial, true);
-                }
-            }, config.maxTrialDuration().toMillis(), TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /**
-     * @return the reported state, keeping the handle, host and attributes known before where the
-     *         report leaves them empty; stores them when they changed
-     */
-    private TrialJob withPlatformFacts(TrialJob reported, TrialJob known) {
-        TrialJob.Builder merged = reported.toBuilder();
-        boolean kept = false;
-        if (reported.handle().isEmpty() && !known.handle().isEmpty()) {
-            merged.handle(known.handle());
-            kept = true;
-        }
-        if (reported.host().isEmpty() && !known.host().isEmpty()) {
-            merged.host(known.host());
-            kept = true;
-        }
-        if (reported.attributes().isEmpty() && !known.attributes().isEmpty()) {
-            merged.attributes(known.attributes());
-            kept = true;
-        }
-        TrialJob job = kept ? merged.build() : reported;
-        if (!job.handle().equals(known.handle()) || !job.host().equals(known.host()) || !job.attributes().equals(known.attributes())) {
-            store.saveTrialPlatform(new TrialPlatformRecord(job.id(), job.handle(), job.host(), job.attributes()));
-        }
-        return job;
-    }
-
-    private void endTrial(Trial trial, TrialJob ended) {
-        trial.job = ended;
-        trial.cancelRetry();
-        if (trial.durationLimit != null) {
-            trial.durationLimit.cancel(false);
-        }
-        long at = ended.endTime() == null ? System.currentTimeMillis() : ended.endTime().toEpochMilli();
-        store.addEvent(new TrialEvent(at, trial.id, ended.status().name(), null, ended.url(), trial.sequenceId,
-                ended.message().isEmpty() ? null : ended.message()));
-        listener.trialChanged(this, trial.id);
+    /** A trial's end is stored ({@link TrialReports#ended}): the algorithm hears of it, then the experiment submits or settles. */
+    private void trialEnded(Trial trial, TrialStatus ended) {
         if (algorithm != null && status != ExperimentStatus.ERROR) {
-            algorithmWaits = false;
-            algorithm.trialEnded(trial, ended.status());
+            drawing.askAgain();
+            algorithm.trialEnded(trial, ended);
         }
         if (status == ExperimentStatus.STOPPING) {
             checkAllEnded();
         } else {
-            fill();
+            drawing.fill();
         }
     }
 
@@ -695,63 +402,6 @@ public final class Experiment {
         if (allEnded != null && trials.live().isEmpty()) {
             allEnded.complete(null);
         }
-    }
-
-    /**
-     * Stores one metric line (synchronously: durable when this returns) and hands it to the tuner or
-     * assessor on the experiment's thread.
-     */
-    void metricReported(String trialId, String line) {
-        requireOpenForMetrics();
-        MetricIntake.Metric metric = intake.take(trialId, line);
-        if (metric != null) {
-            execute(() -> {
-                onMetric(trialId, metric);
-                if (metric.record() != null) {
-                    listener.metricsStored(this, trialId);
-                }
-            }, () -> "a " + metric.type() + " metric of trial " + trialId);
-        }
-    }
-
-    /**
-     * Stores a trial's metric lines in one transaction (durable together when this returns), then
-     * hands the new ones to the tuner or assessor in order. Lines that are not metrics are skipped.
-     */
-    void metricsReported(String trialId, List<String> lines) {
-        requireOpenForMetrics();
-        List<String> refused = new ArrayList<>();
-        List<MetricIntake.Metric> stored = intake.take(trialId, lines, refused);
-        if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
-            execute(() -> {
-                stored.forEach(metric -> onMetric(trialId, metric));
-                listener.metricsStored(this, trialId);
-            }, () -> stored.size() + " metrics of trial " + trialId + " (stored)");
-        }
-        if (!refused.isEmpty()) {
-            throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
-        }
-    }
-
-    /** Metrics arriving once the store is closing are refused, so that their sender keeps them. */
-    private void requireOpenForMetrics() {
-        if (scheduler.detaching() || status == ExperimentStatus.STOPPED) {
-            throw new IllegalStateException("experiment " + id + " is " + (scheduler.detaching() ? "detached" : "stopped")
-                    + " and takes no more metrics");
-        }
-    }
-
-    private void onMetric(String trialId, MetricIntake.Metric metric) {
-        Trial trial = trials.get(trialId);
-        if (trial == null || algorithm == null || status == ExperimentStatus.ERROR) {
-            return;
-        }
-        if (metric.value() != null && "FINAL".equals(metric.type())) {
-            trial.finalValue = metric.value();
-        } else if (metric.value() != null && "PERIODICAL".equals(metric.type())) {
-            trial.intermediate.add(metric.value());
-        }
-        algorithm.metric(trial, metric.type(), metric.value(), metric.line());
     }
 
     /** @return a stored metric's value ({@link MetricRecord#data()}) as a number: a plain number or a dict's {@code default}; else null */
@@ -764,37 +414,16 @@ public final class Experiment {
     /** Cancels a trial on the user's behalf ({@code DELETE /trial-jobs/{id}}, {@code nni:cancel}). */
     public void cancelTrial(String trialId) {
         requireWritable("cancel a trial");
-        call(() -> {
+        thread.call(() -> {
             Trial trial = trials.get(trialId);
             if (trial == null) {
                 throw new IllegalArgumentException("experiment " + id + " has no trial " + trialId);
             }
             if (trial.live()) {
-                Optional<String> away = scheduler.awayReason(trial);
-                if (!trial.waitsForSubmit() && away.isPresent()) {
-                    throw new IllegalStateException("cannot cancel trial " + trialId + " now: " + away.get());
-                }
-                cancelRequested(trial);
-                if (trial.waitsForSubmit()) {
-                    endTrial(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
-                } else {
-                    scheduler.cancel(trial, false);
-                }
+                scheduler.cancelForUser(trial);
             }
             return null;
         });
-    }
-
-    /**
-     * Stores the user's cancel of a trial (NNI's {@code USER_TO_CANCEL} event) before its platform
-     * is asked: from then on the trial counts as USER_CANCELED, also for a resume after the runtime
-     * died before the platform reported its end, and an end the platform reports as FAILED (the
-     * signal's exit code) is stored as USER_CANCELED.
-     */
-    private void cancelRequested(Trial trial) {
-        store.addEvent(new TrialEvent(System.currentTimeMillis(), trial.id, "USER_TO_CANCEL", null, trial.job.url(),
-                trial.sequenceId, null));
-        trial.cancelRequested = true;
     }
 
     /**
@@ -808,14 +437,14 @@ public final class Experiment {
     public int importData(String json) {
         requireWritable("import data");
         List<ImportedResults.Result> results = ImportedResults.parse(json);
-        return call(() -> {
+        return thread.call(() -> {
             if (algorithm == null || !algorithm.importData(results, json)) {
                 throw new IllegalArgumentException("the tuner " + (config.tuner() == null ? "" : config.tuner().name() + " ")
                         + "does not learn from imported results; nothing was imported");
             }
             store.addEvent(new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
             LOG.info("experiment {}: {} imported results given to the tuner", id, results.size());
-            fill();
+            drawing.fill();
             return results.size();
         });
     }
@@ -835,9 +464,9 @@ public final class Experiment {
      */
     public void update(ExperimentUpdate update) {
         requireWritable("update the experiment");
-        call(() -> {
+        thread.call(() -> {
             config = updated(config, update);
-            algorithmWaits = false;
+            drawing.askAgain();
             store.saveDefinition(ConfigCodec.write(config));
             listener.configChanged(this);
             LOG.info("experiment {}: {} updated to {}", id, update.field(), update.written());
@@ -846,17 +475,17 @@ public final class Experiment {
                         .ifPresent(note -> LOG.warn("experiment {}: {}", id, note));
             }
             if (update instanceof ExperimentUpdate.MaxExperimentDuration) {
-                durationReached = false;
+                drawing.durationReached(false);
                 armDurationLimit();
             }
-            if (status == ExperimentStatus.DONE && !limitsReached() && !tunerExhausted) {
+            if (status == ExperimentStatus.DONE && !drawing.limitsReached() && !drawing.tunerExhausted()) {
                 clock.reopened();
                 becomeCounting(ExperimentStatus.RUNNING);
-            } else if (status == ExperimentStatus.NO_MORE_TRIAL && !limitsReached()) {
+            } else if (status == ExperimentStatus.NO_MORE_TRIAL && !drawing.limitsReached()) {
                 becomeCounting(ExperimentStatus.RUNNING);
             }
             saveProfile();
-            fill();
+            drawing.fill();
             return null;
         });
     }
@@ -916,11 +545,11 @@ public final class Experiment {
 
     private void armDurationLimit() {
         Duration max = config.maxExperimentDuration();
-        clock.armLimit(max, executor, () -> {
+        clock.armLimit(max, thread.executor(), () -> {
             if (status.counting()) {
                 LOG.info("experiment {}: maxExperimentDuration {} reached", id, max);
-                durationReached = true;
-                fill();
+                drawing.durationReached(true);
+                drawing.fill();
             }
         });
     }
@@ -956,22 +585,6 @@ public final class Experiment {
     }
 
     /**
-     * Runs work of the experiment's thread; a failing database fails the experiment with the
-     * store's message (rethrown, for a caller waiting on {@link #call}), so that nothing the store
-     * did not take is acted on as if it had been.
-     */
-    private <T> T storing(Supplier<T> work) {
-        try {
-            return work.get();
-        } catch (StoreException e) {
-            if (status != ExperimentStatus.ERROR) {
-                fail(e.getMessage(), e);
-            }
-            throw e;
-        }
-    }
-
-    /**
      * A member's platform service went away under the experiment (its bundle was stopped, updated
      * or reconfigured); the registry detaches the session right after this. The experiment keeps
      * the member's live trials as they are, with the reason as their message, keeps its status,
@@ -979,16 +592,7 @@ public final class Experiment {
      * ({@link #platformArrived}). Its duration limit keeps counting.
      */
     void platformLost(int member, String reason) {
-        execute(() -> {
-            scheduler.lost(member, reason);
-            LOG.warn("experiment {}: {}; its trials are left as they are until it is back", id, reason);
-            for (Trial trial : trials.live()) {
-                if (trial.member == member) {
-                    trial.job = trial.job.withMessage(reason);
-                    listener.trialChanged(this, trial.id);
-                }
-            }
-        }, () -> "the loss of its platform (" + reason + ")");
+        thread.execute(() -> scheduler.lost(member, reason), () -> "the loss of its platform (" + reason + ")");
     }
 
     /**
@@ -1000,25 +604,11 @@ public final class Experiment {
         if (!scheduler.waitsFor(platform)) {
             return;
         }
-        execute(() -> {
-            if (status == ExperimentStatus.STOPPED) {
-                return;
+        thread.execute(() -> {
+            if (status != ExperimentStatus.STOPPED) {
+                scheduler.arrived(platform);
+                drawing.fill();
             }
-            for (TrialScheduler.Member member : scheduler.arrived(platform)) {
-                String away = member.away;
-                scheduler.back(member);
-                LOG.info("experiment {}: platform '{}' is back; taking its trials back", id, platform);
-                for (Trial trial : trials.ordered()) {
-                    if (trial.member == member.index() && trial.live()) {
-                        if (trial.job.message().equals(away)) {
-                            trial.job = trial.job.withMessage("");
-                            listener.trialChanged(this, trial.id);
-                        }
-                        scheduler.takeBack(trial, "platform '" + platform + "' came back without this trial (" + away + ")");
-                    }
-                }
-            }
-            fill();
         }, () -> "the return of platform '" + platform + "'");
     }
 
@@ -1043,7 +633,7 @@ public final class Experiment {
 
     private void saveProfile() {
         store.saveProfile(new Profile(json(config.masked().canonical()), id, clock.execMillis() / 1000, clock.startTime(),
-                clock.endTime(), directory.toString(), nextSequenceId, 0));
+                clock.endTime(), directory.toString(), drawing.nextSequenceId(), 0));
     }
 
     // ------------------------------------------------------------------ reading
@@ -1131,57 +721,6 @@ public final class Experiment {
             return JSON.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("cannot write JSON: " + e.getMessage(), e);
-        }
-    }
-
-    // ------------------------------------------------------------------ the experiment's thread
-
-    /**
-     * Runs work on the experiment's thread. Once the experiment is closed the work is not done, and
-     * that is logged as a warning naming {@code what} (a status not stored is re-checked by
-     * {@code resume}, which asks the platform).
-     */
-    private void execute(Runnable work, Supplier<String> what) {
-        try {
-            executor.execute(() -> {
-                try {
-                    storing(() -> {
-                        work.run();
-                        return null;
-                    });
-                } catch (StoreException e) {
-                    // the experiment failed with the store's message
-                } catch (RuntimeException e) {
-                    LOG.error("experiment {}: internal error", id, e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            LOG.warn("experiment {} is closed ({}): {} arrived too late and is not stored; resume asks the platform again",
-                    id, status, what.get());
-        }
-    }
-
-    /** Runs work on the experiment's thread and waits for it; its exception is rethrown. */
-    private <T> T call(Supplier<T> work) {
-        return call(Duration.ofSeconds(60), work);
-    }
-
-    private <T> T call(Duration patience, Supplier<T> work) {
-        if (Thread.currentThread().getName().equals("nni-experiment-" + id)) {
-            return work.get();
-        }
-        try {
-            return executor.submit(() -> storing(work)).get(patience.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for experiment " + id, e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("experiment " + id + " did not answer within " + patience.toSeconds() + " s", e);
         }
     }
 }

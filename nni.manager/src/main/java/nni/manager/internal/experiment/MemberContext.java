@@ -8,18 +8,22 @@ import nni.api.model.TrialJob;
 import nni.api.platform.SessionContext;
 
 /**
- * The context one member of an experiment (one training service; today every experiment has
- * exactly one) hands its platform session: the member's platform and section, and callbacks that
- * forward to the experiment. The experiment is not the context itself, so that an experiment with
- * several members can tell them apart.
+ * The context one member of an experiment (one training service, or one of a list of them) hands
+ * its platform session: the member's platform and section; trial states go to the experiment's
+ * {@link TrialReports}, which tells members apart by this context's index, and metric lines to its
+ * {@link MetricIntake}: this is the one hop between a platform and the code that handles them.
  */
 public final class MemberContext implements SessionContext {
 
     private final Experiment experiment;
+    private final TrialReports reports;
+    private final MetricIntake intake;
     private final int index;
 
-    MemberContext(Experiment experiment, int index) {
+    MemberContext(Experiment experiment, TrialReports reports, MetricIntake intake, int index) {
         this.experiment = experiment;
+        this.reports = reports;
+        this.intake = intake;
         this.index = index;
     }
 
@@ -54,17 +58,17 @@ public final class MemberContext implements SessionContext {
 
     @Override
     public void trialChanged(TrialJob trial) {
-        experiment.trialChanged(index, trial);
+        reports.reportedBy(index, trial);
     }
 
     @Override
     public void metricReported(String trialId, String line) {
-        experiment.metricReported(trialId, line);
+        intake.reported(trialId, line);
     }
 
     @Override
     public void metricsReported(String trialId, List<String> lines) {
-        experiment.metricsReported(trialId, lines);
+        intake.reported(trialId, lines);
     }
 
     @Override

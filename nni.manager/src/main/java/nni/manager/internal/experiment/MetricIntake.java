@@ -16,11 +16,12 @@ import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 
 /**
- * Where an experiment's metric lines come in, on the platforms' threads: each line is checked
- * against NNI's metric protocol and the experiment's trials, and stored (durable when the call
- * returns, a repeat stored once). What is new goes on to the algorithm, on the experiment's thread,
- * as {@link Metric}s; a trial's request for more parameters ({@code REQUEST_PARAMETER}) too, not
- * stored, as NNI does.
+ * Where an experiment's metric lines come in, straight from its members' contexts on the
+ * platforms' threads: each line is checked against NNI's metric protocol and the experiment's
+ * trials, and stored (durable when the call returns, a repeat stored once). What is new goes on to
+ * the algorithm, on the experiment's thread, as {@link Metric}s; a trial's request for more
+ * parameters ({@code REQUEST_PARAMETER}) too, not stored, as NNI does. Metrics arriving once the
+ * store is closing are refused, so that their sender keeps them.
  */
 final class MetricIntake {
 
@@ -35,14 +36,94 @@ final class MetricIntake {
     record Metric(String type, MetricRecord record, Double value, String line) {
     }
 
+    /** What the intake asks of its experiment at each metric: these change while it runs. */
+    interface Experimenting {
+        /** @return why metrics are refused now ("detached", "stopped": its store closes), or null */
+        String refusal();
+
+        /** @return the algorithm metrics go to now, or null (none yet, or the experiment failed) */
+        Algorithm algorithm();
+
+        /** A trial's new metrics were stored; on the experiment's thread, after the algorithm had them. */
+        void metricsStored(String trialId);
+    }
+
     private final String experimentId;
     private final ExperimentStore store;
     private final Trials trials;
+    private final ExperimentThread thread;
+    private final Experimenting experiment;
 
-    MetricIntake(String experimentId, ExperimentStore store, Trials trials) {
+    MetricIntake(String experimentId, ExperimentStore store, Trials trials, ExperimentThread thread, Experimenting experiment) {
         this.experimentId = experimentId;
         this.store = store;
         this.trials = trials;
+        this.thread = thread;
+        this.experiment = experiment;
+    }
+
+    /**
+     * Stores one metric line (synchronously: durable when this returns) and hands it to the
+     * algorithm on the experiment's thread.
+     *
+     * @throws IllegalArgumentException when the line is not a metric of the trial
+     * @throws IllegalStateException when the experiment takes no more metrics
+     */
+    void reported(String trialId, String line) {
+        refuseWhenClosed();
+        Metric metric = take(trialId, line);
+        if (metric != null) {
+            thread.execute(() -> {
+                feed(trialId, metric);
+                if (metric.record() != null) {
+                    experiment.metricsStored(trialId);
+                }
+            }, () -> "a " + metric.type() + " metric of trial " + trialId);
+        }
+    }
+
+    /**
+     * Stores a trial's metric lines in one transaction (durable together when this returns), then
+     * hands the new ones to the algorithm in order. Lines that are not metrics are skipped.
+     *
+     * @throws IllegalArgumentException naming the lines that were not metrics, after the others were stored
+     * @throws IllegalStateException when the experiment takes no more metrics
+     */
+    void reported(String trialId, List<String> lines) {
+        refuseWhenClosed();
+        List<String> refused = new ArrayList<>();
+        List<Metric> stored = take(trialId, lines, refused);
+        if (!stored.isEmpty()) { // one task for the batch: a task per metric costs more than the metric
+            thread.execute(() -> {
+                stored.forEach(metric -> feed(trialId, metric));
+                experiment.metricsStored(trialId);
+            }, () -> stored.size() + " metrics of trial " + trialId + " (stored)");
+        }
+        if (!refused.isEmpty()) {
+            throw new IllegalArgumentException(refused.size() + " of " + lines.size() + " lines were not metrics: " + refused);
+        }
+    }
+
+    private void refuseWhenClosed() {
+        String refusal = experiment.refusal();
+        if (refusal != null) {
+            throw new IllegalStateException("experiment " + experimentId + " is " + refusal + " and takes no more metrics");
+        }
+    }
+
+    /** On the experiment's thread: the trial keeps the value (its read model), the algorithm gets the metric. */
+    private void feed(String trialId, Metric metric) {
+        Trial trial = trials.get(trialId);
+        Algorithm algorithm = experiment.algorithm();
+        if (trial == null || algorithm == null) {
+            return;
+        }
+        if (metric.value() != null && "FINAL".equals(metric.type())) {
+            trial.finalValue = metric.value();
+        } else if (metric.value() != null && "PERIODICAL".equals(metric.type())) {
+            trial.intermediate.add(metric.value());
+        }
+        algorithm.metric(trial, metric.type(), metric.value(), metric.line());
     }
 
     /**
@@ -51,7 +132,7 @@ final class MetricIntake {
      * @return the metric when it is new or a request for parameters, else null (a repeat)
      * @throws IllegalArgumentException when the line is not a metric of the trial
      */
-    Metric take(String trialId, String line) {
+    private Metric take(String trialId, String line) {
         Metric metric = parse(trialId, line);
         return metric.record() == null || store.addMetric(metric.record()) ? metric : null;
     }
@@ -62,7 +143,7 @@ final class MetricIntake {
      * @param refused gets the reason for each line that is not a metric
      * @return the new metrics in order, then the requests for parameters
      */
-    List<Metric> take(String trialId, List<String> lines, List<String> refused) {
+    private List<Metric> take(String trialId, List<String> lines, List<String> refused) {
         List<Metric> metrics = new ArrayList<>(lines.size());
         List<Metric> requests = new ArrayList<>();
         for (String line : lines) {

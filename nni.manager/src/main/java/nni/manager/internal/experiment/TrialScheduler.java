@@ -13,6 +13,9 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+
 import nni.api.model.HyperParameters;
 import nni.api.model.Placement;
 import nni.api.model.TrialApplication;
@@ -64,6 +67,12 @@ final class TrialScheduler {
          * platform may start it.
          */
         void launching(Trial trial, boolean launching);
+
+        /** The user cancels a trial: the experiment stores that before its platform is asked. */
+        void cancelRequested(Trial trial);
+
+        /** A trial took the algorithm's next parameter set (multi-phase): the experiment records it. */
+        void parametersSent(String trialId, String packed);
     }
 
     /** One member of the experiment: its context and its session, or why its platform is away. */
@@ -169,21 +178,29 @@ final class TrialScheduler {
         return detaching;
     }
 
-    /** A member's platform went away: it takes nothing until a platform of its name is back. */
+    /**
+     * A member's platform went away: it takes nothing until a platform of its name is back; its
+     * live trials are left as they are, with the reason as their message.
+     */
     void lost(int member, String reason) {
         Member lost = members.get(member);
         lost.session = null;
         lost.away = reason;
+        LOG.warn("experiment {}: {}; its trials are left as they are until it is back", experimentId, reason);
+        for (Trial trial : trials.live()) {
+            if (trial.member == member) {
+                trial.job = trial.job.withMessage(reason);
+                outcomes.messageChanged(trial);
+            }
+        }
     }
 
     /**
      * A platform was registered: every member of that name whose platform was away gets a new
-     * session.
-     *
-     * @return the members that came back, each with the reason it had been away
+     * session and takes its live trials back into it ({@link TrainingSession#reattach}); a trial
+     * the platform no longer has is submitted again or failed, as after a restart.
      */
-    List<Member> arrived(String platform) {
-        List<Member> back = new ArrayList<>();
+    void arrived(String platform) {
         for (Member member : members) {
             if (member.away == null || member.session != null || detaching || !platform.equals(member.context.platform())) {
                 continue;
@@ -194,14 +211,19 @@ final class TrialScheduler {
                 LOG.warn("experiment {}: platform '{}' is back but refused a session: {}", experimentId, platform, e.getMessage());
                 continue;
             }
-            back.add(member);
+            String away = member.away;
+            member.away = null;
+            LOG.info("experiment {}: platform '{}' is back; taking its trials back", experimentId, platform);
+            for (Trial trial : trials.ordered()) {
+                if (trial.member == member.index() && trial.live()) {
+                    if (trial.job.message().equals(away)) {
+                        trial.job = trial.job.withMessage("");
+                        outcomes.messageChanged(trial);
+                    }
+                    takeBack(trial, "platform '" + platform + "' came back without this trial (" + away + ")");
+                }
+            }
         }
-        return back;
-    }
-
-    /** Forgets why a member was away (after its trials were taken back). */
-    void back(Member member) {
-        member.away = null;
     }
 
     /** @return why the trial's member has no session now (its platform is away), or empty */
@@ -235,6 +257,34 @@ final class TrialScheduler {
     /** @return the session running the trial, or empty while its member's platform is away */
     Optional<TrainingSession> sessionOf(Trial trial) {
         return Optional.ofNullable(members.get(trial.member).session);
+    }
+
+    /** NNI's {@code SP}: hands a running trial the algorithm's next parameter set (multi-phase). */
+    void deliverParameters(String packed) {
+        JsonNode node;
+        try {
+            node = Experiment.JSON.readTree(packed);
+        } catch (JsonProcessingException e) {
+            LOG.warn("experiment {}: the algorithm sent parameters that are not JSON, ignored", experimentId);
+            return;
+        }
+        String trialId = node.path("trial_job_id").asText("");
+        int index = node.path("parameter_index").asInt(-1);
+        Trial trial = trials.get(trialId);
+        if (trial == null || index < 1) {
+            LOG.warn("experiment {}: the algorithm sent parameters for trial '{}' index {}, ignored", experimentId, trialId, index);
+            return;
+        }
+        try {
+            TrainingSession session = sessionOf(trial).orElseThrow(() -> new PlatformException("the platform is away"));
+            session.sendParameters(trialId, HyperParameters.of(packed, index));
+        } catch (PlatformException | RuntimeException e) {
+            LOG.warn("experiment {}: parameters {} not delivered to trial {}: {}", experimentId, index, trialId, e.getMessage());
+            return;
+        }
+        if (!node.path("parameters").isNull()) {
+            outcomes.parametersSent(trialId, packed);
+        }
     }
 
     /** @return whether any member has a session (trials can be submitted somewhere) */
@@ -381,6 +431,66 @@ final class TrialScheduler {
             send(trial);
         } else {
             outcomes.ended(trial, trial.job.ended(TrialStatus.FAILED, Instant.now(), lostWhy));
+        }
+    }
+
+    /**
+     * Cancels a live trial on the user's behalf: the cancel is stored first; a trial not submitted
+     * yet ends USER_CANCELED at once, the others are cancelled on their platform.
+     *
+     * @throws IllegalStateException when the trial runs on a member whose platform is away: nobody can kill it now
+     */
+    void cancelForUser(Trial trial) {
+        Optional<String> away = awayReason(trial);
+        if (!trial.waitsForSubmit() && away.isPresent()) {
+            throw new IllegalStateException("cannot cancel trial " + trial.id + " now: " + away.get());
+        }
+        outcomes.cancelRequested(trial);
+        if (trial.waitsForSubmit()) {
+            outcomes.ended(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
+        } else {
+            cancel(trial, false);
+        }
+    }
+
+    /**
+     * Ends a live trial because the user stops the experiment: one not submitted yet ends
+     * USER_CANCELED at once, one whose member's platform is away SYS_CANCELED at once (nobody can
+     * kill it now), the others are cancelled on their platform.
+     */
+    void cancelForStop(Trial trial) {
+        Optional<String> away = awayReason(trial);
+        if (trial.waitsForSubmit()) {
+            trial.cancelRetry();
+            outcomes.ended(trial, trial.job.ended(TrialStatus.USER_CANCELED, Instant.now(), "cancelled before it started"));
+        } else if (away.isPresent()) {
+            outcomes.ended(trial, trial.job.ended(TrialStatus.SYS_CANCELED, Instant.now(), "the experiment stopped while "
+                    + away.get() + "; the trial's processes may still run"));
+        } else {
+            // stored before the platform is asked: a stop that the runtime's own stop cuts short
+            // (SIGTERM ends both) still leaves the trial USER_CANCELED, never FAILED by the signal
+            outcomes.cancelRequested(trial);
+            cancel(trial, false);
+        }
+    }
+
+    /**
+     * On resume: every trial the stored history leaves unfinished is taken back from its platform
+     * ({@link #takeBack}); one whose member could not be opened waits for it, as for a platform
+     * that went away.
+     */
+    void takeBackAfterRestart() {
+        for (Trial trial : trials.ordered()) {
+            if (trial.job.status().isTerminal()) {
+                continue;
+            }
+            Optional<String> away = awayReason(trial);
+            if (away.isPresent()) {
+                trial.job = trial.job.withMessage(away.get());
+                continue;
+            }
+            takeBack(trial, "the runtime stopped while the trial was " + trial.job.status().name().toLowerCase()
+                    + " and the platform no longer has it");
         }
     }
 
