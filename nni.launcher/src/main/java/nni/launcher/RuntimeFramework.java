@@ -71,6 +71,14 @@ final class RuntimeFramework {
     /** Location prefix of the bundles this launcher installs; FileInstall's are {@code file:} URLs. */
     private static final String LOCATION = "nni-osgi:";
     private static final Pattern START_LEVEL = Pattern.compile("startlevel\\\\?=(\\d+)");
+    /**
+     * Run property (run.bndrun's {@code -runproperties}): the bundles installed but not started, by
+     * symbolic name ({@code *} ends a prefix). They resolve with the bundles that import them and are
+     * started by the code that needs them, when it first does (fabric8's client and models, started by
+     * nni.ts.k8s when a Kubernetes platform first connects): started, SPI Fly would load and register
+     * every Kubernetes resource class they list as a service provider at each start.
+     */
+    static final String STARTED_ON_USE = "nni.launcher.started.on.use";
     private static final long STOP_MILLIS = 30_000;
     /**
      * The exit code when the framework stopped by itself (a bundle stopped it, as the login gate does
@@ -192,6 +200,7 @@ final class RuntimeFramework {
         List<String> paths = split(launch.getProperty("launch.bundles", ""));
         List<String> attributes = split(launch.getProperty("launch.runbundles.attrs", ""));
         int defaultLevel = Integer.parseInt(launch.getProperty("launch.startlevel.default", "1").strip());
+        List<String> onUse = split(launch.getProperty(STARTED_ON_USE, ""));
         Properties recorded = new Properties();
         if (Files.isRegularFile(record)) {
             try (Reader reader = Files.newBufferedReader(record, StandardCharsets.ISO_8859_1)) {
@@ -241,7 +250,12 @@ final class RuntimeFramework {
                 if (startLevel.getStartLevel() != level) {
                     startLevel.setStartLevel(level);
                 }
-                if (bundle.getHeaders("").get(Constants.FRAGMENT_HOST) == null) {
+                if (startedOnUse(onUse, bundle.getSymbolicName())) {
+                    // a cache of an earlier build may have it marked to start: clear the mark
+                    if (startLevel.isPersistentlyStarted()) {
+                        bundle.stop();
+                    }
+                } else if (bundle.getHeaders("").get(Constants.FRAGMENT_HOST) == null) {
                     bundle.start(Bundle.START_ACTIVATION_POLICY);
                 }
             }
@@ -284,6 +298,12 @@ final class RuntimeFramework {
         } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
             return false;
         }
+    }
+
+    /** @return whether {@code symbolicName} is one of {@code patterns} (exact names, or prefixes ending in {@code *}) */
+    static boolean startedOnUse(List<String> patterns, String symbolicName) {
+        return symbolicName != null && patterns.stream().anyMatch(pattern -> pattern.endsWith("*")
+                ? symbolicName.startsWith(pattern.substring(0, pattern.length() - 1)) : symbolicName.equals(pattern));
     }
 
     private static List<String> split(String list) {

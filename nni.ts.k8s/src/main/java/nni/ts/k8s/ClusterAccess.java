@@ -52,6 +52,7 @@ public final class ClusterAccess {
         // a request that finds no server is tried 4 more times over about 1.5 s, not fabric8's 10 (over a minute):
         // opening an experiment says soon that the cluster is away, and submissions are retried by the manager
         config.setRequestRetryBackoffLimit(Math.min(config.getRequestRetryBackoffLimit(), 4));
+        FabricBundles.start();
         KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
                 .withHttpClientFactory(new JdkHttpClientFactory()).build();
         return new Cluster(client, describe(config));
