@@ -9,15 +9,9 @@ import java.util.function.Supplier;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import nni.api.experiment.ExperimentInfo;
-import nni.api.experiment.ExperimentListener;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.MetricInfo;
@@ -35,34 +29,22 @@ import nni.manager.internal.nnictl.TrialExport;
 /**
  * {@link ExperimentService} over the engine ({@link ExperimentManager}, {@link Experiment}): the one
  * place where the engine's refusals, thrown today as IllegalArgumentException and
- * IllegalStateException, become {@link Refusal} values; and the {@link ExperimentListener}
- * whiteboard, told of what the manager's listener hears. Immediate: listeners are told whether or not
- * anyone uses the service.
+ * IllegalStateException, become {@link Refusal} values. The
+ * {@link nni.api.experiment.ExperimentListener} whiteboard is {@link ExperimentListenerWhiteboard}.
  */
 @Component(service = ExperimentService.class, immediate = true)
 public class ExperimentServiceComponent implements ExperimentService {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ExperimentServiceComponent.class);
     /** How long {@link #stop} waits for trials to end, as {@code nni:halt} and NNI's DELETE /experiment do */
     private static final Duration STOP_PATIENCE = Duration.ofSeconds(30);
 
     private final ExperimentManager manager;
     private final ExperimentConfigLoader loader;
-    private final ExperimentManager.Listener relay = new Relay();
-
-    @Reference(policy = ReferencePolicy.DYNAMIC, cardinality = ReferenceCardinality.MULTIPLE)
-    private volatile List<ExperimentListener> listeners = List.of();
 
     @Activate
     public ExperimentServiceComponent(@Reference ExperimentManager manager, @Reference ExperimentConfigLoader loader) {
         this.manager = manager;
         this.loader = loader;
-        manager.addListener(relay);
-    }
-
-    @Deactivate
-    void deactivate() {
-        manager.removeListener(relay);
     }
 
     @Override
@@ -219,72 +201,5 @@ public class ExperimentServiceComponent implements ExperimentService {
             return Outcome.refused(Refusal.conflict(e.getMessage()));
         }
         return Outcome.refused(Refusal.invalid(field, e.getMessage() == null ? field + ": refused" : e.getMessage()));
-    }
-
-    /** The manager's listener, telling the whiteboard; the manager already isolates a listener that throws. */
-    private final class Relay implements ExperimentManager.Listener {
-
-        @Override
-        public void opened(Experiment experiment) {
-            changed(experiment);
-        }
-
-        @Override
-        public void changed(Experiment experiment) {
-            tell(() -> ExperimentViews.of(experiment), ExperimentListener::experimentChanged);
-        }
-
-        @Override
-        public void configChanged(Experiment experiment) {
-            changed(experiment);
-        }
-
-        @Override
-        public void closed(Experiment experiment, boolean stopped) {
-            for (ExperimentListener listener : listeners) {
-                safely(listener, () -> listener.experimentClosed(experiment.id(), stopped));
-            }
-        }
-
-        @Override
-        public void trialChanged(Experiment experiment, String trialId) {
-            List<ExperimentListener> told = listeners;
-            if (told.isEmpty()) {
-                return;
-            }
-            experiment.trial(trialId).map(trial -> ExperimentViews.of(experiment.id(), trial))
-                    .ifPresent(trial -> told.forEach(listener -> safely(listener, () -> listener.trialChanged(trial))));
-        }
-
-        @Override
-        public void metricsStored(Experiment experiment, String trialId) {
-            for (ExperimentListener listener : listeners) {
-                safely(listener, () -> listener.metricsStored(experiment.id(), trialId));
-            }
-        }
-
-        @Override
-        public void deleted(String id) {
-            for (ExperimentListener listener : listeners) {
-                safely(listener, () -> listener.experimentDeleted(id));
-            }
-        }
-
-        private <V> void tell(Supplier<V> view, java.util.function.BiConsumer<ExperimentListener, V> call) {
-            List<ExperimentListener> told = listeners;
-            if (told.isEmpty()) {
-                return; // no view is made for no one
-            }
-            V made = view.get();
-            told.forEach(listener -> safely(listener, () -> call.accept(listener, made)));
-        }
-
-        private void safely(ExperimentListener listener, Runnable call) {
-            try {
-                call.run();
-            } catch (RuntimeException e) {
-                LOG.warn("experiment listener {} failed", listener, e);
-            }
-        }
     }
 }

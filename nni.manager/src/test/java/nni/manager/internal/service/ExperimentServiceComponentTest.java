@@ -56,7 +56,6 @@ public class ExperimentServiceComponentTest {
     @After
     public void tearDown() {
         manager.open().forEach(e -> manager.stopIfOpen(e.id(), Duration.ofSeconds(20)));
-        service.deactivate();
     }
 
     @Test
