@@ -13,15 +13,21 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 
-import nni.manager.internal.experiment.ExperimentManager;
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentListener;
+import nni.api.experiment.ExperimentsRoot;
 
 /**
  * Every keeper the manager expects to hear from, by experiment and keeper id. A session registers
  * a link (with a fresh secret token) before it starts the keeper and closes it when the keeper's
  * environment is gone; requests for unknown links are refused like wrong tokens.
+ *
+ * <p>It hears the engine through the {@link ExperimentListener} whiteboard (the engine does not know
+ * it): when an experiment stops, its keepers are forgotten and its link file deleted; an experiment
+ * detached (the runtime stops) keeps both, so that a resume takes its keepers back.
  */
-@Component(service = KeeperLinks.class)
-public class KeeperLinks {
+@Component(service = {KeeperLinks.class, ExperimentListener.class})
+public class KeeperLinks implements ExperimentListener {
 
     /** The trial-route protocols this manager accepts at the handshake. */
     public static final java.util.Set<Integer> ACCEPTED_PROTOCOLS = java.util.Set.of(1);
@@ -32,11 +38,16 @@ public class KeeperLinks {
     private final String managerVersion;
     /** Where experiments live, to recognise the keepers of one not resumed yet; null: none are. */
     private final Path experimentsRoot;
+    /**
+     * The folders of the experiments open to run (not only viewed), by id, as the engine last told
+     * them: where their link files are. A viewed experiment closed to be resumed keeps its file.
+     */
+    private final Map<String, Path> directories = new ConcurrentHashMap<>();
 
     @Activate
     public KeeperLinks(BundleContext context) {
         this.managerVersion = context.getBundle().getVersion().toString();
-        this.experimentsRoot = ExperimentManager.rootOf(context);
+        this.experimentsRoot = ExperimentsRoot.of(context.getProperty(ExperimentsRoot.PROPERTY));
     }
 
     /** For tests outside a framework. */
@@ -95,9 +106,31 @@ public class KeeperLinks {
         return Optional.ofNullable(link);
     }
 
+    @Override
+    public void experimentChanged(ExperimentInfo experiment) {
+        if (!experiment.readOnly() && experiment.directory() != null) {
+            directories.put(experiment.id(), experiment.directory());
+        }
+    }
+
+    /**
+     * Told on the thread that stopped the experiment, after its sessions stopped its keepers: a stopped
+     * experiment's links and link file go; a detached one keeps them for its resume, and so does a
+     * viewed one (never told as open to run here), closed to be resumed.
+     */
+    @Override
+    public void experimentClosed(String experimentId, boolean stopped) {
+        Path directory = directories.remove(experimentId);
+        if (stopped) {
+            unregisterExperiment(experimentId, directory);
+        }
+    }
+
     /**
      * Forgets every link of an experiment that has stopped, here and in its link file: its keepers
      * are refused from now on, not told to wait for a resume.
+     *
+     * @param experimentDirectory where its link file is, or null to keep the file
      */
     public void unregisterExperiment(String experimentId, Path experimentDirectory) {
         for (KeeperLink link : List.copyOf(links.values())) {
@@ -105,7 +138,9 @@ public class KeeperLinks {
                 unregister(link);
             }
         }
-        KeeperLinkFile.delete(experimentDirectory);
+        if (experimentDirectory != null) {
+            KeeperLinkFile.delete(experimentDirectory);
+        }
     }
 
     /** Forgets the link of one keeper, if there is one: the keeper is refused from now on. */
