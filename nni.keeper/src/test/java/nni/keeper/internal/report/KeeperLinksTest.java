@@ -54,23 +54,21 @@ public class KeeperLinksTest {
 
     @Test
     public void aDetachedExperimentKeepsItsLinkFileForItsResume() throws Exception {
-        Path directory = linkFileOf("exp1");
-        links.experimentChanged(open("exp1", directory, false));
-
-        links.experimentClosed("exp1", false);
-
-        assertTrue(KeeperLinkFile.lists(directory, "envA", "secret"));
+        assertTrue(listedAfterClosing(false, false));
     }
 
     /** Resuming an experiment that was only viewed closes the view as stopped: the keepers it left must stay listed. */
     @Test
     public void aViewedExperimentClosedToBeResumedKeepsItsLinkFile() throws Exception {
+        assertTrue(listedAfterClosing(true, true));
+    }
+
+    /** @return whether the link file still lists the keeper after the experiment, opened so, was closed so */
+    private boolean listedAfterClosing(boolean viewed, boolean stopped) throws Exception {
         Path directory = linkFileOf("exp1");
-        links.experimentChanged(open("exp1", directory, true));
-
-        links.experimentClosed("exp1", true);
-
-        assertTrue(KeeperLinkFile.lists(directory, "envA", "secret"));
+        links.experimentChanged(open("exp1", directory, viewed));
+        links.experimentClosed("exp1", stopped);
+        return KeeperLinkFile.lists(directory, "envA", "secret");
     }
 
     private Path linkFileOf(String experimentId) throws Exception {
