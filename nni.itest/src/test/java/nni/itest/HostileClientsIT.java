@@ -103,7 +103,7 @@ public class HostileClientsIT extends RuntimeTestSupport {
 
     /** The body limits are a service property of the component that applies them. */
     private void awaitLimits() {
-        await().atMost(WAIT).until(() -> context.getServiceReferences("nni.manager.internal.http.RequestBodies",
+        await().atMost(WAIT).until(() -> context.getServiceReferences("nni.http.RequestBodies",
                 "(body.deadline.millis=" + BODY_DEADLINE_MILLIS + ")") != null
                 && context.getServiceReferences("org.apache.felix.http.jetty.LoadBalancerCustomizerFactory",
                 "(max.connections.per.address=" + CONNECTIONS_PER_ADDRESS + ")") != null);

@@ -342,7 +342,7 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
             awaitEnded(context, "Ver01");
             assertEquals(TrialStatus.FAILED, context.status("Ver01"));
             String managerSide = context.latest("Ver01").message();
-            String managerVersion = bundle("nni.manager").getVersion().toString();
+            String managerVersion = bundle("nni.keeper").getVersion().toString(); // the bundle that answers keepers
             assertTrue(managerSide, managerSide.contains("manager " + managerVersion) && managerSide.contains("trial keeper 1.0.0")
                     && managerSide.contains("protocol 2") && managerSide.contains("[1]")
                     && managerSide.contains("run the trial keeper this manager ships"));

@@ -108,7 +108,7 @@ public class ScaleBenchmark extends RuntimeTestSupport {
         jetty.update(new Hashtable<>(Map.of("max.connections.per.address", running * 3)));
         var bodies = service(ConfigurationAdmin.class, null).getConfiguration("nni.manager.http", "?");
         bodies.update(new Hashtable<>(Map.of("max.body.reads.per.address", running * 2)));
-        await().atMost(Duration.ofSeconds(30)).until(() -> context.getServiceReferences("nni.manager.internal.http.RequestBodies",
+        await().atMost(Duration.ofSeconds(30)).until(() -> context.getServiceReferences("nni.http.RequestBodies",
                 "(max.body.reads.per.address=" + running * 2 + ")") != null
                 && context.getServiceReferences("org.apache.felix.http.jetty.LoadBalancerCustomizerFactory",
                 "(max.connections.per.address=" + running * 3 + ")") != null);

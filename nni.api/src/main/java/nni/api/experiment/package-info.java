@@ -14,8 +14,10 @@
  *     {@link nni.api.experiment.MetricInfo}: read-only views at one moment.</li>
  * <li>{@link nni.api.experiment.ExperimentListener}: a whiteboard; register one as a service to be
  *     told of experiment and trial changes.</li>
+ * <li>{@link nni.api.experiment.ExperimentsRoot}: where experiments live, for every bundle that
+ *     finds an experiment's folder by its id (since 1.2).</li>
  * </ul>
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package nni.api.experiment;

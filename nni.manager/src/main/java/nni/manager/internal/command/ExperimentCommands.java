@@ -38,7 +38,7 @@ import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.TrialSummary;
 import nni.manager.internal.experiment.TrialView;
-import nni.manager.internal.http.JsonBodies;
+import nni.http.JsonBodies;
 import nni.manager.internal.logs.ExperimentLogFiles;
 import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.store.ExperimentStore;

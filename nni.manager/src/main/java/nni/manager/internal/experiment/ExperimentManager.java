@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
-import nni.api.config.ConfigReader;
+import nni.api.experiment.ExperimentsRoot;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
 import nni.api.searchspace.SearchSpace;
@@ -39,21 +39,17 @@ import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.config.StoredDefinition;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
-import nni.manager.internal.report.KeeperLinks;
 
 /**
  * Every experiment this runtime runs or shows: create, resume, view, stop. Several experiments
  * run at once, each on its own thread.
  *
  * <p>Experiments live under a root directory, NNI's {@code ~/nni-experiments} unless the framework
- * property {@value #ROOT} names another; an experiment's own {@code experimentWorkingDirectory}
+ * property {@value ExperimentsRoot#PROPERTY} names another; an experiment's own {@code experimentWorkingDirectory}
  * decides where a new one is created.
  */
 @Component(service = ExperimentManager.class, immediate = true)
 public class ExperimentManager {
-
-    /** Framework property: the directory that holds experiments ({@code <root>/<id>/db,log,trials}). */
-    public static final String ROOT = "nni.experiments.dir";
 
     private static final Logger LOG = LoggerFactory.getLogger(ExperimentManager.class);
     /** What an experiment id may be: NNI's are eight of {@code a-z0-9}, one given by hand (nnictl --id) may be longer. */
@@ -61,7 +57,6 @@ public class ExperimentManager {
 
     private final PlatformRegistry platforms;
     private final AlgorithmRegistry algorithms;
-    private final KeeperLinks keeperLinks;
     private final Path root;
     private final Map<String, Experiment> experiments = new ConcurrentHashMap<>();
     private final ExperimentListeners listeners = new ExperimentListeners();
@@ -70,11 +65,10 @@ public class ExperimentManager {
 
     @Activate
     public ExperimentManager(@Reference PlatformRegistry platforms, @Reference AlgorithmRegistry algorithms,
-                             @Reference KeeperLinks keeperLinks, BundleContext context) {
+                             BundleContext context) {
         this.platforms = platforms;
         this.algorithms = algorithms;
-        this.keeperLinks = keeperLinks;
-        this.root = rootOf(context);
+        this.root = ExperimentsRoot.of(context.getProperty(ExperimentsRoot.PROPERTY));
         platforms.onArrival(platformArrival);
     }
 
@@ -141,12 +135,6 @@ public class ExperimentManager {
             listeners.closed(experiment, false);
         }
         experiments.clear();
-    }
-
-    /** @return the root directory of experiments the framework property {@value #ROOT} names, or NNI's default */
-    public static Path rootOf(BundleContext context) {
-        String configured = context.getProperty(ROOT);
-        return configured == null || configured.isBlank() ? nniDefaultRoot() : Path.of(configured).toAbsolutePath();
     }
 
     /** @return the root directory of experiments */
@@ -291,7 +279,6 @@ public class ExperimentManager {
         }
         experiment.stop(patience);
         listeners.closed(experiment, true);
-        keeperLinks.unregisterExperiment(id, experiment.directory());
         return true;
     }
 
@@ -420,16 +407,11 @@ public class ExperimentManager {
      * so that what {@code run} creates, {@code resume} finds; a directory the file names is kept.
      */
     private ExperimentConfig underRoot(ExperimentConfig c) {
-        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(nniDefaultRoot())) {
+        if (c.experimentWorkingDirectory() != null && !c.experimentWorkingDirectory().equals(ExperimentsRoot.nniDefault())) {
             return c;
         }
         // the profile shows the directory the experiment really is in
         return c.withExperimentWorkingDirectory(root);
-    }
-
-    /** @return NNI's default experiments directory, {@code ~/nni-experiments}, as a config file's path resolves it */
-    private static Path nniDefaultRoot() {
-        return ConfigReader.of(Map.of(), Path.of("").toAbsolutePath()).resolve("~/nni-experiments");
     }
 
     private TrainingSession open(MemberContext member) throws PlatformException {

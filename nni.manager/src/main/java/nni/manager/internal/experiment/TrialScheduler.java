@@ -24,7 +24,7 @@ import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
 import nni.api.platform.TransientPlatformException;
-import nni.manager.internal.retry.Backoff;
+import nni.api.platform.Backoff;
 
 /**
  * Places an experiment's trials on its members and hands them to the members' platforms. An

@@ -46,7 +46,7 @@ final class ExperimentPrefix extends HttpServletRequestWrapper {
         return route;
     }
 
-    /** The routes read their parameters from the query string ({@link QueryParameters}): the prefix's id comes first. */
+    /** The routes read their parameters from the query string ({@link nni.http.QueryParameters}): the prefix's id comes first. */
     @Override
     public String getQueryString() {
         String query = super.getQueryString();

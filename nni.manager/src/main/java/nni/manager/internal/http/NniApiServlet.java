@@ -12,6 +12,9 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAs
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 
+import nni.http.Router;
+import nni.http.JsonServlet;
+import nni.http.RequestBodies;
 import nni.api.experiment.ExperimentService;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.login.LoginGate;

@@ -12,6 +12,8 @@ import org.osgi.framework.Constants;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.servlet.whiteboard.Preprocessor;
 
+import nni.http.HttpError;
+
 /**
  * {@code TRACE} gets 405 on the whole port, before the login and any servlet: the JSON routes
  * refused it already, but a plain servlet ({@code HttpServlet}'s default, as the web UI, the login

@@ -5,8 +5,8 @@ import java.util.function.Predicate;
 
 /**
  * The ids the manager makes, in NNI's forms: experiments (eight distinct lower-case letters and
- * digits), trials (five letters and digits, a letter first) and keeper environments (five letters
- * and digits). Each is drawn until it is not {@code taken}.
+ * digits) and trials (five letters and digits, a letter first); keeper environments' are
+ * {@code nni.keeper}'s. Each is drawn until it is not {@code taken}.
  */
 public final class Ids {
 
@@ -36,11 +36,6 @@ public final class Ids {
     /** @return a new trial id: a letter, then four letters or digits, as NNI's {@code uniqueString(5)} */
     public static String trialId(Predicate<String> taken) {
         return draw(taken, () -> LETTERS.charAt(RANDOM.nextInt(LETTERS.length())) + characters(LETTERS + DIGITS, 4));
-    }
-
-    /** @return a new keeper environment id: five letters or digits */
-    public static String environmentId(Predicate<String> taken) {
-        return draw(taken, () -> characters(LETTERS + DIGITS, 5));
     }
 
     private static String characters(String alphabet, int count) {

@@ -40,9 +40,9 @@ import org.osgi.service.servlet.whiteboard.Preprocessor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.manager.internal.http.HttpError;
-import nni.manager.internal.http.RequestBodies;
-import nni.manager.internal.http.Router;
+import nni.http.HttpError;
+import nni.http.RequestBodies;
+import nni.http.Router;
 
 /**
  * The login of the shared port, in front of every route (a whiteboard {@link Preprocessor}: it sees

@@ -18,9 +18,9 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPa
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.manager.internal.http.HttpError;
-import nni.manager.internal.http.QueryParameters;
-import nni.manager.internal.http.RequestBodies;
+import nni.http.HttpError;
+import nni.http.QueryParameters;
+import nni.http.RequestBodies;
 
 /**
  * {@code /login}: the page that asks for the token (GET) and checks it (POST, a form with

@@ -19,8 +19,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.TrialSummary;
-import nni.manager.internal.http.HttpError;
-import nni.manager.internal.http.JsonServlet.Download;
+import nni.http.HttpError;
+import nni.http.JsonServlet.Download;
 import nni.manager.internal.store.MetricRecord;
 
 /**

@@ -8,7 +8,7 @@ import java.util.Map;
 
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.http.HttpError;
+import nni.http.HttpError;
 
 /**
  * Finds the experiment a page asks for: an open one, or else a read-only copy of a stored one. A

@@ -12,7 +12,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.TrialSummary;
 import nni.manager.internal.experiment.TrialView;
-import nni.manager.internal.http.HttpError;
+import nni.http.HttpError;
 
 /**
  * Intermediate results of many trials at once, for the chart that overlays them and for the

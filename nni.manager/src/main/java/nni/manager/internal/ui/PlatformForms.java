@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
 
 import nni.api.platform.TrainingPlatform;
 import nni.manager.internal.config.SettingCheck;
-import nni.manager.internal.http.HttpError;
+import nni.http.HttpError;
 
 /**
  * Each platform component's configuration as a form, generated from its Metatype (the bundle's

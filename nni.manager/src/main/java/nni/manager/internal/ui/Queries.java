@@ -4,8 +4,8 @@ import java.math.BigInteger;
 
 import jakarta.servlet.http.HttpServletRequest;
 
-import nni.manager.internal.http.HttpError;
-import nni.manager.internal.http.WholeNumbers;
+import nni.http.HttpError;
+import nni.http.WholeNumbers;
 
 /** Numbers in the UI routes' query strings, checked as request bodies' numbers are. */
 final class Queries {

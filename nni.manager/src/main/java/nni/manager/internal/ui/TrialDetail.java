@@ -11,7 +11,7 @@ import nni.api.model.TrialJob;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.TrialView;
-import nni.manager.internal.http.HttpError;
+import nni.http.HttpError;
 
 /** One trial for its page: parameters, intermediate results (thinned), final result, and its output files. */
 final class TrialDetail {

@@ -17,7 +17,7 @@ import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.TrialSummary;
-import nni.manager.internal.http.HttpError;
+import nni.http.HttpError;
 
 /**
  * The trial table, paged, sorted and filtered on the server: a page of rows is what the browser

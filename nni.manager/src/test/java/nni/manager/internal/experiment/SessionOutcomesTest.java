@@ -28,7 +28,7 @@ import nni.api.platform.PlatformException;
 import nni.api.platform.SessionContext;
 import nni.api.platform.TrainingSession;
 import nni.api.platform.TransientPlatformException;
-import nni.manager.internal.retry.Backoff;
+import nni.api.platform.Backoff;
 
 /**
  * What the manager does with a platform's outcomes (issue 10): a transient refusal keeps the trial

@@ -20,6 +20,7 @@ import org.osgi.framework.BundleContext;
 
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentUpdate;
+import nni.api.experiment.ExperimentsRoot;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
 import nni.manager.internal.experiment.Experiment;
@@ -28,7 +29,6 @@ import nni.manager.internal.experiment.Experiments;
 import nni.manager.internal.experiment.ListTuner;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
-import nni.manager.internal.report.KeeperLinks;
 
 /**
  * The service's refusals, as values of the kind a face maps, over a real manager and a real stored
@@ -48,8 +48,8 @@ public class ExperimentServiceComponentTest {
         root = folder.newFolder("experiments").toPath();
         BundleContext context = (BundleContext) Proxy.newProxyInstance(BundleContext.class.getClassLoader(),
                 new Class<?>[] {BundleContext.class}, (proxy, method, args) -> method.getName().equals("getProperty")
-                        && ExperimentManager.ROOT.equals(args[0]) ? root.toString() : null);
-        manager = new ExperimentManager(new PlatformRegistry(), new AlgorithmRegistry(), new KeeperLinks("test"), context);
+                        && ExperimentsRoot.PROPERTY.equals(args[0]) ? root.toString() : null);
+        manager = new ExperimentManager(new PlatformRegistry(), new AlgorithmRegistry(), context);
         service = new ExperimentServiceComponent(manager, null);
     }
 

@@ -1,0 +1,57 @@
+package nni.http;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.Test;
+
+/** What every JSON request body is read by: one value, as written, and nothing that Jackson would let pass. */
+public class JsonBodiesTest {
+
+    private static Object read(String text) {
+        return JsonBodies.read(text.getBytes(StandardCharsets.UTF_8), "the body");
+    }
+
+    private static String refusal(byte[] body) {
+        HttpError error = assertThrows(HttpError.class, () -> JsonBodies.read(body, "the body"));
+        assertEquals(400, error.status());
+        return error.getMessage();
+    }
+
+    private static String refusal(String text) {
+        return refusal(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    public void valuesAreReadAsWrittenInTheirOrder() {
+        Object value = read(" {\"b\": [1, 4294967296, 123456789012345678901234567890, 1.5, 1e400, \"s\", true, null], \"a\": {}} ");
+        assertEquals(Map.of("b", Arrays.asList(1, 4294967296L, new BigInteger("123456789012345678901234567890"),
+                new BigDecimal("1.5"), new BigDecimal("1e400"), "s", true, null), "a", Map.of()), value);
+        assertEquals(List.of("b", "a"), List.copyOf(((Map<?, ?>) value).keySet()));
+        assertEquals("x", read("\"x\""));
+    }
+
+    @Test
+    public void trailingContentADuplicateKeyABomOrANulIsRefusedNamingIt() {
+        String trailing = refusal("{\"a\": 1} {\"a\": 2}");
+        assertTrue(trailing, trailing.contains("more after its JSON value") && trailing.contains("line 1, column 9"));
+        assertTrue(refusal("{\"a\": 1}garbage").contains("more after its JSON value"));
+        String twice = refusal("{\"a\": {\"k\": 1, \"k\": null}}");
+        assertTrue(twice, twice.contains("the key \"k\" twice"));
+        assertTrue(refusal("{\"a\": null, \"a\": null}").contains("the key \"a\" twice"));
+        byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '{', '}'};
+        assertTrue(refusal(bom).contains("byte order mark"));
+        byte[] nul = {'{', '}', 0};
+        assertTrue(refusal(nul), refusal(nul).contains("NUL byte at offset 2"));
+        assertTrue(refusal("").contains("is empty"));
+        assertTrue(refusal("{\"a\": }").contains("is not JSON"));
+    }
+}
