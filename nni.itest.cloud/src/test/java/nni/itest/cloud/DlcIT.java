@@ -203,24 +203,11 @@ public class DlcIT {
      */
     @Test(timeout = 240_000)
     public void aJobInAStateDlcDoesNotDocumentEndsItsTrialWithTheStateNamed() throws Exception {
-        run(config(KEY_SECRET, "ecs.c6.large", "mode: {_type: choice, _value: [hold]}", """
-                trialConcurrency: 1
-                maxTrialNumber: 1
-                tuner: {name: GridSearch}
-                """));
-        // the trial runs (it sleeps 120 s in its job): only then is the job's state changed under it
-        await().atMost(Duration.ofSeconds(120)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1);
-        DlcJob job = dlc.jobs().stream().filter(j -> j.status().equals("Running")).findFirst().orElseThrow();
+        DlcJob job = aHeldTrialsRunningJob();
         job.enter("SubmitFailed", "the quota of the resource group is exceeded");
-        assertEquals(runtime.console(), 5, runtime.awaitExit(Duration.ofSeconds(150)));
-        String id = CloudRuns.experimentId(runtime.console());
-        try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
-            TrialRecord trial = store.trials().get(0);
-            assertEquals(trial.message(), "FAILED", trial.status());
-            assertTrue(trial.message(), trial.message().contains("PAI-DLC job " + job.id() + " is in state SubmitFailed")
-                    && trial.message().contains("the quota of the resource group is exceeded"));
-        }
-        assertTrue(dlc.refused().toString(), dlc.refused().isEmpty());
+        String message = theOneTrialsFailureOnceTheRunEnds();
+        assertTrue(message, message.contains("PAI-DLC job " + job.id() + " is in state SubmitFailed")
+                && message.contains("the quota of the resource group is exceeded"));
     }
 
     /**
@@ -231,22 +218,33 @@ public class DlcIT {
      */
     @Test(timeout = 240_000)
     public void aJobThatVanishesUnderItsTrialFailsItNamingTheJob() throws Exception {
+        DlcJob job = aHeldTrialsRunningJob();
+        assertTrue(dlc.vanish(job.id()));
+        String message = theOneTrialsFailureOnceTheRunEnds();
+        assertTrue(message, message.contains("PAI-DLC job " + job.id() + " no longer exists"));
+    }
+
+    /** Runs one trial that holds its job (it sleeps 120 s in it): its job, once it runs, for a test to change under it. */
+    private DlcJob aHeldTrialsRunningJob() throws Exception {
         run(config(KEY_SECRET, "ecs.c6.large", "mode: {_type: choice, _value: [hold]}", """
                 trialConcurrency: 1
                 maxTrialNumber: 1
                 tuner: {name: GridSearch}
                 """));
         await().atMost(Duration.ofSeconds(120)).ignoreExceptions().until(() -> runtime.get("trial-jobs?status=RUNNING").size() == 1);
-        DlcJob job = dlc.jobs().stream().filter(j -> j.status().equals("Running")).findFirst().orElseThrow();
-        assertTrue(dlc.vanish(job.id()));
+        return dlc.jobs().stream().filter(j -> j.status().equals("Running")).findFirst().orElseThrow();
+    }
+
+    /** @return the message of the run's one trial, FAILED: the run ends DONE with no trial that succeeded (exit 5) */
+    private String theOneTrialsFailureOnceTheRunEnds() throws Exception {
         assertEquals(runtime.console(), 5, runtime.awaitExit(Duration.ofSeconds(150)));
+        assertTrue(dlc.refused().toString(), dlc.refused().isEmpty());
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             TrialRecord trial = store.trials().get(0);
             assertEquals(trial.message(), "FAILED", trial.status());
-            assertTrue(trial.message(), trial.message().contains("PAI-DLC job " + job.id() + " no longer exists"));
+            return trial.message();
         }
-        assertTrue(dlc.refused().toString(), dlc.refused().isEmpty());
     }
 
     /**
