@@ -528,7 +528,12 @@ class Spool(object):
 # the manager's routes
 
 class Refused(Exception):
-    """The manager said, in its own words (a JSON error), that this keeper must stop."""
+    """The manager said, in its own words (a JSON error), that this keeper must stop. after_stop: it had
+    written this keeper a stop before it ended the session, so this is the end it asked for."""
+
+    def __init__(self, message, after_stop=False):
+        Exception.__init__(self, message)
+        self.after_stop = after_stop
 
 
 class Unusable(Exception):
@@ -782,9 +787,24 @@ class FileChannel(object):
                     pass
 
     def _refused_if_gone(self):
+        # a session that ends writes its keepers' stop, then gone.json: this keeper may see the second before
+        # it takes the first, and the refusal is then the end it was asked for
         gone = self._read_json(os.path.join(self.folder, "gone.json"))
         if gone is not None:
-            raise Refused(str(gone.get("error")))
+            raise Refused(str(gone.get("error")), self._stop_written())
+
+    def _stop_written(self):
+        """Whether a stop is among the command files, taken or not (a torn file ahead of it does not hide it)."""
+        try:
+            names = os.listdir(self.commands_dir)
+        except OSError:
+            return False
+        for name in names:
+            if len(name) == 25 and name.endswith(".json") and name[:20].isdigit():
+                command = self._read_json(os.path.join(self.commands_dir, name))
+                if command is not None and command.get("type") == "stop":
+                    return True
+        return False
 
     def _await(self, condition, timeout):
         deadline = time.monotonic() + timeout
@@ -1252,7 +1272,7 @@ class Keeper(object):
                     raise Unusable(200, "the manager applied reports only up to %d of %d" % (acked, last_seq))
                 backoff.reset()
             except Refused as e:
-                self.fail(EXIT_REFUSED, "the manager refused this keeper's reports: %s" % e)
+                self.refused(e, "the manager refused this keeper's reports: %s")
                 return
             except (Unusable, OSError, http.client.HTTPException) as e:
                 if isinstance(e, Unusable) and e.status == 413 and batch_bytes > 1:
@@ -1269,7 +1289,7 @@ class Keeper(object):
                 commands = self.manager.commands(after, POLL_MILLIS)
                 backoff.reset()
             except Refused as e:
-                self.fail(EXIT_REFUSED, "the manager refused this keeper's command poll: %s" % e)
+                self.refused(e, "the manager refused this keeper's command poll: %s")
                 return
             except (Unusable, OSError, http.client.HTTPException) as e:
                 if not backoff.pause("polling commands", e):
@@ -1354,6 +1374,12 @@ class Keeper(object):
             self.spool.abandon()
             self.finished.set()
         return self.exit_code
+
+    def refused(self, refusal, what):
+        """Refused for good: ends this keeper, with 0 when the manager had told it to stop before (see fail)."""
+        if refusal.after_stop:
+            self.told_to_stop = True
+        self.fail(EXIT_REFUSED, what % refusal)
 
     def finish(self, code):
         """Ends this keeper in order with code, unless it has ended already."""

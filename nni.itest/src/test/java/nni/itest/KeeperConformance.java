@@ -779,6 +779,49 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
         }
     }
 
+    /**
+     * Over the file transport a session that ends writes its keepers' stop, then {@code gone.json}:
+     * a keeper may see the second before it takes the first. Made certain here: a torn command file
+     * ahead of the stop keeps the keeper from taking it (commands are taken in order), the runner's
+     * first report is left unacknowledged, and then the stop and {@code gone.json} are written. The
+     * refusal is the end the keeper was asked for: exit 0, with what it could not deliver said.
+     */
+    @Test(timeout = 120_000)
+    public void overSharedFilesTheSessionGoneBeforeTheKeeperTookItsStopEndsItWithZero() throws Exception {
+        Path folder = root.resolve("channel-Sg000");
+        Path reports = Files.createDirectories(folder.resolve("reports"));
+        Path commands = Files.createDirectories(folder.resolve("commands"));
+        List<String> command = keeperCommand("runner", "--channel", folder.toString(), "--experiment", "fake", "--environment",
+                "Sg000", "--platform", "dlc", "--code", packedTrialCode().toString(), "--command", "./trial.sh", "--work-dir",
+                root.resolve("Sg000").toString(), "--give-up-seconds", "900");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().put("NNI_KEEPER_TOKEN", "files-token");
+        Process keeper = builder.start();
+        StringBuilder said = new StringBuilder();
+        StderrReader reader = readStderr(keeper, said, "(no line awaited)");
+        try {
+            await().atMost(WAIT).until(() -> Files.exists(folder.resolve("hello.json")));
+            Map<String, Object> hello = json(folder.resolve("hello.json"));
+            Files.writeString(folder.resolve(".welcome.json.tmp"), "{\"nonce\":\"" + hello.get("nonce")
+                    + "\",\"managerVersion\":\"test\",\"protocol\":1}");
+            Files.move(folder.resolve(".welcome.json.tmp"), folder.resolve("welcome.json"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            await().atMost(WAIT).until(() -> reportFiles(reports).size() > 0); // its "ready", never acknowledged
+            Files.writeString(commands.resolve("%020d.json".formatted(1)), "{\"id\":1,\"ty");
+            Files.writeString(commands.resolve("%020d.json".formatted(2)), "{\"id\":2,\"type\":\"stop\"}");
+            Files.writeString(folder.resolve("gone.json"), "{\"status\":410,\"error\":\"the experiment's session has ended\"}");
+            boolean exited = keeper.waitFor(60, TimeUnit.SECONDS);
+            reader.thread().join(exited ? 10_000 : 0);
+            synchronized (said) {
+                assertTrue("the keeper did not exit within 60 s; it said:\n" + said, exited);
+                assertEquals(said.toString(), 0, keeper.exitValue());
+                assertTrue(said.toString(), said.toString().contains("the experiment's session has ended"));
+                assertTrue(said.toString(), said.toString().contains("reports were not delivered"));
+            }
+        } finally {
+            keeper.destroyForcibly();
+        }
+    }
+
     /** A keeper's stderr being read: {@code heard} opens at the awaited line; the thread ends with the stream. */
     private record StderrReader(java.util.concurrent.CountDownLatch heard, Thread thread) {
     }

@@ -233,11 +233,32 @@ final class FileChannel implements ManagerLink {
         }
     }
 
+    /**
+     * A session that ends writes its keepers' stop, then {@code gone.json}: the keeper may see the
+     * second before it takes the first, and the refusal is then the end it was asked for.
+     */
     private void refusedIfGone() throws ManagerClient.Refused {
         Map<String, Object> gone = readJson(folder.resolve("gone.json"));
         if (gone != null) {
-            throw new ManagerClient.Refused(410, String.valueOf(gone.get("error")));
+            throw new ManagerClient.Refused(410, String.valueOf(gone.get("error")), stopWritten());
         }
+    }
+
+    /** @return whether a stop is among the command files, taken or not (a torn file ahead of it does not hide it) */
+    private boolean stopWritten() {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(commands)) {
+            for (Path entry : entries) {
+                if (COMMAND_FILE.matcher(entry.getFileName().toString()).matches()) {
+                    Map<String, Object> command = readJson(entry);
+                    if (command != null && "stop".equals(command.get("type"))) {
+                        return true;
+                    }
+                }
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
     }
 
     private static long seqOf(String report) {

@@ -202,7 +202,7 @@ final class Keeper implements TrialProcess.Host {
                     }
                     backoff.reset();
                 } catch (ManagerClient.Refused e) {
-                    fail(EXIT_REFUSED, "the manager refused this keeper's reports: " + e.getMessage());
+                    refused(e, "the manager refused this keeper's reports: ");
                     return;
                 } catch (IOException e) {
                     if (e instanceof ManagerClient.Unusable unusable && unusable.status == 413 && batchBytes > 1) {
@@ -229,7 +229,7 @@ final class Keeper implements TrialProcess.Host {
                     commands = manager.commands(after, POLL_MILLIS);
                     backoff.reset();
                 } catch (ManagerClient.Refused e) {
-                    fail(EXIT_REFUSED, "the manager refused this keeper's command poll: " + e.getMessage());
+                    refused(e, "the manager refused this keeper's command poll: ");
                     return;
                 } catch (IOException e) {
                     if (!backoff.pause("polling commands", e)) {
@@ -336,6 +336,14 @@ final class Keeper implements TrialProcess.Host {
         spool.abandon();
         finished.countDown();
         return exitCode;
+    }
+
+    /** Refused for good: ends this keeper, with 0 when the manager had told it to stop before ({@link #fail}). */
+    private void refused(ManagerClient.Refused e, String what) {
+        if (e.afterStop) {
+            toldToStop = true;
+        }
+        fail(EXIT_REFUSED, what + e.getMessage());
     }
 
     /** Ends this keeper in order with {@code code}, unless it has ended already. */

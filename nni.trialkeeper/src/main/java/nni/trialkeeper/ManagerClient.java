@@ -30,10 +30,17 @@ final class ManagerClient implements ManagerLink {
     static final class Refused extends IOException {
         private static final long serialVersionUID = 1L;
         final int status;
+        /** The manager had written this keeper a stop before it ended the session: the end it asked for. */
+        final boolean afterStop;
 
         Refused(int status, String message) {
+            this(status, message, false);
+        }
+
+        Refused(int status, String message, boolean afterStop) {
             super(message);
             this.status = status;
+            this.afterStop = afterStop;
         }
     }
 
