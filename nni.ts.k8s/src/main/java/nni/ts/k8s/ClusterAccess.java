@@ -34,6 +34,22 @@ import nni.api.platform.PlatformException;
  */
 public final class ClusterAccess {
 
+    /**
+     * Whether the OSGi framework's API is visible: in the runtime fabric8's bundles are started on
+     * first use ({@link FabricBundles}); on a plain class path (tests, the kit on the plain class)
+     * there are no bundles, and the API may be absent, so nothing of it is touched.
+     */
+    private static final boolean IN_A_FRAMEWORK = visible("org.osgi.framework.FrameworkUtil");
+
+    private static boolean visible(String className) {
+        try {
+            Class.forName(className, false, ClusterAccess.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
     static final String SERVICE_ACCOUNT = "/var/run/secrets/kubernetes.io/serviceaccount";
 
     private ClusterAccess() {
@@ -52,7 +68,9 @@ public final class ClusterAccess {
         // a request that finds no server is tried 4 more times over about 1.5 s, not fabric8's 10 (over a minute):
         // opening an experiment says soon that the cluster is away, and submissions are retried by the manager
         config.setRequestRetryBackoffLimit(Math.min(config.getRequestRetryBackoffLimit(), 4));
-        FabricBundles.start();
+        if (IN_A_FRAMEWORK) {
+            FabricBundles.start();
+        }
         KubernetesClient client = new KubernetesClientBuilder().withConfig(config)
                 .withHttpClientFactory(new JdkHttpClientFactory()).build();
         return new Cluster(client, describe(config));
