@@ -64,7 +64,7 @@ public abstract class RuntimeTestSupport {
         return composite(
                 frameworkProperty("org.osgi.service.http.port").value(httpPort),
                 frameworkProperty("org.apache.felix.http.host").value("127.0.0.1"),
-                // as in run.bndrun: lets the manager's HTTP limits see each request's connection (JettyLimits)
+                // as in run.bndrun: lets nni.web's HTTP limits see each request's connection (JettyLimits)
                 frameworkProperty("org.apache.felix.proxy.load.balancer.connection.enable").value("true"),
                 systemProperty("nni.bundles.dir").value(System.getProperty("nni.bundles.dir")),
                 systemProperty("nni.version").value(System.getProperty("nni.version")),
@@ -95,6 +95,7 @@ public abstract class RuntimeTestSupport {
                 bundle(reactorBundle("nni.http")),
                 bundle(reactorBundle("nni.manager")),
                 bundle(reactorBundle("nni.keeper")),
+                bundle(reactorBundle("nni.web")),
                 bundle(reactorBundle("nni.ts.local")),
                 junitBundles(),
                 mavenBundle("org.awaitility", "awaitility").versionAsInProject(),

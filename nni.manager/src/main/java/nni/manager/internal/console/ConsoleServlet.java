@@ -35,11 +35,12 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletNa
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.osgi.service.servlet.whiteboard.Preprocessor;
 
 import nni.manager.internal.command.ClientSide;
 import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.login.LoginGate;
-import nni.manager.internal.login.TokenFile;
+import nni.http.LoginGuard;
+import nni.http.TokenFile;
 
 /**
  * The console of {@code java -jar nni-osgi.jar client} and of the runtime's own terminal: Gogo
@@ -81,7 +82,7 @@ public class ConsoleServlet extends HttpServlet {
     /** @param login registered only once the login guards the port */
     @Activate
     public ConsoleServlet(BundleContext context, @Reference CommandProcessor processor, @Reference ExperimentManager experiments,
-                          @Reference LoginGate login) throws IOException {
+                          @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login) throws IOException {
         this.processor = processor;
         CommandHelp help = new CommandHelp(context);
         this.runner = new LineRunner(help);

@@ -11,15 +11,16 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAsyncSupported;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
+import org.osgi.service.servlet.whiteboard.Preprocessor;
 
 import nni.http.Router;
 import nni.http.JsonServlet;
 import nni.http.RequestBodies;
 import nni.api.experiment.ExperimentService;
 import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.login.LoginGate;
 import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.registry.PlatformRegistry;
+import nni.http.LoginGuard;
 
 /**
  * NNI's REST API, {@code /api/v1/nni/*}, on the runtime's one HTTP endpoint (the servlet whiteboard
@@ -42,7 +43,7 @@ public class NniApiServlet extends JsonServlet {
     @Activate
     public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments,
                          @Reference ExperimentService service,
-                         @Reference RequestBodies bodies, @Reference NnictlBridge nnictl, @Reference LoginGate login) {
+                         @Reference RequestBodies bodies, @Reference NnictlBridge nnictl, @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login) {
         super(bodies);
         this.platforms = platforms;
         this.experiments = experiments;

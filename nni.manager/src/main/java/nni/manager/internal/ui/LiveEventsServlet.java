@@ -13,8 +13,9 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAsyncSupported;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
+import org.osgi.service.servlet.whiteboard.Preprocessor;
+import nni.http.LoginGuard;
 
-import nni.manager.internal.login.LoginGate;
 
 /** {@code GET /api/v1/nni-ui/events}: the page's live stream, {@code text/event-stream} ({@link LiveEvents}). */
 @Component(service = Servlet.class)
@@ -30,7 +31,7 @@ public class LiveEventsServlet extends HttpServlet {
 
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
-    public LiveEventsServlet(@Reference LiveEvents events, @Reference LoginGate login) {
+    public LiveEventsServlet(@Reference LiveEvents events, @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login) {
         this.events = events;
     }
 

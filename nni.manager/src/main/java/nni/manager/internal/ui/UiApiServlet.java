@@ -18,6 +18,7 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletAsyncSupported;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletName;
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
+import org.osgi.service.servlet.whiteboard.Preprocessor;
 
 import nni.api.experiment.ExperimentService;
 import nni.api.platform.PlatformException;
@@ -29,10 +30,10 @@ import nni.http.JsonBodies;
 import nni.http.JsonServlet;
 import nni.http.RequestBodies;
 import nni.http.Router;
-import nni.manager.internal.login.LoginGate;
 import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.registry.PlatformInfo;
 import nni.manager.internal.registry.PlatformRegistry;
+import nni.http.LoginGuard;
 
 /**
  * The web UI's own JSON routes, {@code /api/v1/nni-ui/*}: what the pages show, computed on the
@@ -81,7 +82,7 @@ public class UiApiServlet extends JsonServlet {
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
     public UiApiServlet(@Reference ExperimentManager manager, @Reference PlatformRegistry platforms,
-                        @Reference RequestBodies bodies, @Reference LoginGate login, @Reference NnictlBridge nnictl,
+                        @Reference RequestBodies bodies, @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login, @Reference NnictlBridge nnictl,
                         @Reference ExperimentService service) {
         super(bodies);
         this.manager = manager;

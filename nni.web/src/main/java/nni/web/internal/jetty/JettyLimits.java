@@ -1,4 +1,4 @@
-package nni.manager.internal.jetty;
+package nni.web.internal.jetty;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
 @Designate(ocd = JettyLimits.Config.class)
 public class JettyLimits implements LoadBalancerCustomizerFactory {
 
+    /** Kept from when this lived in the manager, so existing {@code etc/nni.manager.jetty.cfg} files still apply. */
     static final String PID = "nni.manager.jetty";
     private static final Logger LOG = LoggerFactory.getLogger(JettyLimits.class);
     private static final long WARN_EVERY_MILLIS = 60_000;

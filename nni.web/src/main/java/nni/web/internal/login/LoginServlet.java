@@ -1,4 +1,4 @@
-package nni.manager.internal.login;
+package nni.web.internal.login;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

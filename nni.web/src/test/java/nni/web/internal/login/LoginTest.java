@@ -1,50 +1,14 @@
-package nni.manager.internal.login;
+package nni.web.internal.login;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
-import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-
-import org.junit.Rule;
 import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
 
-/** The pieces of the login: the token file, what counts as loopback, where the login page may lead. */
+/** The pieces of the login: what counts as loopback, where the login page may lead. */
 public class LoginTest {
-
-    @Rule
-    public TemporaryFolder folder = new TemporaryFolder();
-
-    @Test
-    public void theTokenFileIsMadeOnceReadableByItsOwnerOnlyAndReadBack() throws IOException {
-        Path file = folder.getRoot().toPath().resolve("home").resolve("login.token");
-        TokenFile.Token made = new TokenFile(file).readOrCreate();
-        assertTrue(made.created());
-        assertTrue(made.value(), made.value().matches("[A-Za-z0-9_-]{43}"));
-        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
-        TokenFile.Token again = new TokenFile(file).readOrCreate();
-        assertFalse(again.created());
-        assertEquals(made.value(), again.value());
-        assertNotEquals(made.value(), new TokenFile(folder.getRoot().toPath().resolve("other")).readOrCreate().value());
-    }
-
-    @Test
-    public void aTokenFileOthersMayReadOrAnEmptyOneIsRefused() throws IOException {
-        Path open = folder.newFile("open.token").toPath();
-        Files.writeString(open, "secret\n");
-        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-r--r--"));
-        IOException refused = assertThrows(IOException.class, () -> new TokenFile(open).readOrCreate());
-        assertTrue(refused.getMessage(), refused.getMessage().contains("chmod 600") && !refused.getMessage().contains("secret"));
-        Path empty = folder.newFile("empty.token").toPath();
-        Files.setPosixFilePermissions(empty, PosixFilePermissions.fromString("rw-------"));
-        assertTrue(assertThrows(IOException.class, () -> new TokenFile(empty).readOrCreate()).getMessage().contains("holds no token"));
-    }
 
     @Test
     public void loopbackIsTheLoopbackRangeAndLocalhostOnly() {

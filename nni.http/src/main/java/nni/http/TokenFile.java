@@ -1,4 +1,4 @@
-package nni.manager.internal.login;
+package nni.http;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +14,7 @@ import java.util.Base64;
 import java.util.Set;
 
 /**
- * The login token kept in a file readable by its owner only (mode 0600): made with a random
+ * An access token (the login's, the console's) kept in a file readable by its owner only (mode 0600): made with a random
  * token the first time one is needed, read back afterwards. A file that others may read, or that
  * holds no token, is refused: the token could be known, or the file was damaged.
  */
@@ -29,11 +29,6 @@ public final class TokenFile {
 
     private final Path file;
     private final String what;
-
-    /** A login token file. */
-    TokenFile(Path file) {
-        this(file, "login token");
-    }
 
     /** @param what what the token is for, as messages name it ("console token") */
     public TokenFile(Path file, String what) {

@@ -1,4 +1,4 @@
-package nni.manager.internal.login;
+package nni.web.internal.login;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -41,7 +41,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.http.HttpError;
+import nni.http.LoginGuard;
 import nni.http.RequestBodies;
+import nni.http.TokenFile;
 import nni.http.Router;
 
 /**
@@ -61,11 +63,12 @@ import nni.http.Router;
  * that cannot be written) stops the runtime with the reason: it never serves beyond loopback
  * without one. A wrong token gets 401 and changes nothing; tokens are compared in constant time.
  *
- * <p>The REST and UI servlets reference this component, so they are registered only once it guards
- * the port.
+ * <p>The REST, UI and console servlets reference this component (through {@link LoginGuard#TARGET}),
+ * so they are registered only once it guards the port. Its configuration keeps the PID it had when it
+ * lived in the manager, so existing {@code etc/nni.manager.login.cfg} files still apply.
  */
 @Component(service = {Preprocessor.class, LoginGate.class}, configurationPid = LoginGate.PID,
-        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+        configurationPolicy = ConfigurationPolicy.OPTIONAL, property = LoginGuard.PROPERTY + "=login")
 @Designate(ocd = LoginGate.Config.class)
 public class LoginGate implements Preprocessor {
 
@@ -274,7 +277,7 @@ public class LoginGate implements Preprocessor {
             LOG.info("the REST API and web UI ask for the token of configuration {}: {}", PID, why);
             return;
         }
-        TokenFile file = new TokenFile(tokenFile());
+        TokenFile file = new TokenFile(tokenFile(), "login token");
         try {
             TokenFile.Token token = file.readOrCreate();
             policy = new Policy(true, digest(token.value()), null);

@@ -1,0 +1,141 @@
+package nni.itest;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.bundle;
+import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleEvent;
+import org.osgi.framework.BundleListener;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.ServiceEvent;
+import org.osgi.framework.ServiceListener;
+import org.osgi.framework.wiring.FrameworkWiring;
+
+/**
+ * Issue 27: a face bundle can be updated while experiments run. Updating {@code nni.web} (the login
+ * gate and the HTTP limits) withdraws the servlets that wait for the gate and registers them again
+ * with the new one; the running experiment is not touched: its trials go on, end SUCCEEDED, and each
+ * ran once.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class WebBundleUpdateIT extends RuntimeTestSupport {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final String REST_SERVLET = "(component.name=nni.manager.internal.http.NniApiServlet)";
+
+    @Configuration
+    public Option[] config() throws Exception {
+        Path root = scratch("web-update-it");
+        return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")), frameworkProperty("nni.experiments.dir").value(root.resolve("experiments").toString()),
+                frameworkProperty("nni.it.root").value(root.toString())};
+    }
+
+    /** @return the rows of nni:trials of one experiment, with that status ("" for all) */
+    private List<String> rows(String id, String status) throws Exception {
+        return command("nni:trials --experiment " + id + (status.isEmpty() ? "" : " --status " + status)).toString().lines()
+                .skip(2).toList();
+    }
+
+    private static Set<String> ids(List<String> rows) {
+        return Set.copyOf(rows.stream().map(row -> row.split("\\s+")[0]).toList());
+    }
+
+    @Test(timeout = 300_000)
+    public void updatingTheWebBundleWhileAnExperimentRunsLeavesItsTrialsRunningAndServesAgain() throws Exception {
+        Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code"));
+        Path release = code.resolve("release");
+        Path runs = code.resolve("runs");
+        // each run is recorded; the trial then waits (bounded) for the release file
+        Files.writeString(code.resolve("trial.sh"), "echo \"$NNI_TRIAL_JOB_ID\" >> '" + runs + "'\n"
+                + "for i in $(seq 1500); do [ -e '" + release + "' ] && exit 0; sleep 0.1; done; exit 1\n");
+        Path config = code.resolve("config.yml");
+        Files.writeString(config, """
+                searchSpace:
+                  x: {_type: uniform, _value: [0, 1]}
+                trialCommand: bash trial.sh
+                trialCodeDirectory: .
+                trialConcurrency: 2
+                maxTrialNumber: 2
+                tuner:
+                  name: Random
+                trainingService:
+                  platform: local
+                """);
+        String created = (String) command("nni:create " + config);
+        assertTrue(created, created.matches("experiment \\w{8} (RUNNING|NO_MORE_TRIAL) in .*"));
+        String id = created.split(" ")[1];
+        await().atMost(WAIT).until(() -> rows(id, "RUNNING").size() == 2);
+        Set<String> running = ids(rows(id, "RUNNING"));
+        assertEquals(200, get("api/v1/nni/check-status?experiment_id=" + id).statusCode());
+
+        // what happens to the REST servlet's service is recorded, not sampled
+        List<Integer> restEvents = new CopyOnWriteArrayList<>();
+        ServiceListener recorder = event -> restEvents.add(event.getType());
+        context.addServiceListener(recorder, REST_SERVLET);
+        Bundle web = installed("nni.web");
+        List<Integer> webEvents = new CopyOnWriteArrayList<>();
+        BundleListener webRecorder = event -> {
+            if (event.getBundle().equals(web)) {
+                webEvents.add(event.getType());
+            }
+        };
+        context.addBundleListener(webRecorder);
+        CountDownLatch refreshed = new CountDownLatch(1);
+        try {
+            web.update();
+            context.getBundle(0).adapt(FrameworkWiring.class).refreshBundles(List.of(web), event -> {
+                if (event.getType() == FrameworkEvent.PACKAGES_REFRESHED) {
+                    refreshed.countDown();
+                }
+            });
+            assertTrue("the refresh ended", refreshed.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            assertTrue("the bundle was updated: " + webEvents, webEvents.contains(BundleEvent.UPDATED));
+            assertEquals(Bundle.ACTIVE, web.getState());
+            await().atMost(WAIT).until(() -> get("api/v1/nni/check-status?experiment_id=" + id).statusCode() == 200);
+        } finally {
+            context.removeServiceListener(recorder);
+            context.removeBundleListener(webRecorder);
+        }
+        assertTrue("the REST servlet waited for the new gate: " + restEvents,
+                restEvents.indexOf(ServiceEvent.UNREGISTERING) >= 0
+                        && restEvents.lastIndexOf(ServiceEvent.REGISTERED) > restEvents.indexOf(ServiceEvent.UNREGISTERING));
+        assertEquals("the trials were left running", running, ids(rows(id, "RUNNING")));
+
+        Files.writeString(release, "go");
+        await().atMost(WAIT).until(() -> rows(id, "SUCCEEDED").size() == 2);
+        assertEquals(running, ids(rows(id, "SUCCEEDED")));
+        List<String> started = Files.readAllLines(runs);
+        assertEquals("each trial ran once: " + started, 2, started.size());
+        assertEquals(2, Set.copyOf(started).size());
+        assertEquals("experiment " + id + " stopped", command("nni:halt " + id));
+    }
+
+    private Bundle installed(String symbolicName) {
+        for (Bundle bundle : context.getBundles()) {
+            if (symbolicName.equals(bundle.getSymbolicName())) {
+                return bundle;
+            }
+        }
+        throw new AssertionError("no bundle " + symbolicName);
+    }
+}
