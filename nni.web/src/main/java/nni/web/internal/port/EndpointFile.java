@@ -1,4 +1,4 @@
-package nni.manager.internal.http;
+package nni.web.internal.port;
 
 import java.io.IOException;
 import java.nio.file.Files;
