@@ -648,12 +648,8 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
             return request.path().contains("/reports") ? new FakeManager.Answer(503, "") : noCommands();
         })) {
             Process keeper = startKeeper(manager, "trial", "Rw001", packedTrialCode(), List.of("--give-up-seconds", "900"));
-            Ending ending = refusedAt(keeper, refuse, WAITING_FOR_ACKNOWLEDGEMENTS,
-                    reader -> assertTrue("the keeper never said it waits for acknowledgements", reader.heard().await(60, TimeUnit.SECONDS)),
-                    manager);
+            Ending ending = refusedWhileAwaitingAcknowledgements(keeper, refuse, manager);
             assertEquals(ending.said(), 3, ending.exitCode());
-            assertTrue(ending.said(), ending.said().contains("unknown keeper or wrong token"));
-            assertTrue(ending.said(), ending.said().contains("reports were not delivered"));
         }
     }
 
@@ -735,12 +731,8 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
             return stopSent.getAndSet(true) ? noCommands() : new FakeManager.Answer(200, "{\"commands\":[{\"id\":1,\"type\":\"stop\"}]}");
         })) {
             Process keeper = startKeeper(manager, "runner", "St000", packedTrialCode(), List.of("--give-up-seconds", "900"));
-            Ending ending = refusedAt(keeper, refuse, WAITING_FOR_ACKNOWLEDGEMENTS, reader -> assertTrue(
-                    "the keeper never said it waits for acknowledgements after the stop", reader.heard().await(60, TimeUnit.SECONDS)),
-                    manager);
+            Ending ending = refusedWhileAwaitingAcknowledgements(keeper, refuse, manager);
             assertEquals(ending.said(), 0, ending.exitCode());
-            assertTrue(ending.said(), ending.said().contains("unknown keeper or wrong token"));
-            assertTrue(ending.said(), ending.said().contains("reports were not delivered"));
         }
     }
 
@@ -871,6 +863,20 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
         } finally {
             keeper.destroyForcibly();
         }
+    }
+
+    /**
+     * {@link #refusedAt} once the keeper says it waits for acknowledgements (its reports answered
+     * 503), refused as unknown: it must say what it could not deliver.
+     */
+    private static Ending refusedWhileAwaitingAcknowledgements(Process keeper, AtomicBoolean refuse, FakeManager manager)
+            throws Exception {
+        Ending ending = refusedAt(keeper, refuse, WAITING_FOR_ACKNOWLEDGEMENTS,
+                reader -> assertTrue("the keeper never said it waits for acknowledgements", reader.heard().await(60, TimeUnit.SECONDS)),
+                manager);
+        assertTrue(ending.said(), ending.said().contains("unknown keeper or wrong token"));
+        assertTrue(ending.said(), ending.said().contains("reports were not delivered"));
+        return ending;
     }
 
     private static String threadsOf(Process keeper) throws IOException, InterruptedException {
