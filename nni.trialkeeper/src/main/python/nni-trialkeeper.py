@@ -635,7 +635,8 @@ class ManagerClient(object):
             return answer
         message = answer.get("error") if isinstance(answer.get("error"), str) else None
         if message is not None and (status in (401, 410) or (status == 409 and handshake)):
-            raise Refused(message)
+            # "stopped": the session ended after sending this keeper a stop it may not have taken yet
+            raise Refused(message, answer.get("stopped") is True)
         raise Unusable(status, "the manager answered %d: %s" % (status, message if message is not None else shorten(text)))
 
     def _drop(self):
@@ -1247,7 +1248,7 @@ class Keeper(object):
                     % (VERSION, PROTOCOL, sys.version.split()[0], answer.get("managerVersion")))
                 return answer
             except Refused as e:
-                self.fail(EXIT_REFUSED, "the manager refused trial keeper %s (protocol %d): %s" % (VERSION, PROTOCOL, e))
+                self.refused(e, "the manager refused trial keeper %s (protocol %d): %%s" % (VERSION, PROTOCOL))
                 return None
             except (Unusable, OSError, http.client.HTTPException) as e:
                 if not backoff.pause("handshake", e):

@@ -609,7 +609,7 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
                 return handshakeWithTrial("Rf001", TrialScripts.parameters(1, 2, 0, never.toString(), 0, true));
             }
             if (refuse.get()) {
-                return new FakeManager.Answer(401, "{\"error\":\"unknown keeper or wrong token for keeper Rf001\"}");
+                return unknownKeeper("Rf001");
             }
             if (request.path().contains("/reports")) {
                 return new FakeManager.Answer(200, "{\"acked\":" + lastSeq(request.body()) + "}");
@@ -618,31 +618,14 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
         })) {
             Process keeper = startKeeper(manager, "trial", "Rf001", packedTrialCode(), List.of("--work-dir", work.toString(),
                     "--kill-grace-seconds", "1"));
-            await().atMost(WAIT).until(() -> Files.exists(work.resolve("child.pid")) && !Files.readString(work.resolve("child.pid")).isBlank());
-            long child = childPid(work);
-            assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
-            java.util.concurrent.CompletableFuture<String> said = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new String(keeper.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-                } catch (IOException e) {
-                    return "(stderr unreadable: " + e.getMessage() + ")";
-                }
-            });
-            refuse.set(true);
-            if (!keeper.waitFor(60, TimeUnit.SECONDS)) {
-                // it failed so twice, once at load 1.6: its threads, what it said and the manager's last requests tell why
-                Process dump = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                        Long.toString(keeper.pid()), "Thread.print").redirectErrorStream(true).start();
-                String threads = new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                keeper.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                fail("the refused keeper did not exit within 60 s; its stderr:\n" + said.get(10, TimeUnit.SECONDS)
-                        + "\nlast requests: " + manager.requests("/").stream().skip(Math.max(0, manager.requests("/").size() - 10))
-                        .map(r -> r.method() + " " + r.path()).toList() + "\nits threads:\n" + threads);
-            }
-            assertEquals(3, keeper.exitValue());
-            await().atMost(WAIT).until(() -> !ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false));
-            String stderr = said.get(10, TimeUnit.SECONDS);
-            assertTrue(stderr, stderr.contains("unknown keeper or wrong token"));
+            long[] child = new long[1];
+            Ending ending = refusedAt(keeper, refuse, NO_LINE, reader -> {
+                child[0] = childPid(work);
+                assertTrue(ProcessHandle.of(child[0]).map(ProcessHandle::isAlive).orElse(false));
+            }, manager);
+            assertEquals(ending.said(), 3, ending.exitCode());
+            await().atMost(WAIT).until(() -> !ProcessHandle.of(child[0]).map(ProcessHandle::isAlive).orElse(false));
+            assertTrue(ending.said(), ending.said().contains("unknown keeper or wrong token"));
         }
     }
 
@@ -660,26 +643,13 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
                 return handshakeWithTrial("Rw001", TrialScripts.parameters(1, 2, 0, null, 0));
             }
             if (refuse.get()) {
-                return new FakeManager.Answer(401, "{\"error\":\"unknown keeper or wrong token for keeper Rw001\"}");
+                return unknownKeeper("Rw001");
             }
             return request.path().contains("/reports") ? new FakeManager.Answer(503, "") : noCommands();
         })) {
             Process keeper = startKeeper(manager, "trial", "Rw001", packedTrialCode(), List.of("--give-up-seconds", "900"));
-            StringBuilder said = new StringBuilder();
-            StderrReader reader = readStderr(keeper, said, "waiting up to 900 s for the manager to acknowledge");
-            assertTrue("the keeper never said it waits for acknowledgements", reader.heard().await(60, TimeUnit.SECONDS));
-            refuse.set(true);
-            boolean exited = keeper.waitFor(60, TimeUnit.SECONDS);
-            if (!exited) {
-                keeper.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            reader.thread().join(10_000);
-            synchronized (said) {
-                assertTrue("a keeper refused while it waited for acknowledgements did not exit within 60 s; it said:\n" + said, exited);
-                assertEquals(said.toString(), 3, keeper.exitValue());
-                assertTrue(said.toString(), said.toString().contains("unknown keeper or wrong token"));
-                assertTrue(said.toString(), said.toString().contains("reports were not delivered"));
-            }
+            Ending ending = refusedWhileAwaitingAcknowledgements(keeper, refuse, manager);
+            assertEquals(ending.said(), 3, ending.exitCode());
         }
     }
 
@@ -753,7 +723,7 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
                 return new FakeManager.Answer(200, "{\"managerVersion\":\"fake\",\"protocol\":1}");
             }
             if (refuse.get()) {
-                return new FakeManager.Answer(401, "{\"error\":\"unknown keeper or wrong token for keeper St000\"}");
+                return unknownKeeper("St000");
             }
             if (request.path().contains("/reports")) {
                 return new FakeManager.Answer(503, "");
@@ -761,21 +731,47 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
             return stopSent.getAndSet(true) ? noCommands() : new FakeManager.Answer(200, "{\"commands\":[{\"id\":1,\"type\":\"stop\"}]}");
         })) {
             Process keeper = startKeeper(manager, "runner", "St000", packedTrialCode(), List.of("--give-up-seconds", "900"));
-            StringBuilder said = new StringBuilder();
-            StderrReader reader = readStderr(keeper, said, "waiting up to 900 s for the manager to acknowledge");
-            assertTrue("the keeper never said it waits for acknowledgements after the stop", reader.heard().await(60, TimeUnit.SECONDS));
-            refuse.set(true);
-            boolean exited = keeper.waitFor(60, TimeUnit.SECONDS);
-            if (!exited) {
-                keeper.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            Ending ending = refusedWhileAwaitingAcknowledgements(keeper, refuse, manager);
+            assertEquals(ending.said(), 0, ending.exitCode());
+        }
+    }
+
+    /**
+     * The same session's end with the other order: the keeper asks again before it has taken the
+     * stop, and is refused. The manager's refusal says that it had sent a stop ({@code "stopped":
+     * true}), and the keeper ends as that stop would have ended it: its trial killed, exit 0.
+     * Made certain here: the stop is never delivered; once the runner's trial runs, every request
+     * is refused so.
+     */
+    @Test(timeout = 120_000)
+    public void aKeeperRefusedBeforeTakingTheStopExitsZeroWhenTheRefusalSaysItWasStopped() throws Exception {
+        AtomicBoolean refuse = new AtomicBoolean();
+        Path never = root.resolve("never");
+        Path work = root.resolve("Sb000");
+        String trial = newTrialCommand(1, "Sb001", TrialScripts.parameters(1, 2, 0, never.toString(), 0, true));
+        try (FakeManager manager = new FakeManager(request -> {
+            if (request.path().endsWith("/handshake")) {
+                return new FakeManager.Answer(200, "{\"managerVersion\":\"fake\",\"protocol\":1}");
             }
-            reader.thread().join(10_000);
-            synchronized (said) {
-                assertTrue("a keeper refused after taking the stop did not exit within 60 s; it said:\n" + said, exited);
-                assertEquals(said.toString(), 0, keeper.exitValue());
-                assertTrue(said.toString(), said.toString().contains("unknown keeper or wrong token"));
-                assertTrue(said.toString(), said.toString().contains("reports were not delivered"));
+            if (refuse.get()) {
+                return new FakeManager.Answer(410, "{\"error\":\"the manager ended the session of keeper Sb000 of experiment fake"
+                        + " after telling it to stop\",\"stopped\":true}");
             }
+            if (request.path().contains("/reports")) {
+                return new FakeManager.Answer(200, "{\"acked\":" + lastSeq(request.body()) + "}");
+            }
+            return request.path().contains("after=0") ? new FakeManager.Answer(200, "{\"commands\":[" + trial + "]}") : noCommands();
+        })) {
+            Process keeper = startKeeper(manager, "runner", "Sb000", packedTrialCode(), List.of("--work-dir", work.toString(),
+                    "--kill-grace-seconds", "1"));
+            long[] child = new long[1];
+            Ending ending = refusedAt(keeper, refuse, NO_LINE, reader -> {
+                child[0] = childPid(work.resolve("trials").resolve("Sb001"));
+                assertTrue(ProcessHandle.of(child[0]).map(ProcessHandle::isAlive).orElse(false));
+            }, manager);
+            assertEquals(ending.said(), 0, ending.exitCode());
+            assertTrue(ending.said(), ending.said().contains("after telling it to stop"));
+            await().atMost(WAIT).until(() -> !ProcessHandle.of(child[0]).map(ProcessHandle::isAlive).orElse(false));
         }
     }
 
@@ -798,7 +794,7 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
         builder.environment().put("NNI_KEEPER_TOKEN", "files-token");
         Process keeper = builder.start();
         StringBuilder said = new StringBuilder();
-        StderrReader reader = readStderr(keeper, said, "(no line awaited)");
+        StderrReader reader = readStderr(keeper, said, NO_LINE);
         try {
             await().atMost(WAIT).until(() -> Files.exists(folder.resolve("hello.json")));
             Map<String, Object> hello = json(folder.resolve("hello.json"));
@@ -820,6 +816,75 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
         } finally {
             keeper.destroyForcibly();
         }
+    }
+
+    /** What the keeper prints once it has ended in order and waits for its last reports to be acknowledged. */
+    private static final String WAITING_FOR_ACKNOWLEDGEMENTS = "waiting up to 900 s for the manager to acknowledge";
+    /** For a refusal test whose moment is not a line the keeper says. */
+    private static final String NO_LINE = "(no line awaited)";
+
+    /** The order a refusal test makes certain before the manager refuses the keeper. */
+    @FunctionalInterface
+    private interface Moment {
+        /** Returns once the order is there; fails the test if it never comes. */
+        void await(StderrReader reader) throws Exception;
+    }
+
+    /** How a refused keeper ended: its exit code and all it said on stderr. */
+    private record Ending(int exitCode, String said) {
+    }
+
+    /**
+     * The shape of the HTTP refusal tests: reads the keeper's stderr ({@code heard} opens at
+     * {@code awaited}), waits for the {@code moment} the test makes certain, then sets
+     * {@code refuse} (from then on the manager refuses the keeper). Fails, with what the keeper said,
+     * its threads (a Java keeper's) and the manager's last requests, when it does not exit within 60 s.
+     */
+    private static Ending refusedAt(Process keeper, AtomicBoolean refuse, String awaited, Moment moment, FakeManager manager)
+            throws Exception {
+        StringBuilder said = new StringBuilder();
+        StderrReader reader = readStderr(keeper, said, awaited);
+        try {
+            moment.await(reader);
+            refuse.set(true);
+            boolean exited = keeper.waitFor(60, TimeUnit.SECONDS);
+            String threads = exited ? "" : threadsOf(keeper);
+            if (!exited) {
+                keeper.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            reader.thread().join(10_000);
+            List<FakeManager.Request> requests = manager.requests("/");
+            synchronized (said) {
+                assertTrue("the refused keeper did not exit within 60 s; it said:\n" + said + "\nlast requests: "
+                        + requests.stream().skip(Math.max(0, requests.size() - 10)).map(r -> r.method() + " " + r.path()).toList()
+                        + "\nits threads:\n" + threads, exited);
+                return new Ending(keeper.exitValue(), said.toString());
+            }
+        } finally {
+            keeper.destroyForcibly();
+        }
+    }
+
+    /**
+     * {@link #refusedAt} once the keeper says it waits for acknowledgements (its reports answered
+     * 503), refused as unknown: it must say what it could not deliver.
+     */
+    private static Ending refusedWhileAwaitingAcknowledgements(Process keeper, AtomicBoolean refuse, FakeManager manager)
+            throws Exception {
+        Ending ending = refusedAt(keeper, refuse, WAITING_FOR_ACKNOWLEDGEMENTS,
+                reader -> assertTrue("the keeper never said it waits for acknowledgements", reader.heard().await(60, TimeUnit.SECONDS)),
+                manager);
+        assertTrue(ending.said(), ending.said().contains("unknown keeper or wrong token"));
+        assertTrue(ending.said(), ending.said().contains("reports were not delivered"));
+        return ending;
+    }
+
+    private static String threadsOf(Process keeper) throws IOException, InterruptedException {
+        Process dump = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(keeper.pid()), "Thread.print").redirectErrorStream(true).start();
+        String threads = new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        dump.waitFor(10, TimeUnit.SECONDS);
+        return threads;
     }
 
     /** A keeper's stderr being read: {@code heard} opens at the awaited line; the thread ends with the stream. */
@@ -985,6 +1050,11 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
             Thread.currentThread().interrupt();
         }
         return new FakeManager.Answer(200, "{\"commands\":[]}");
+    }
+
+    /** The manager's refusal of a keeper it does not know (or whose token is wrong). */
+    private static FakeManager.Answer unknownKeeper(String keeperId) {
+        return new FakeManager.Answer(401, "{\"error\":\"unknown keeper or wrong token for keeper " + keeperId + "\"}");
     }
 
     private static FakeManager.Answer handshakeWithTrial(String trialId, String parameters) {

@@ -2,6 +2,7 @@ package nni.itest;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
@@ -307,8 +308,50 @@ public class TrialReportIT extends RuntimeTestSupport {
             awaitEnded(context, "Tok02");
             assertEquals(TrialStatus.FAILED, context.status("Tok02"));
             assertTrue(context.latest("Tok02").message(), context.latest("Tok02").message().contains("machine lost"));
-            assertEquals("the gone environment's token no longer works", 401, post(base + "reports", "{\"reports\":[]}", spec.token()).statusCode());
+            HttpResponse<String> gone = post(base + "reports", "{\"reports\":[]}", spec.token());
+            assertEquals("the gone environment's token no longer works", 401, gone.statusCode());
+            assertFalse("an environment lost, not stopped, is not told it was stopped: " + gone.body(), gone.body().contains("stopped"));
         }
+    }
+
+    /**
+     * A session that ends sends its keepers a stop and forgets them at once: a keeper asking again
+     * before it has taken its stop is told, with its own token only, that a stop was sent (410,
+     * {@code "stopped": true}), so that it ends as the stop would have ended it.
+     */
+    @Test(timeout = 120_000)
+    public void aKeeperAskingAfterItsSessionEndedWithAStopIsToldItWasStopped() throws Exception {
+        RecordingContext context = context("stopsent", true);
+        CapturingLauncher launcher = new CapturingLauncher();
+        KeeperSessions keepers = service(KeeperSessions.class, null);
+        EnvironmentSpec spec;
+        String base;
+        try (TrainingSession session = keepers.open(context, launcher,
+                KeeperOptions.builder("remote").reuse(true).maxEnvironments(1).idleTimeout(Duration.ofMinutes(1)).build())) {
+            session.submit(trial("Stp01", 0, TrialScripts.parameters(1, 1, 0, null, 0)));
+            await().atMost(WAIT).until(() -> launcher.specs.size() == 1);
+            spec = launcher.specs.get(0);
+            base = "api/v1/nni-trial/stopsent/" + spec.environmentId() + "/";
+            assertEquals(200, post(base + "handshake", "{\"keeperVersion\":\"1.0.0\",\"protocol\":1}", spec.token()).statusCode());
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":1,\"kind\":\"ready\"}]}", spec.token()).statusCode());
+            HttpResponse<String> commands = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=0&waitMillis=5000"))
+                    .header("Authorization", "Bearer " + spec.token()).GET());
+            assertTrue(commands.body(), commands.body().contains("\"Stp01\""));
+            assertEquals(200, post(base + "reports", "{\"reports\":[{\"seq\":2,\"kind\":\"started\",\"trial\":\"Stp01\",\"time\":1},"
+                    + "{\"seq\":3,\"kind\":\"ended\",\"trial\":\"Stp01\",\"code\":0,\"time\":2}]}", spec.token()).statusCode());
+            awaitEnded(context, "Stp01");
+        }
+        // the session sent the stop and, once the platform said the environment ended, forgot the keeper: for good
+        await().atMost(WAIT).until(() -> post(base + "reports", "{\"reports\":[]}", spec.token()).statusCode() != 200);
+        HttpResponse<String> stopped = post(base + "reports", "{\"reports\":[]}", spec.token());
+        assertEquals(stopped.body(), 410, stopped.statusCode());
+        assertTrue(stopped.body(), stopped.body().contains("\"stopped\":true") && stopped.body().contains("\"error\":"));
+        HttpResponse<String> poll = send(HttpRequest.newBuilder(endpoint().resolve(base + "commands?after=0&waitMillis=5000"))
+                .header("Authorization", "Bearer " + spec.token()).GET());
+        assertEquals(poll.body(), 410, poll.statusCode());
+        HttpResponse<String> wrong = post(base + "reports", "{\"reports\":[]}", spec.token().substring(1) + "x");
+        assertEquals(401, wrong.statusCode());
+        assertFalse("a wrong token learns nothing: " + wrong.body(), wrong.body().contains("stopped"));
     }
 
     @Test(timeout = 60_000)

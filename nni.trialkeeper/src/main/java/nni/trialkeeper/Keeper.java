@@ -172,7 +172,7 @@ final class Keeper implements TrialProcess.Host {
                         + answer.get("managerVersion"));
                 return answer;
             } catch (ManagerClient.Refused e) {
-                fail(EXIT_REFUSED, "the manager refused trial keeper " + VERSION + " (protocol " + PROTOCOL + "): " + e.getMessage());
+                refused(e, "the manager refused trial keeper " + VERSION + " (protocol " + PROTOCOL + "): ");
                 return null;
             } catch (IOException e) {
                 if (!backoff.pause("handshake", e)) {

@@ -25,7 +25,8 @@ final class ManagerClient implements ManagerLink {
 
     /**
      * The manager said, in its own words (a JSON {@code error}), that this keeper must stop: 401
-     * (unknown keeper or wrong token), 409 at the handshake (protocol mismatch), 410 (session gone).
+     * (unknown keeper or wrong token), 409 at the handshake (protocol mismatch), 410 (session gone;
+     * with {@code "stopped": true} when the manager had sent this keeper a stop).
      */
     static final class Refused extends IOException {
         private static final long serialVersionUID = 1L;
@@ -142,7 +143,8 @@ final class ManagerClient implements ManagerLink {
         }
         String message = body.get("error") instanceof String error ? error : null;
         if (message != null && (status == 401 || status == 410 || (status == 409 && handshake))) {
-            throw new Refused(status, message);
+            // "stopped": the session ended after sending this keeper a stop it may not have taken yet
+            throw new Refused(status, message, Boolean.TRUE.equals(body.get("stopped")));
         }
         throw new Unusable(status, "the manager answered " + status + ": " + (message != null ? message : shorten(response.body())));
     }

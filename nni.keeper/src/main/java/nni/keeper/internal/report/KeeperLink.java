@@ -27,6 +27,8 @@ public final class KeeperLink {
     private final List<CompletableFuture<List<Map<String, Object>>>> polls = new ArrayList<>();
     private long nextCommandId = 1;
     private boolean closed;
+    /** A stop was queued for the keeper: refused once its link has closed, it is told its stop stands. */
+    private volatile boolean stopSent;
     private volatile long lastSeenNanos = System.nanoTime();
     private volatile boolean contacted;
     /** Where commands go besides the long polls: the keeper's channel folder, with the file transport. */
@@ -60,7 +62,22 @@ public final class KeeperLink {
 
     /** Compares in constant time, so the answer's timing tells nothing about the token. */
     boolean accepts(String presented) {
+        return matches(token, presented);
+    }
+
+    /** @return a check of presented tokens against this link's, which holds nothing else of the link */
+    java.util.function.Predicate<String> tokenCheck() {
+        byte[] expected = token;
+        return presented -> matches(expected, presented);
+    }
+
+    private static boolean matches(byte[] token, String presented) {
         return presented != null && MessageDigest.isEqual(token, presented.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** @return whether a stop was sent to the keeper */
+    boolean stopSent() {
+        return stopSent;
     }
 
     /**
@@ -106,6 +123,9 @@ public final class KeeperLink {
     public void send(Map<String, Object> command) {
         Runnable answer;
         Map<String, Object> numbered = new java.util.LinkedHashMap<>();
+        if ("stop".equals(command.get("type"))) {
+            stopSent = true; // before the command is out: a link closed after it has always recorded it
+        }
         synchronized (this) {
             numbered.put("id", nextCommandId++);
             numbered.putAll(command);

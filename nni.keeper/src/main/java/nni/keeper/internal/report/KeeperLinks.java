@@ -4,9 +4,11 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
@@ -16,6 +18,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentListener;
 import nni.api.experiment.ExperimentsRoot;
+import nni.http.HttpError;
 
 /**
  * Every keeper the manager expects to hear from, by experiment and keeper id. A session registers
@@ -33,6 +36,8 @@ public class KeeperLinks implements ExperimentListener {
     public static final java.util.Set<Integer> ACCEPTED_PROTOCOLS = java.util.Set.of(1);
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** How many stopped keepers are remembered to be told so; the oldest are forgotten first. */
+    private static final int STOPPED_REMEMBERED = 4096;
 
     private final Map<String, KeeperLink> links = new ConcurrentHashMap<>();
     private final String managerVersion;
@@ -43,6 +48,21 @@ public class KeeperLinks implements ExperimentListener {
      * them: where their link files are. A viewed experiment closed to be resumed keeps its file.
      */
     private final Map<String, Path> directories = new ConcurrentHashMap<>();
+    /**
+     * The keepers whose links closed after a stop was sent to them, by key: the check of their
+     * token. Such a keeper may be refused before it has taken its stop (a session stops its
+     * keepers and forgets them at once); told so, it ends as the stop would have ended it. Kept
+     * past the experiment's stop, since that is when every session stops its keepers.
+     */
+    private final Map<String, Predicate<String>> stopped = java.util.Collections.synchronizedMap(
+            new LinkedHashMap<>() {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Predicate<String>> eldest) {
+                    return size() > STOPPED_REMEMBERED;
+                }
+            });
 
     @Activate
     public KeeperLinks(BundleContext context) {
@@ -75,6 +95,7 @@ public class KeeperLinks implements ExperimentListener {
         if (links.putIfAbsent(key(experimentId, keeperId), link) != null) {
             throw new IllegalStateException("keeper " + keeperId + " of experiment " + experimentId + " is already registered");
         }
+        stopped.remove(key(experimentId, keeperId));
         return link;
     }
 
@@ -152,8 +173,25 @@ public class KeeperLinks implements ExperimentListener {
     }
 
     public void unregister(KeeperLink link) {
-        links.remove(key(link.experimentId(), link.keeperId()), link);
+        String key = key(link.experimentId(), link.keeperId());
+        if (links.remove(key, link) && link.stopSent()) {
+            stopped.put(key, link.tokenCheck());
+        }
         link.close(true);
+    }
+
+    /**
+     * @return the refusal for a keeper without a link that presents the token of one told to stop
+     *         before its link closed: 410 with {@code "stopped": true}, the end it was asked for;
+     *         empty for any other keeper or token (refused as unknown, telling nothing)
+     */
+    Optional<HttpError> stoppedRefusal(String experimentId, String keeperId, String presented) {
+        Predicate<String> token = stopped.get(key(experimentId, keeperId));
+        if (token == null || !token.test(presented)) {
+            return Optional.empty();
+        }
+        return Optional.of(new HttpError(410, "the manager ended the session of keeper " + keeperId + " of experiment "
+                + experimentId + " after telling it to stop", Map.of("stopped", true)));
     }
 
     /** @return the link registered for this keeper of the experiment, or null */
@@ -178,6 +216,7 @@ public class KeeperLinks implements ExperimentListener {
     void deactivate() {
         links.values().forEach(link -> link.close(false));
         links.clear();
+        stopped.clear();
     }
 
     private static String key(String experimentId, String keeperId) {

@@ -32,7 +32,9 @@ import nni.http.Router;
  * {@code POST handshake}, {@code POST reports} (a batch of numbered reports; answered with the
  * highest sequence applied, which the keeper may then forget), {@code GET commands?after=N}
  * (long poll). Every request must carry the keeper's token ({@code Authorization: Bearer});
- * otherwise 401 and nothing is stored. Bodies that are not JSON get 400, bodies over the limit 413.
+ * otherwise 401 and nothing is stored. A keeper whose session ended after sending it a stop is
+ * answered 410 with {@code "stopped": true}: it may ask before it has taken the stop, and ends as
+ * the stop would have ended it. Bodies that are not JSON get 400, bodies over the limit 413.
  */
 @Component(service = Servlet.class, configurationPid = "nni.manager.trialroutes",
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -101,6 +103,14 @@ public class TrialReportServlet extends JsonServlet {
         KeeperLink link = links.find(path.get("experiment"), path.get("keeper"));
         String header = request.getHeader("Authorization");
         String presented = header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : null;
+        if (link == null) {
+            java.util.Optional<HttpError> stopped = links.stoppedRefusal(path.get("experiment"), path.get("keeper"), presented);
+            if (stopped.isPresent()) {
+                // expected at a session's end: it stops its keepers and forgets them at once
+                LOG.debug("keeper {} of experiment {}, stopped, asked again", path.get("keeper"), path.get("experiment"));
+                throw stopped.get();
+            }
+        }
         if (link == null && links.awaitsResume(path.get("experiment"), path.get("keeper"), presented)) {
             // a keeper of a runtime before a restart: it waits (and spools) until its experiment is resumed here
             LOG.debug("keeper {} of experiment {} waits for the experiment to be resumed", path.get("keeper"), path.get("experiment"));

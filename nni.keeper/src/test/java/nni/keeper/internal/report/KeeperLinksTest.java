@@ -1,5 +1,6 @@
 package nni.keeper.internal.report;
 
+import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
@@ -14,6 +15,7 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 import nni.api.experiment.ExperimentInfo;
+import nni.http.HttpError;
 
 /** The keeper links hear the engine's experiments through the listener whiteboard, not through the manager. */
 public class KeeperLinksTest {
@@ -61,6 +63,57 @@ public class KeeperLinksTest {
     @Test
     public void aViewedExperimentClosedToBeResumedKeepsItsLinkFile() throws Exception {
         assertTrue(listedAfterClosing(true, true));
+    }
+
+    /**
+     * A session that ends sends its keepers a stop and forgets them at once: a keeper asking again
+     * before it has taken the stop is told, and only with its own token, that a stop was sent.
+     */
+    @Test
+    public void aKeeperForgottenAfterItsStopIsToldSoWithItsOwnToken() {
+        KeeperLink link = links.register("exp1", "envA", "secret", PEER);
+        link.send(Map.of("type", "stop"));
+        links.unregister(link);
+
+        HttpError refusal = links.stoppedRefusal("exp1", "envA", "secret").orElseThrow();
+        assertEquals(410, refusal.status());
+        assertEquals(Boolean.TRUE, refusal.body().get("stopped"));
+        assertTrue(refusal.body().get("error").toString(), refusal.body().get("error").toString().contains("envA"));
+        assertTrue("a wrong token learns nothing", links.stoppedRefusal("exp1", "envA", "other").isEmpty());
+        assertTrue("no token learns nothing", links.stoppedRefusal("exp1", "envA", null).isEmpty());
+        assertTrue("another experiment's keeper of that id was not stopped", links.stoppedRefusal("exp2", "envA", "secret").isEmpty());
+    }
+
+    /** The experiment's stop is when every session stops its keepers: the word outlives the experiment's links. */
+    @Test
+    public void aKeeperStoppedWithItsExperimentIsToldSoAfterTheExperimentClosed() throws Exception {
+        links.experimentChanged(open("exp1", linkFileOf("exp1"), false));
+        links.register("exp1", "envA", "secret", PEER).send(Map.of("type", "stop"));
+
+        links.experimentClosed("exp1", true);
+
+        assertTrue(links.stoppedRefusal("exp1", "envA", "secret").isPresent());
+    }
+
+    @Test
+    public void aKeeperForgottenWithoutAStopIsNotToldItWasStopped() {
+        KeeperLink link = links.register("exp1", "envA", "secret", PEER);
+        link.send(Map.of("type", "kill", "trial", "T1"));
+        links.unregister(link);
+
+        assertTrue(links.stoppedRefusal("exp1", "envA", "secret").isEmpty());
+    }
+
+    /** A keeper registered again under the id (a new environment) is a new keeper: the old one's stop is not its. */
+    @Test
+    public void aKeeperRegisteredAgainIsNoLongerTheStoppedOne() {
+        KeeperLink link = links.register("exp1", "envA", "secret", PEER);
+        link.send(Map.of("type", "stop"));
+        links.unregister(link);
+        links.register("exp1", "envA", "secret", PEER);
+        links.unregister("exp1", "envA");
+
+        assertTrue(links.stoppedRefusal("exp1", "envA", "secret").isEmpty());
     }
 
     /** @return whether the link file still lists the keeper after the experiment, opened so, was closed so */
