@@ -38,9 +38,9 @@ import nni.manager.internal.store.Profile;
  * <p>The experiment holds its identity and definition, runs its lifecycle and wires its parts,
  * which do the rest: {@link RunStatus} keeps its status and what a change of it sets off,
  * {@link UserActions} carries out the user's changes, {@link ExperimentStop} the stop and detach,
- * {@link TrialDrawing} asks the algorithm for trials and submits them within
- * the limits, {@link TrialScheduler} places them on the members (one
- * {@link MemberContext} and platform session per training service) and talks to their platforms,
+ * {@link TrialDrawing} asks the algorithm for trials and submits them within the limits,
+ * {@link TrialScheduler} places them on the members (one {@link MemberContext} and platform session
+ * per training service) and talks to their platforms,
  * {@link TrialReports} keeps what the platforms report of trials, {@link MetricIntake} checks,
  * stores and feeds the metric lines, {@link ExperimentClock} keeps its time and duration limit,
  * {@link Trials} holds the trials and the read model, {@link ExperimentFiles} its folder.
