@@ -8,13 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +17,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentUpdate;
-import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
@@ -33,8 +26,6 @@ import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.Profile;
-import nni.manager.internal.store.StoreException;
-import nni.manager.internal.store.TrialEvent;
 
 /**
  * One experiment run: NNI's nnimanager for one experiment, driven by events instead of its 5 s
@@ -44,10 +35,12 @@ import nni.manager.internal.store.TrialEvent;
  * assessor are behind one {@link Algorithm}, spoken to as NNI speaks to its dispatcher: requests
  * for trials, metrics and ends go out; trials, kills and more parameters come back.
  *
- * <p>The experiment holds its identity, definition and status, runs its lifecycle and the user's
- * actions, and wires its parts, which do the rest: {@link TrialDrawing} asks the algorithm for
- * trials and submits them within the limits, {@link TrialScheduler} places them on the members (one
- * {@link MemberContext} and platform session per training service) and talks to their platforms,
+ * <p>The experiment holds its identity and definition, runs its lifecycle and wires its parts,
+ * which do the rest: {@link RunStatus} keeps its status and what a change of it sets off,
+ * {@link UserActions} carries out the user's changes, {@link ExperimentStop} the stop and detach,
+ * {@link TrialDrawing} asks the algorithm for trials and submits them within the limits,
+ * {@link TrialScheduler} places them on the members (one {@link MemberContext} and platform session
+ * per training service) and talks to their platforms,
  * {@link TrialReports} keeps what the platforms report of trials, {@link MetricIntake} checks,
  * stores and feeds the metric lines, {@link ExperimentClock} keeps its time and duration limit,
  * {@link Trials} holds the trials and the read model, {@link ExperimentFiles} its folder.
@@ -64,14 +57,6 @@ public final class Experiment {
 
     private static final Logger LOG = LoggerFactory.getLogger(Experiment.class);
     static final ObjectMapper JSON = new ObjectMapper();
-    /**
-     * How long a stop waits for the experiment's thread before it stops without it (a platform call
-     * holds it). Generous: a thread merely busy with a queue of events (150 trials' starts at load 6
-     * took more than 10 s) must take the stop, or the ends the close then reports arrive too late
-     * to be stored and the trials stay RUNNING until a resume.
-     */
-    private static final Duration STOP_TURN_WAIT = Duration.ofSeconds(60);
-    private static final long DETACH_DRAIN_SECONDS = 10;
 
     private final String id;
     private final Path directory;
@@ -85,16 +70,14 @@ public final class Experiment {
     private final MetricIntake intake;
     private final TrialReports reports;
     private final TrialDrawing drawing;
-    private final List<String> errors = new CopyOnWriteArrayList<>();
-    private final CompletableFuture<ExperimentStatus> settled = new CompletableFuture<>();
-    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final ExperimentStop stop;
+    private final UserActions actions;
+    private final RunStatus run;
 
     private volatile ExperimentConfig config;
-    private volatile ExperimentStatus status = ExperimentStatus.INITIALIZED;
     /** The tuner and assessor; null in view mode. */
     private volatile Algorithm algorithm;
     private volatile int trialsWhenOpened;
-    private CompletableFuture<Void> allEnded;
     /**
      * Told of each change (status, trials, metrics, limits), on the thread that made it: the
      * manager's listeners (NNI's experiment registry, the web UI's live stream).
@@ -110,21 +93,42 @@ public final class Experiment {
         this.store = opened.store();
         this.readOnly = readOnly;
         this.clock = clock;
-        this.thread = readOnly ? null : new ExperimentThread(id, e -> {
-            if (status != ExperimentStatus.ERROR) {
-                fail(e.getMessage(), e);
+        this.run = new RunStatus(id, clock, new RunStatus.Effects() {
+            @Override
+            public void changed() {
+                listener.changed(Experiment.this);
             }
-        }, () -> status);
+
+            @Override
+            public void counting() {
+                armDurationLimit();
+            }
+
+            @Override
+            public void saveProfile() {
+                Experiment.this.saveProfile();
+            }
+
+            @Override
+            public void closeAlgorithm() {
+                Experiment.this.closeAlgorithm();
+            }
+        });
+        this.thread = readOnly ? null : new ExperimentThread(id, e -> {
+            if (run.get() != ExperimentStatus.ERROR) {
+                run.fail(e.getMessage(), e);
+            }
+        }, run::get);
         ScheduledExecutorService executor = thread == null ? null : thread.executor();
         this.intake = new MetricIntake(id, store, trials, thread, new MetricIntake.Experimenting() {
             @Override
             public String refusal() {
-                return scheduler.detaching() ? "detached" : status == ExperimentStatus.STOPPED ? "stopped" : null;
+                return scheduler.detaching() ? "detached" : run.get() == ExperimentStatus.STOPPED ? "stopped" : null;
             }
 
             @Override
             public Algorithm algorithm() {
-                return status == ExperimentStatus.ERROR ? null : algorithm;
+                return run.get() == ExperimentStatus.ERROR ? null : algorithm;
             }
 
             @Override
@@ -140,42 +144,41 @@ public final class Experiment {
             members.add(new MemberContext(this, reports, intake, index));
         }
         this.scheduler = new TrialScheduler(id, members, trials, executor, () -> config.trialGpuNumber(),
-                () -> status.counting(), reports);
+                () -> run.get().counting(), reports);
         this.drawing = new TrialDrawing(id, directory, store, trials, scheduler, thread,
                 trialId -> listener.trialChanged(this, trialId), new TrialDrawing.Run() {
                     @Override
                     public ExperimentStatus status() {
-                        return status;
+                        return run.get();
                     }
 
                     @Override
                     public void become(ExperimentStatus next) {
                         if (next.counting()) {
-                            becomeCounting(next);
+                            run.becomeCounting(next);
                         } else {
-                            becomeStatic(next);
+                            run.becomeStatic(next);
                         }
                     }
 
                     @Override
                     public void done() {
-                        clock.ended();
-                        becomeStatic(ExperimentStatus.DONE);
-                        saveProfile();
+                        run.ended(ExperimentStatus.DONE);
                         LOG.info("experiment {}: done, {} trials", id, trials.size());
-                        settled.complete(ExperimentStatus.DONE);
+                        run.settled().complete(ExperimentStatus.DONE);
                     }
 
                     @Override
                     public void algorithmFailed(String message, Throwable cause) {
+                        ExperimentStatus status = run.get();
                         if (!status.settled() && status != ExperimentStatus.STOPPING) {
-                            fail(message, cause);
+                            run.fail(message, cause);
                         }
                     }
 
                     @Override
                     public boolean stopping() {
-                        return stopping.get();
+                        return stop.stopping();
                     }
 
                     @Override
@@ -188,6 +191,8 @@ public final class Experiment {
                         return config;
                     }
                 });
+        this.stop = new ExperimentStop(this, run, store, thread, trials, scheduler);
+        this.actions = new UserActions(this, run, store, thread, trials, scheduler, drawing, clock);
     }
 
     /** Creates a new experiment's directory and store; {@link #start} runs it. */
@@ -213,8 +218,7 @@ public final class Experiment {
         ExperimentFiles.Opened opened = ExperimentFiles.view(id, directory);
         Experiment experiment = new Experiment(id, opened, true, ExperimentClock.of(opened.store().latestProfile().orElse(null)));
         experiment.loadHistory();
-        experiment.status = ExperimentStatus.VIEWED;
-        experiment.settled.complete(ExperimentStatus.VIEWED);
+        experiment.run.viewed();
         return experiment;
     }
 
@@ -271,14 +275,14 @@ public final class Experiment {
         }
         scheduler.open(opener);
         thread.call(() -> {
-            if (status == ExperimentStatus.ERROR) {
+            if (run.get() == ExperimentStatus.ERROR) {
                 return null; // the algorithm failed already
             }
             if (resuming) {
                 scheduler.takeBackAfterRestart();
                 clock.reopened();
             }
-            becomeCounting(ExperimentStatus.RUNNING);
+            run.becomeCounting(ExperimentStatus.RUNNING);
             saveProfile();
             drawing.fill();
             return null;
@@ -292,63 +296,7 @@ public final class Experiment {
      * them now.
      */
     public void stop(Duration patience) {
-        if (!stopping.compareAndSet(false, true)) {
-            return;
-        }
-        if (readOnly) {
-            closeStore();
-            return;
-        }
-        CompletableFuture<Void> ended;
-        boolean threadAnswered = true;
-        try {
-            ended = thread.call(STOP_TURN_WAIT, () -> {
-                if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
-                    return allEnded == null ? CompletableFuture.<Void>completedFuture(null) : allEnded;
-                }
-                becomeStatic(ExperimentStatus.STOPPING);
-                allEnded = new CompletableFuture<>();
-                trials.live().forEach(scheduler::cancelForStop);
-                checkAllEnded();
-                return allEnded;
-            });
-        } catch (RuntimeException e) {
-            // the thread is held by a platform call: the sessions' close below cancels the trials without it
-            LOG.warn("experiment {}: its thread did not take the stop within {} s ({}); stopping without it", id,
-                    STOP_TURN_WAIT.toSeconds(), e.getMessage());
-            threadAnswered = false;
-            ended = CompletableFuture.completedFuture(null);
-        }
-        try {
-            ended.get(patience.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            LOG.warn("experiment {}: trials still running {} after the stop; closing the sessions anyway", id, patience);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException e) {
-            LOG.warn("experiment {}: stopping failed", id, e.getCause());
-        }
-        scheduler.closeAll();
-        closeAlgorithm();
-        Supplier<Void> stopped = () -> {
-            clock.ended();
-            becomeStatic(ExperimentStatus.STOPPED);
-            saveProfile();
-            return null;
-        };
-        try {
-            if (threadAnswered) {
-                thread.call(stopped);
-            } else {
-                thread.shutdownNow();
-                stopped.get();
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("experiment {}: storing the stop failed", id, e);
-        }
-        thread.shutdown();
-        closeStore();
-        settled.complete(ExperimentStatus.STOPPED);
+        stop.stop(patience);
     }
 
     /**
@@ -358,24 +306,7 @@ public final class Experiment {
      * without submitting anything new.
      */
     public void detach() {
-        if (!readOnly) {
-            scheduler.detachAll();
-            closeAlgorithm();
-            if (!thread.drain(DETACH_DRAIN_SECONDS)) {
-                LOG.warn("experiment {}: events still queued {} s after detaching; resume re-checks those trials",
-                        id, DETACH_DRAIN_SECONDS);
-            }
-            settled.complete(status);
-        }
-        closeStore();
-    }
-
-    private void closeStore() {
-        try {
-            store.close();
-        } catch (RuntimeException e) {
-            LOG.warn("experiment {}: closing the store failed", id, e);
-        }
+        stop.detach();
     }
 
     // ------------------------------------------------------------------ platform callbacks (through MemberContext; metrics go to MetricIntake)
@@ -387,20 +318,14 @@ public final class Experiment {
 
     /** A trial's end is stored ({@link TrialReports#ended}): the algorithm hears of it, then the experiment submits or settles. */
     private void trialEnded(Trial trial, TrialStatus ended) {
-        if (algorithm != null && status != ExperimentStatus.ERROR) {
+        if (algorithm != null && run.get() != ExperimentStatus.ERROR) {
             drawing.askAgain();
             algorithm.trialEnded(trial, ended);
         }
-        if (status == ExperimentStatus.STOPPING) {
-            checkAllEnded();
+        if (run.get() == ExperimentStatus.STOPPING) {
+            stop.trialEnded();
         } else {
             drawing.fill();
-        }
-    }
-
-    private void checkAllEnded() {
-        if (allEnded != null && trials.live().isEmpty()) {
-            allEnded.complete(null);
         }
     }
 
@@ -414,16 +339,7 @@ public final class Experiment {
     /** Cancels a trial on the user's behalf ({@code DELETE /trial-jobs/{id}}, {@code nni:cancel}). */
     public void cancelTrial(String trialId) {
         requireWritable("cancel a trial");
-        thread.call(() -> {
-            Trial trial = trials.get(trialId);
-            if (trial == null) {
-                throw new IllegalArgumentException("experiment " + id + " has no trial " + trialId);
-            }
-            if (trial.live()) {
-                scheduler.cancelForUser(trial);
-            }
-            return null;
-        });
+        actions.cancelTrial(trialId);
     }
 
     /**
@@ -436,22 +352,12 @@ public final class Experiment {
      */
     public int importData(String json) {
         requireWritable("import data");
-        List<ImportedResults.Result> results = ImportedResults.parse(json);
-        return thread.call(() -> {
-            if (algorithm == null || !algorithm.importData(results, json)) {
-                throw new IllegalArgumentException("the tuner " + (config.tuner() == null ? "" : config.tuner().name() + " ")
-                        + "does not learn from imported results; nothing was imported");
-            }
-            store.addEvent(new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
-            LOG.info("experiment {}: {} imported results given to the tuner", id, results.size());
-            drawing.fill();
-            return results.size();
-        });
+        return actions.importData(json);
     }
 
     /** @return the imported data, each as it was sent (NNI's {@code GET /experiment/imported-data}) */
     public List<String> importedData() {
-        return store.events().stream().filter(event -> "IMPORT_DATA".equals(event.event())).map(TrialEvent::data).toList();
+        return actions.importedData();
     }
 
     /**
@@ -464,78 +370,35 @@ public final class Experiment {
      */
     public void update(ExperimentUpdate update) {
         requireWritable("update the experiment");
-        thread.call(() -> {
-            config = updated(config, update);
-            drawing.askAgain();
-            store.saveDefinition(ConfigCodec.write(config));
-            listener.configChanged(this);
-            LOG.info("experiment {}: {} updated to {}", id, update.field(), update.written());
-            if (update instanceof ExperimentUpdate.MaxTrialNumber) {
-                TrialCounts.of(trials.counts(), config.maxTrialNumber()).belowStarted()
-                        .ifPresent(note -> LOG.warn("experiment {}: {}", id, note));
-            }
-            if (update instanceof ExperimentUpdate.MaxExperimentDuration) {
-                drawing.durationReached(false);
-                armDurationLimit();
-            }
-            if (status == ExperimentStatus.DONE && !drawing.limitsReached() && !drawing.tunerExhausted()) {
-                clock.reopened();
-                becomeCounting(ExperimentStatus.RUNNING);
-            } else if (status == ExperimentStatus.NO_MORE_TRIAL && !drawing.limitsReached()) {
-                becomeCounting(ExperimentStatus.RUNNING);
-            }
-            saveProfile();
-            drawing.fill();
-            return null;
-        });
-    }
-
-    /** @return the config with the update applied; a new search space is given to the tuner first, which may refuse it */
-    private ExperimentConfig updated(ExperimentConfig c, ExperimentUpdate update) {
-        if (update instanceof ExperimentUpdate.TrialConcurrency concurrency) {
-            return c.withTrialConcurrency(concurrency.value());
-        }
-        if (update instanceof ExperimentUpdate.MaxTrialNumber max) {
-            return c.withMaxTrialNumber(max.value());
-        }
-        if (update instanceof ExperimentUpdate.MaxExperimentDuration duration) {
-            // the profile shows the value as it was written ("1h", 3600), as NNI's does
-            return c.withMaxExperimentDuration(duration.value(), duration.written());
-        }
-        Map<String, Object> space = ((ExperimentUpdate.SearchSpace) update).value();
-        algorithm.updateSearchSpace(space);
-        return c.withSearchSpace(space);
+        actions.update(update);
     }
 
     private void requireWritable(String what) {
         if (readOnly) {
             throw new IllegalStateException("cannot " + what + ": experiment " + id + " is open read-only (view)");
         }
+        ExperimentStatus status = run.get();
         if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
             throw new IllegalStateException("cannot " + what + ": experiment " + id + " is " + status);
         }
     }
 
-    // ------------------------------------------------------------------ status and limits
+    // ------------------------------------------------------------------ for the parts: algorithm, definition, limits
 
-    private void becomeCounting(ExperimentStatus next) {
-        if (clock.startCounting()) {
-            armDurationLimit();
-        }
-        setStatus(next);
+    /** @return the tuner and assessor (null before the start and in view mode) */
+    Algorithm algorithm() {
+        return algorithm;
     }
 
-    private void becomeStatic(ExperimentStatus next) {
-        clock.stopCounting();
-        setStatus(next);
+    /** Takes an updated definition (on the experiment's thread); @return it */
+    ExperimentConfig changeConfig(ExperimentConfig updated) {
+        config = updated;
+        return updated;
     }
 
-    private void setStatus(ExperimentStatus next) {
-        ExperimentStatus previous = status;
-        status = next;
-        if (previous != next) {
-            listener.changed(this);
-        }
+    /** Tells the listener that the definition changed. */
+    void configChanged() {
+        listener.configChanged(this);
     }
 
     /** Sets who hears of this experiment's changes; the manager does this before the experiment starts. */
@@ -543,10 +406,10 @@ public final class Experiment {
         listener = newListener;
     }
 
-    private void armDurationLimit() {
+    void armDurationLimit() {
         Duration max = config.maxExperimentDuration();
         clock.armLimit(max, thread.executor(), () -> {
-            if (status.counting()) {
+            if (run.get().counting()) {
                 LOG.info("experiment {}: maxExperimentDuration {} reached", id, max);
                 drawing.durationReached(true);
                 drawing.fill();
@@ -559,21 +422,7 @@ public final class Experiment {
         return clock.execMillis();
     }
 
-    private void fail(String message, Throwable cause) {
-        LOG.error("experiment {}: {}", id, message, cause);
-        errors.add(message);
-        clock.ended();
-        becomeStatic(ExperimentStatus.ERROR);
-        try {
-            saveProfile();
-        } catch (StoreException e) {
-            LOG.warn("experiment {}: its end could not be stored: {}", id, e.getMessage());
-        }
-        closeAlgorithm();
-        settled.complete(ExperimentStatus.ERROR);
-    }
-
-    private void closeAlgorithm() {
+    void closeAlgorithm() {
         Algorithm open = algorithm;
         if (open != null) {
             try {
@@ -605,7 +454,7 @@ public final class Experiment {
             return;
         }
         thread.execute(() -> {
-            if (status != ExperimentStatus.STOPPED) {
+            if (run.get() != ExperimentStatus.STOPPED) {
                 scheduler.arrived(platform);
                 drawing.fill();
             }
@@ -631,7 +480,7 @@ public final class Experiment {
         return scheduler.awayReason();
     }
 
-    private void saveProfile() {
+    void saveProfile() {
         store.saveProfile(new Profile(json(config.masked().canonical()), id, clock.execMillis() / 1000, clock.startTime(),
                 clock.endTime(), directory.toString(), drawing.nextSequenceId(), 0));
     }
@@ -648,11 +497,11 @@ public final class Experiment {
     }
 
     public ExperimentStatus status() {
-        return status;
+        return run.get();
     }
 
     public List<String> errors() {
-        return List.copyOf(errors);
+        return run.errors();
     }
 
     /** @return the definition with its real secrets, for the platforms; show others {@link ExperimentConfig#masked()} */
@@ -682,7 +531,7 @@ public final class Experiment {
 
     /** @return completes with DONE, ERROR, STOPPED or VIEWED once the experiment settles */
     public CompletableFuture<ExperimentStatus> settled() {
-        return settled;
+        return run.settled();
     }
 
     /** @return the trials in sequence order, as this experiment sees them now */

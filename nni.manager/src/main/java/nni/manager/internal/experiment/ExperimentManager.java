@@ -415,7 +415,7 @@ public class ExperimentManager {
     }
 
     private TrainingSession open(MemberContext member) throws PlatformException {
-        return platforms.open(member.platform(), member, reason -> member.experiment().platformLost(member.index(), reason));
+        return platforms.open(member.platform(), member.forNextSession());
     }
 
     /** @return what runs the experiment's tuner and assessor, found through the service registry */

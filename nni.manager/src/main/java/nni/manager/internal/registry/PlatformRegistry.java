@@ -2,10 +2,8 @@ package nni.manager.internal.registry;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -30,7 +28,6 @@ import nni.api.model.TrialJob;
 import nni.api.platform.Capacity;
 import nni.api.platform.PlatformException;
 import nni.api.platform.ReportChannel;
-import nni.api.platform.SessionContext;
 import nni.api.platform.SessionView;
 import nni.api.platform.TrainingPlatform;
 import nni.api.platform.TrainingSession;
@@ -40,7 +37,7 @@ import nni.api.platform.TransientPlatformException;
  * Every {@link TrainingPlatform} in the service registry, by name, and the sessions opened on them.
  *
  * <p>When a platform service goes away while it serves sessions (its bundle is stopped, updated or
- * uninstalled, or its component re-created), each session's loss listener is told first (so the
+ * uninstalled, or its component re-created), each session's context is told first (so the
  * experiment submits nothing more and keeps its live trials as they are), then the session is
  * {@linkplain TrainingSession#detach() detached} before the unbind returns, while the service
  * object is still usable: its trials keep running. A platform that comes back is usable by the next
@@ -190,16 +187,16 @@ public class PlatformRegistry {
     }
 
     /**
-     * Opens a session on the named platform and tracks it until it is closed or the platform leaves.
+     * Opens a session on the named platform and tracks it until it is closed or the platform leaves;
+     * the platform reports to {@code context} itself, which hears of the loss and of the detach.
      *
-     * @param onLost told (once, with the reason) when the platform goes away under the session
      * @return the session; closing it closes the platform's session
      */
-    public TrainingSession open(String name, SessionContext context, Consumer<String> onLost) throws PlatformException {
+    public TrainingSession open(String name, TrackedContext context) throws PlatformException {
         NamedServices.Entry<OnFirstUse> entry = platforms.get(name).orElseThrow(() -> notInstalled(name));
         TrainingPlatform platform = active(entry);
-        TrackedSession tracked = new TrackedSession(entry.reference(), context, onLost);
-        tracked.session = platform.open(tracked);
+        TrackedSession tracked = new TrackedSession(entry.reference(), context);
+        tracked.session = platform.open(context);
         sessions.add(tracked);
         return tracked;
     }
@@ -225,90 +222,30 @@ public class PlatformRegistry {
     }
 
     /**
-     * A platform session as the experiment sees it, and the context as the platform sees it: the
-     * one place that knows whether the session is still live. Once detached (or lost) it forwards
-     * nothing either way: a status the platform reports anyway is dropped (the trial is re-checked
-     * by reattach), a metric is refused so that its sender keeps it.
+     * A platform session as the experiment sees it: the one place that knows whether the session is
+     * still live. Once detached (or lost) it hands the platform no more work, and its context, told
+     * first, forwards none of the platform's reports.
      */
-    private final class TrackedSession implements TrainingSession, SessionContext {
+    private final class TrackedSession implements TrainingSession {
         final ServiceReference<?> reference;
-        final SessionContext context;
-        private final Consumer<String> onLost;
+        final TrackedContext context;
         volatile TrainingSession session;
         private volatile String lostReason;
         private volatile boolean detached;
 
-        TrackedSession(ServiceReference<?> reference, SessionContext context, Consumer<String> onLost) {
+        TrackedSession(ServiceReference<?> reference, TrackedContext context) {
             this.reference = reference;
             this.context = context;
-            this.onLost = onLost;
         }
 
         void lose(String reason) {
             lostReason = reason;
             LOG.warn("{}: detaching the session of experiment {}; its trials keep running", reason, context.experimentId());
             // first, so that the experiment stops submitting before the session lets go
-            onLost.accept(reason);
+            context.platformLost(reason);
             detach();
         }
 
-        // --- SessionContext, as the platform sees it
-        @Override
-        public String experimentId() {
-            return context.experimentId();
-        }
-
-        @Override
-        public Path experimentDirectory() {
-            return context.experimentDirectory();
-        }
-
-        @Override
-        public String platform() {
-            return context.platform();
-        }
-
-        @Override
-        public Map<String, Object> section() {
-            return context.section();
-        }
-
-        @Override
-        public void trialChanged(TrialJob trial) {
-            if (detached) {
-                LOG.debug("experiment {}: {} reported by a detached session, dropped", context.experimentId(), trial);
-                return;
-            }
-            context.trialChanged(trial);
-        }
-
-        @Override
-        public void metricReported(String trialId, String line) {
-            requireAttached();
-            context.metricReported(trialId, line);
-        }
-
-        @Override
-        public void metricsReported(String trialId, List<String> lines) {
-            requireAttached();
-            context.metricsReported(trialId, lines);
-        }
-
-        @Override
-        public void capacityChanged() {
-            if (!detached) {
-                context.capacityChanged();
-            }
-        }
-
-        private void requireAttached() {
-            if (detached) {
-                throw new IllegalStateException("the " + context.platform() + " session of experiment " + context.experimentId()
-                        + " is detached" + (lostReason == null ? "" : " (" + lostReason + ")"));
-            }
-        }
-
-        // --- TrainingSession, as the experiment sees it
         @Override
         public TrialJob submit(TrialApplication application) throws PlatformException {
             return live().submit(application);
@@ -389,6 +326,7 @@ public class PlatformRegistry {
                 return;
             }
             detached = true;
+            context.detached();
             sessions.remove(this);
             try {
                 session.detach();

@@ -1,0 +1,151 @@
+package nni.manager.internal.experiment;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import nni.api.platform.TrainingSession;
+import nni.manager.internal.store.ExperimentStore;
+
+/**
+ * How an experiment lets go of its trials: the user's stop ({@link #stop}: every live trial
+ * cancelled, then the sessions {@linkplain TrainingSession#close() closed}) and the runtime's
+ * ({@link #detach}: the sessions {@linkplain TrainingSession#detach() detached}, the trials left
+ * running for a resume). The experiment keeps its status; this keeps the order of the steps and
+ * what a stop waits for.
+ */
+final class ExperimentStop {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExperimentStop.class);
+    /**
+     * How long a stop waits for the experiment's thread before it stops without it (a platform call
+     * holds it). Generous: a thread merely busy with a queue of events (150 trials' starts at load 6
+     * took more than 10 s) must take the stop, or the ends the close then reports arrive too late
+     * to be stored and the trials stay RUNNING until a resume.
+     */
+    private static final Duration STOP_TURN_WAIT = Duration.ofSeconds(60);
+    private static final long DETACH_DRAIN_SECONDS = 10;
+
+    private final Experiment experiment;
+    private final RunStatus run;
+    private final ExperimentStore store;
+    /** The experiment's thread; null in view mode. */
+    private final ExperimentThread thread;
+    private final Trials trials;
+    private final TrialScheduler scheduler;
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    /** Completes once no trial is live after a stop; on the experiment's thread. */
+    private CompletableFuture<Void> allEnded;
+
+    ExperimentStop(Experiment experiment, RunStatus run, ExperimentStore store, ExperimentThread thread, Trials trials,
+                   TrialScheduler scheduler) {
+        this.experiment = experiment;
+        this.run = run;
+        this.store = store;
+        this.thread = thread;
+        this.trials = trials;
+        this.scheduler = scheduler;
+    }
+
+    /** @return whether a stop was asked (the experiment submits nothing more) */
+    boolean stopping() {
+        return stopping.get();
+    }
+
+    /** See {@link Experiment#stop}. */
+    void stop(Duration patience) {
+        if (!stopping.compareAndSet(false, true)) {
+            return;
+        }
+        String id = experiment.id();
+        if (experiment.readOnly()) {
+            closeStore();
+            return;
+        }
+        CompletableFuture<Void> ended;
+        boolean threadAnswered = true;
+        try {
+            ended = thread.call(STOP_TURN_WAIT, () -> {
+                ExperimentStatus status = run.get();
+                if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
+                    return allEnded == null ? CompletableFuture.<Void>completedFuture(null) : allEnded;
+                }
+                run.becomeStatic(ExperimentStatus.STOPPING);
+                allEnded = new CompletableFuture<>();
+                trials.live().forEach(scheduler::cancelForStop);
+                trialEnded();
+                return allEnded;
+            });
+        } catch (RuntimeException e) {
+            // the thread is held by a platform call: the sessions' close below cancels the trials without it
+            LOG.warn("experiment {}: its thread did not take the stop within {} s ({}); stopping without it", id,
+                    STOP_TURN_WAIT.toSeconds(), e.getMessage());
+            threadAnswered = false;
+            ended = CompletableFuture.completedFuture(null);
+        }
+        try {
+            ended.get(patience.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.warn("experiment {}: trials still running {} after the stop; closing the sessions anyway", id, patience);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            LOG.warn("experiment {}: stopping failed", id, e.getCause());
+        }
+        scheduler.closeAll();
+        experiment.closeAlgorithm();
+        Supplier<Void> stopped = () -> {
+            run.ended(ExperimentStatus.STOPPED);
+            return null;
+        };
+        try {
+            if (threadAnswered) {
+                thread.call(stopped);
+            } else {
+                thread.shutdownNow();
+                stopped.get();
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: storing the stop failed", id, e);
+        }
+        thread.shutdown();
+        closeStore();
+        run.settled().complete(ExperimentStatus.STOPPED);
+    }
+
+    /** A trial of a stopping experiment ended (or the stop began): the stop stops waiting once none is live. */
+    void trialEnded() {
+        if (allEnded != null && trials.live().isEmpty()) {
+            allEnded.complete(null);
+        }
+    }
+
+    /** See {@link Experiment#detach}. */
+    void detach() {
+        if (!experiment.readOnly()) {
+            scheduler.detachAll();
+            experiment.closeAlgorithm();
+            if (!thread.drain(DETACH_DRAIN_SECONDS)) {
+                LOG.warn("experiment {}: events still queued {} s after detaching; resume re-checks those trials",
+                        experiment.id(), DETACH_DRAIN_SECONDS);
+            }
+            run.settled().complete(run.get());
+        }
+        closeStore();
+    }
+
+    private void closeStore() {
+        try {
+            store.close();
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: closing the store failed", experiment.id(), e);
+        }
+    }
+}
