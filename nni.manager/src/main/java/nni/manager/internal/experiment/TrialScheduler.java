@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -80,9 +81,20 @@ final class TrialScheduler {
         final MemberContext context;
         volatile TrainingSession session;
         volatile String away;
+        /** Refused opens in a row since the platform came back (experiment thread only). */
+        int refusedOpens;
+        /** The next try to open a session the returned platform refused, or null (experiment thread only). */
+        ScheduledFuture<?> reopen;
 
         Member(MemberContext context) {
             this.context = context;
+        }
+
+        void cancelReopen() {
+            if (reopen != null) {
+                reopen.cancel(false);
+                reopen = null;
+            }
         }
 
         int index() {
@@ -155,6 +167,7 @@ final class TrialScheduler {
     /** Closes every member's session: the user stops the experiment (their live trials are cancelled by it). */
     void closeAll() {
         for (Member member : members) {
+            member.cancelReopen();
             TrainingSession session = member.session;
             if (session != null) {
                 session.close();
@@ -166,6 +179,7 @@ final class TrialScheduler {
     void detachAll() {
         detaching = true;
         for (Member member : members) {
+            member.cancelReopen();
             TrainingSession session = member.session;
             member.session = null;
             if (session != null) {
@@ -184,6 +198,7 @@ final class TrialScheduler {
      */
     void lost(int member, String reason) {
         Member lost = members.get(member);
+        lost.cancelReopen(); // its platform's next arrival opens it
         lost.session = null;
         lost.away = reason;
         LOG.warn("experiment {}: {}; its trials are left as they are until it is back", experimentId, reason);
@@ -198,32 +213,58 @@ final class TrialScheduler {
     /**
      * A platform was registered: every member of that name whose platform was away gets a new
      * session and takes its live trials back into it ({@link TrainingSession#reattach}); a trial
-     * the platform no longer has is submitted again or failed, as after a restart.
+     * the platform no longer has is submitted again or failed, as after a restart. A platform that
+     * refuses the session now is asked again with {@link Backoff} until it opens one, the member's
+     * platform leaves again or the experiment stops: a platform may come back before what it needs
+     * (the local platform without the keeper sessions of a bundle being updated), or be registered
+     * while its component is still being activated, and the next arrival may never come.
      */
     void arrived(String platform) {
         for (Member member : members) {
-            if (member.away == null || member.session != null || detaching || !platform.equals(member.context.platform())) {
-                continue;
-            }
-            try {
-                member.session = opener.open(member.context);
-            } catch (PlatformException | RuntimeException e) {
-                LOG.warn("experiment {}: platform '{}' is back but refused a session: {}", experimentId, platform, e.getMessage());
-                continue;
-            }
-            String away = member.away;
-            member.away = null;
-            LOG.info("experiment {}: platform '{}' is back; taking its trials back", experimentId, platform);
-            for (Trial trial : trials.ordered()) {
-                if (trial.member == member.index() && trial.live()) {
-                    if (trial.job.message().equals(away)) {
-                        trial.job = trial.job.withMessage("");
-                        outcomes.messageChanged(trial);
-                    }
-                    takeBack(trial, "platform '" + platform + "' came back without this trial (" + away + ")");
-                }
+            if (platform.equals(member.context.platform()) && waitsForSession(member)) {
+                member.cancelReopen();
+                member.refusedOpens = 0;
+                reopen(member);
             }
         }
+    }
+
+    private boolean waitsForSession(Member member) {
+        return member.away != null && member.session == null && !detaching;
+    }
+
+    /** @return whether the member has a session again; if not, another try is scheduled */
+    private boolean reopen(Member member) {
+        String platform = member.context.platform();
+        try {
+            member.session = opener.open(member.context);
+        } catch (PlatformException | RuntimeException e) {
+            member.refusedOpens++;
+            Duration wait = Backoff.delay(member.refusedOpens);
+            LOG.warn("experiment {}: platform '{}' is back but refused a session; {}", experimentId, platform,
+                    Backoff.message(wait, e.getMessage() == null ? e.toString() : e.getMessage()));
+            member.reopen = thread.schedule(() -> {
+                member.reopen = null;
+                if (waitsForSession(member) && submitting.getAsBoolean() && reopen(member)) {
+                    member.context.capacityChanged(); // the experiment fills the member's room
+                }
+            }, wait.toMillis(), TimeUnit.MILLISECONDS);
+            return false;
+        }
+        member.refusedOpens = 0;
+        String away = member.away;
+        member.away = null;
+        LOG.info("experiment {}: platform '{}' is back; taking its trials back", experimentId, platform);
+        for (Trial trial : trials.ordered()) {
+            if (trial.member == member.index() && trial.live()) {
+                if (trial.job.message().equals(away)) {
+                    trial.job = trial.job.withMessage("");
+                    outcomes.messageChanged(trial);
+                }
+                takeBack(trial, "platform '" + platform + "' came back without this trial (" + away + ")");
+            }
+        }
+        return true;
     }
 
     /** @return why the trial's member has no session now (its platform is away), or empty */

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.After;
 import org.junit.Before;
@@ -149,6 +150,45 @@ public class MemberPlacementTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> machines.containsKey("broken") && machines.get("broken").submitted.size() == 1);
         await().atMost(Duration.ofSeconds(10)).until(() -> experiment.waitingForPlatform().isEmpty());
         assertEquals("broken", experiment.trial(machines.get("broken").submitted.get(0)).orElseThrow().platform());
+    }
+
+    /**
+     * A platform may be registered before it can open a session (the local platform back before the
+     * keeper bundle being updated, a component still activating), and no further arrival may come:
+     * the member is asked again (Backoff) until it opens, then takes trials.
+     */
+    @Test
+    public void aPlatformThatIsBackButRefusesTheSessionIsAskedAgainUntilItOpens() throws Exception {
+        setup.concurrency = 2;
+        setup.maxTrials = 4;
+        AtomicBoolean opens = new AtomicBoolean(true);
+        AtomicInteger refusals = new AtomicInteger();
+        experiment = Experiment.create("hybrid07", setup.hybridConfig("good", "returning"));
+        experiment.start(new ListTuner(4), null, member -> {
+            if (member.platform().equals("returning") && !opens.get()) {
+                refusals.incrementAndGet();
+                throw new PlatformException("reuseMode needs the keeper sessions of bundle nni.keeper, which is not active");
+            }
+            return machine(member, 1);
+        });
+        HeldSession returning = machines.get("returning");
+        await().atMost(Duration.ofSeconds(10)).until(() -> returning.submitted.size() == 1);
+        String onReturning = returning.submitted.get(0);
+
+        opens.set(false);
+        machines.remove("returning");
+        experiment.platformLost(1, "platform 'returning' is away: bundle updated");
+        await().atMost(Duration.ofSeconds(10)).until(() -> experiment.waitingForPlatform().isPresent());
+        experiment.platformArrived("returning");
+        await().atMost(Duration.ofSeconds(30)).until(() -> refusals.get() >= 1);
+        opens.set(true); // no arrival tells of this
+        await().atMost(Duration.ofSeconds(60)).until(() -> machines.containsKey("returning"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> experiment.waitingForPlatform().isEmpty());
+        // HeldSession cannot re-attach: the new session was asked for the trial and did not have it
+        await().atMost(Duration.ofSeconds(10)).until(() -> experiment.trial(onReturning).orElseThrow().job().status().isTerminal());
+        assertTrue(experiment.trial(onReturning).orElseThrow().job().message(), experiment.trial(onReturning).orElseThrow().job()
+                .message().startsWith("platform 'returning' came back without this trial"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> machines.get("returning").submitted.size() == 1);
     }
 
     @Test

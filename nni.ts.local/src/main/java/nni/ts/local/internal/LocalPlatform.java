@@ -18,7 +18,6 @@ import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
-import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Option;
@@ -74,15 +73,29 @@ public class LocalPlatform implements TrainingPlatform {
 
     private final Config config;
 
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
-    private volatile KeeperSessions keeperSessions;
+    /**
+     * The keeper sessions of reuseMode, bound statically: when bundle nni.keeper goes (updated,
+     * refreshed, stopped) this platform goes with it, so that the platform registry detaches the
+     * reuse sessions it opened and the experiments re-attach their keepers through the new
+     * nni.keeper once this platform is back with it (greedy: a platform activated without keeper
+     * sessions is activated again when they arrive). A dynamic reference left experiments holding
+     * sessions the old bundle had detached: their trials never ended.
+     */
+    private final KeeperSessions keeperSessions;
 
     /** Reads nvidia-smi for the machines view of reuse sessions; its one thread exists only while a reading runs. */
     private final ThreadPoolExecutor gpuViewReader;
 
-    @Activate
+    /** A platform without reuseMode (tests, benchmarks: no OSGi framework). */
     public LocalPlatform(Config config) {
+        this(config, null);
+    }
+
+    @Activate
+    public LocalPlatform(Config config, @Reference(cardinality = ReferenceCardinality.OPTIONAL,
+            policyOption = ReferencePolicyOption.GREEDY) KeeperSessions keeperSessions) {
         this.config = config;
+        this.keeperSessions = keeperSessions;
         this.gpuViewReader = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
             Thread thread = new Thread(runnable, "nni-local-gpu-view");
             thread.setDaemon(true);
@@ -106,7 +119,7 @@ public class LocalPlatform implements TrainingPlatform {
         if (Boolean.TRUE.equals(context.section().get("reuseMode"))) {
             KeeperSessions keepers = keeperSessions;
             if (keepers == null) {
-                throw new PlatformException("reuseMode needs the manager's keeper sessions, which are not available");
+                throw new PlatformException("reuseMode needs the keeper sessions of bundle nni.keeper, which is not active");
             }
             return keepers.open(context, new LocalEnvironmentLauncher(context.experimentDirectory().resolve("environments"),
                     config.kill_grace_seconds(), shippedSdk(context), HOST, new GpuReadings(config.nvidia_smi(), gpuViewReader)),
