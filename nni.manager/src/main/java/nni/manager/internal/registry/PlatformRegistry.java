@@ -11,6 +11,9 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.ComponentServiceObjects;
 import org.osgi.service.component.annotations.Component;
@@ -79,9 +82,24 @@ public class PlatformRegistry {
     private void add(ServiceReference<TrainingPlatform> reference, OnFirstUse platform) {
         platforms.add(reference, platform).ifPresentOrElse(entry -> {
             LOG.info("platform '{}' bound from {} {}", entry.name(), entry.bundleName(), entry.bundleVersion());
+            if (runtimeStopping()) {
+                // re-registered while the framework stops (a service its component needs left first, as
+                // nni.keeper's does for the local platform): experiments are being detached, and taking
+                // their trials back now would be undone a moment later
+                LOG.debug("platform '{}' not offered to experiments: the runtime is stopping", entry.name());
+                return;
+            }
             arrivalListeners.forEach(listener -> listener.accept(entry.name()));
         }, () -> LOG.warn("ignoring a TrainingPlatform service without the '{}' property (service {})",
                 TrainingPlatform.PLATFORM, reference.getProperty("service.id")));
+    }
+
+    /** @return whether the OSGi framework is stopping (false without a framework: unit tests) */
+    private static boolean runtimeStopping() {
+        Bundle own = FrameworkUtil.getBundle(PlatformRegistry.class);
+        BundleContext context = own == null ? null : own.getBundleContext();
+        Bundle framework = context == null ? null : context.getBundle(0);
+        return framework != null && framework.getState() == Bundle.STOPPING;
     }
 
     /** A bound platform's service object, got from the framework once, when first needed. */
@@ -121,8 +139,8 @@ public class PlatformRegistry {
 
     /** @return why a platform service left: its bundle stopped, or (bundle still active) its component is reconfigured */
     private static String why(NamedServices.Entry<OnFirstUse> entry) {
-        org.osgi.framework.Bundle bundle = entry.reference().getBundle();
-        boolean active = bundle != null && bundle.getState() == org.osgi.framework.Bundle.ACTIVE;
+        Bundle bundle = entry.reference().getBundle();
+        boolean active = bundle != null && bundle.getState() == Bundle.ACTIVE;
         return active ? "its component (bundle " + entry.bundleName() + ") is restarting with a new configuration"
                 : "bundle " + entry.bundleName() + " " + entry.bundleVersion() + " stopped";
     }
