@@ -74,21 +74,7 @@ public class HostileClientsIT extends RuntimeTestSupport {
         Hashtable<String, Object> connections = new Hashtable<>();
         connections.put("max.connections.per.address", CONNECTIONS_PER_ADDRESS);
         admin.getConfiguration("nni.manager.jetty", "?").update(connections);
-        Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code"));
-        Files.writeString(code.resolve("trial.sh"), "true\n");
-        Path config = code.resolve("config.yml");
-        Files.writeString(config, """
-                searchSpace:
-                  x: {_type: choice, _value: [1, 2]}
-                trialCommand: bash trial.sh
-                trialCodeDirectory: .
-                trialConcurrency: 1
-                maxTrialNumber: 1
-                tuner:
-                  name: GridSearch
-                trainingService:
-                  platform: local
-                """);
+        Path config = localExperiment(codeFolder(), "true\n", "x: {_type: choice, _value: [1, 2]}", 1, "GridSearch");
         await().atMost(WAIT).until(() -> service(org.apache.felix.service.command.CommandProcessor.class, null) != null);
         String created = (String) command("nni:create " + config);
         experimentId = created.split(" ")[1];

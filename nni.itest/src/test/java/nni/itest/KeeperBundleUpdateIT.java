@@ -72,11 +72,11 @@ public class KeeperBundleUpdateIT extends RuntimeTestSupport {
 
     @Test(timeout = 420_000)
     public void updatingTheKeeperBundleLeavesAReuseExperimentRunning() throws Exception {
-        Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code"));
+        Path code = codeFolder();
         Path marks = Files.createDirectories(code.getParent().resolve("marks"));
         // each start of a trial adds a line to started-<id>; the trial reports a metric, waits
         // (bounded) for release-<id>, then reports its final result
-        Files.writeString(code.resolve("trial.sh"), """
+        Path config = localExperiment(code, """
                 marks='%s'
                 echo started >> "$marks/started-$NNI_TRIAL_JOB_ID"
                 m='{"parameter_id": 0, "trial_job_id": "'$NNI_TRIAL_JOB_ID'", "type": "PERIODICAL", "sequence": 0, "value": "1"}'
@@ -85,21 +85,7 @@ public class KeeperBundleUpdateIT extends RuntimeTestSupport {
                 [ -e "$marks/release-$NNI_TRIAL_JOB_ID" ] || exit 3
                 m='{"parameter_id": 0, "trial_job_id": "'$NNI_TRIAL_JOB_ID'", "type": "FINAL", "sequence": 0, "value": "2"}'
                 echo "NNISDK_MEb'$m'"
-                """.formatted(marks));
-        Path config = code.resolve("config.yml");
-        Files.writeString(config, """
-                searchSpace:
-                  x: {_type: choice, _value: [1, 2]}
-                trialCommand: bash trial.sh
-                trialCodeDirectory: .
-                trialConcurrency: 2
-                maxTrialNumber: 2
-                tuner:
-                  name: GridSearch
-                trainingService:
-                  platform: local
-                  reuseMode: true
-                """);
+                """.formatted(marks), "x: {_type: choice, _value: [1, 2]}", 2, "GridSearch", "reuseMode: true");
         String created = (String) command("nni:create " + config);
         assertTrue(created, created.matches("experiment \\w{8} \\w+ in .*"));
         String id = created.split(" ")[1];

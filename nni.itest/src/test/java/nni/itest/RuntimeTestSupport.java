@@ -111,6 +111,44 @@ public abstract class RuntimeTestSupport {
         return Files.createTempDirectory(root, prefix);
     }
 
+    /**
+     * @return the folder {@code code} below the test class's {@code nni.it.root} (a framework
+     *         property the class sets), made if it is missing: where a test writes its trial code
+     */
+    protected Path codeFolder() throws IOException {
+        return Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code"));
+    }
+
+    /**
+     * Writes a local experiment into a code folder: its trial script {@code trial.sh}, which each
+     * trial runs with bash, and its config file, with every trial running at once
+     * ({@code trialConcurrency} as {@code maxTrialNumber}).
+     *
+     * @param searchSpace          the search space's one line, e.g. {@code x: {_type: choice, _value: [1, 2]}}
+     * @param trainingServiceLines settings of the local platform beside {@code platform: local}
+     * @return the config file, for {@code nni:create}
+     */
+    protected static Path localExperiment(Path code, String trialScript, String searchSpace, int trials, String tuner,
+                                          String... trainingServiceLines) throws IOException {
+        Files.writeString(code.resolve("trial.sh"), trialScript);
+        StringBuilder config = new StringBuilder("""
+                searchSpace:
+                  %s
+                trialCommand: bash trial.sh
+                trialCodeDirectory: .
+                trialConcurrency: %d
+                maxTrialNumber: %d
+                tuner:
+                  name: %s
+                trainingService:
+                  platform: local
+                """.formatted(searchSpace, trials, trials, tuner));
+        for (String line : trainingServiceLines) {
+            config.append("  ").append(line).append('\n');
+        }
+        return Files.writeString(code.resolve("config.yml"), config);
+    }
+
     /** @return the HTTP port the runtime listens on; "0" picks a free one */
     protected String httpPort() {
         return "0";

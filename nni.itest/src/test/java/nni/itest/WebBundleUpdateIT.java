@@ -62,25 +62,13 @@ public class WebBundleUpdateIT extends RuntimeTestSupport {
 
     @Test(timeout = 300_000)
     public void updatingTheWebBundleWhileAnExperimentRunsLeavesItsTrialsRunningAndServesAgain() throws Exception {
-        Path code = Files.createDirectories(Path.of(context.getProperty("nni.it.root")).resolve("code"));
+        Path code = codeFolder();
         Path release = code.resolve("release");
         Path runs = code.resolve("runs");
         // each run is recorded; the trial then waits (bounded) for the release file
-        Files.writeString(code.resolve("trial.sh"), "echo \"$NNI_TRIAL_JOB_ID\" >> '" + runs + "'\n"
-                + "for i in $(seq 1500); do [ -e '" + release + "' ] && exit 0; sleep 0.1; done; exit 1\n");
-        Path config = code.resolve("config.yml");
-        Files.writeString(config, """
-                searchSpace:
-                  x: {_type: uniform, _value: [0, 1]}
-                trialCommand: bash trial.sh
-                trialCodeDirectory: .
-                trialConcurrency: 2
-                maxTrialNumber: 2
-                tuner:
-                  name: Random
-                trainingService:
-                  platform: local
-                """);
+        Path config = localExperiment(code, "echo \"$NNI_TRIAL_JOB_ID\" >> '" + runs + "'\n"
+                + "for i in $(seq 1500); do [ -e '" + release + "' ] && exit 0; sleep 0.1; done; exit 1\n",
+                "x: {_type: uniform, _value: [0, 1]}", 2, "Random");
         String created = (String) command("nni:create " + config);
         assertTrue(created, created.matches("experiment \\w{8} (RUNNING|NO_MORE_TRIAL) in .*"));
         String id = created.split(" ")[1];

@@ -191,8 +191,9 @@ public final class Experiment {
                         return config;
                     }
                 });
-        this.stop = new ExperimentStop(this, run, store, thread, trials, scheduler);
-        this.actions = new UserActions(this, run, store, thread, trials, scheduler, drawing, clock);
+        RunningParts parts = new RunningParts(this, run, store, thread, trials, scheduler);
+        this.stop = new ExperimentStop(parts);
+        this.actions = new UserActions(parts, drawing, clock);
     }
 
     /** Creates a new experiment's directory and store; {@link #start} runs it. */

@@ -12,7 +12,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.platform.TrainingSession;
-import nni.manager.internal.store.ExperimentStore;
 
 /**
  * How an experiment lets go of its trials: the user's stop ({@link #stop}: every live trial
@@ -33,25 +32,13 @@ final class ExperimentStop {
     private static final Duration STOP_TURN_WAIT = Duration.ofSeconds(60);
     private static final long DETACH_DRAIN_SECONDS = 10;
 
-    private final Experiment experiment;
-    private final RunStatus run;
-    private final ExperimentStore store;
-    /** The experiment's thread; null in view mode. */
-    private final ExperimentThread thread;
-    private final Trials trials;
-    private final TrialScheduler scheduler;
+    private final RunningParts parts;
     private final AtomicBoolean stopping = new AtomicBoolean();
     /** Completes once no trial is live after a stop; on the experiment's thread. */
     private CompletableFuture<Void> allEnded;
 
-    ExperimentStop(Experiment experiment, RunStatus run, ExperimentStore store, ExperimentThread thread, Trials trials,
-                   TrialScheduler scheduler) {
-        this.experiment = experiment;
-        this.run = run;
-        this.store = store;
-        this.thread = thread;
-        this.trials = trials;
-        this.scheduler = scheduler;
+    ExperimentStop(RunningParts parts) {
+        this.parts = parts;
     }
 
     /** @return whether a stop was asked (the experiment submits nothing more) */
@@ -64,22 +51,22 @@ final class ExperimentStop {
         if (!stopping.compareAndSet(false, true)) {
             return;
         }
-        String id = experiment.id();
-        if (experiment.readOnly()) {
+        String id = parts.experiment().id();
+        if (parts.experiment().readOnly()) {
             closeStore();
             return;
         }
         CompletableFuture<Void> ended;
         boolean threadAnswered = true;
         try {
-            ended = thread.call(STOP_TURN_WAIT, () -> {
-                ExperimentStatus status = run.get();
+            ended = parts.thread().call(STOP_TURN_WAIT, () -> {
+                ExperimentStatus status = parts.run().get();
                 if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
                     return allEnded == null ? CompletableFuture.<Void>completedFuture(null) : allEnded;
                 }
-                run.becomeStatic(ExperimentStatus.STOPPING);
+                parts.run().becomeStatic(ExperimentStatus.STOPPING);
                 allEnded = new CompletableFuture<>();
-                trials.live().forEach(scheduler::cancelForStop);
+                parts.trials().live().forEach(parts.scheduler()::cancelForStop);
                 trialEnded();
                 return allEnded;
             });
@@ -99,53 +86,53 @@ final class ExperimentStop {
         } catch (ExecutionException e) {
             LOG.warn("experiment {}: stopping failed", id, e.getCause());
         }
-        scheduler.closeAll();
-        experiment.closeAlgorithm();
+        parts.scheduler().closeAll();
+        parts.experiment().closeAlgorithm();
         Supplier<Void> stopped = () -> {
-            run.ended(ExperimentStatus.STOPPED);
+            parts.run().ended(ExperimentStatus.STOPPED);
             return null;
         };
         try {
             if (threadAnswered) {
-                thread.call(stopped);
+                parts.thread().call(stopped);
             } else {
-                thread.shutdownNow();
+                parts.thread().shutdownNow();
                 stopped.get();
             }
         } catch (RuntimeException e) {
             LOG.warn("experiment {}: storing the stop failed", id, e);
         }
-        thread.shutdown();
+        parts.thread().shutdown();
         closeStore();
-        run.settled().complete(ExperimentStatus.STOPPED);
+        parts.run().settled().complete(ExperimentStatus.STOPPED);
     }
 
     /** A trial of a stopping experiment ended (or the stop began): the stop stops waiting once none is live. */
     void trialEnded() {
-        if (allEnded != null && trials.live().isEmpty()) {
+        if (allEnded != null && parts.trials().live().isEmpty()) {
             allEnded.complete(null);
         }
     }
 
     /** See {@link Experiment#detach}. */
     void detach() {
-        if (!experiment.readOnly()) {
-            scheduler.detachAll();
-            experiment.closeAlgorithm();
-            if (!thread.drain(DETACH_DRAIN_SECONDS)) {
+        if (!parts.experiment().readOnly()) {
+            parts.scheduler().detachAll();
+            parts.experiment().closeAlgorithm();
+            if (!parts.thread().drain(DETACH_DRAIN_SECONDS)) {
                 LOG.warn("experiment {}: events still queued {} s after detaching; resume re-checks those trials",
-                        experiment.id(), DETACH_DRAIN_SECONDS);
+                        parts.experiment().id(), DETACH_DRAIN_SECONDS);
             }
-            run.settled().complete(run.get());
+            parts.run().settled().complete(parts.run().get());
         }
         closeStore();
     }
 
     private void closeStore() {
         try {
-            store.close();
+            parts.store().close();
         } catch (RuntimeException e) {
-            LOG.warn("experiment {}: closing the store failed", experiment.id(), e);
+            LOG.warn("experiment {}: closing the store failed", parts.experiment().id(), e);
         }
     }
 }

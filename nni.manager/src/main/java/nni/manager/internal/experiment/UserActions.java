@@ -8,7 +8,6 @@ import org.slf4j.LoggerFactory;
 
 import nni.api.experiment.ExperimentUpdate;
 import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.TrialEvent;
 
 /**
@@ -20,36 +19,26 @@ final class UserActions {
 
     private static final Logger LOG = LoggerFactory.getLogger(UserActions.class);
 
-    private final Experiment experiment;
-    private final RunStatus run;
-    private final ExperimentStore store;
-    private final ExperimentThread thread;
-    private final Trials trials;
-    private final TrialScheduler scheduler;
+    private final RunningParts parts;
     private final TrialDrawing drawing;
     private final ExperimentClock clock;
 
-    UserActions(Experiment experiment, RunStatus run, ExperimentStore store, ExperimentThread thread, Trials trials,
-                TrialScheduler scheduler, TrialDrawing drawing, ExperimentClock clock) {
-        this.experiment = experiment;
-        this.run = run;
-        this.store = store;
-        this.thread = thread;
-        this.trials = trials;
-        this.scheduler = scheduler;
+    UserActions(RunningParts parts, TrialDrawing drawing, ExperimentClock clock) {
+        this.parts = parts;
         this.drawing = drawing;
         this.clock = clock;
     }
 
     /** See {@link Experiment#cancelTrial}. */
     void cancelTrial(String trialId) {
-        thread.call(() -> {
-            Trial trial = trials.get(trialId);
+        parts.thread().call(() -> {
+            Trial trial = parts.trials().get(trialId);
             if (trial == null) {
-                throw new IllegalArgumentException("experiment " + experiment.id() + " has no trial " + trialId);
+                throw new IllegalArgumentException("experiment " + parts.experiment().id() + " has no trial "
+                        + trialId);
             }
             if (trial.live()) {
-                scheduler.cancelForUser(trial);
+                parts.scheduler().cancelForUser(trial);
             }
             return null;
         });
@@ -58,15 +47,16 @@ final class UserActions {
     /** See {@link Experiment#importData}. */
     int importData(String json) {
         List<ImportedResults.Result> results = ImportedResults.parse(json);
-        return thread.call(() -> {
-            Algorithm algorithm = experiment.algorithm();
+        return parts.thread().call(() -> {
+            Algorithm algorithm = parts.experiment().algorithm();
             if (algorithm == null || !algorithm.importData(results, json)) {
-                ExperimentConfig config = experiment.config();
+                ExperimentConfig config = parts.experiment().config();
                 throw new IllegalArgumentException("the tuner " + (config.tuner() == null ? "" : config.tuner().name() + " ")
                         + "does not learn from imported results; nothing was imported");
             }
-            store.addEvent(new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
-            LOG.info("experiment {}: {} imported results given to the tuner", experiment.id(), results.size());
+            parts.store().addEvent(
+                    new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
+            LOG.info("experiment {}: {} imported results given to the tuner", parts.experiment().id(), results.size());
             drawing.fill();
             return results.size();
         });
@@ -74,34 +64,35 @@ final class UserActions {
 
     /** @return the imported data, each as it was sent */
     List<String> importedData() {
-        return store.events().stream().filter(event -> "IMPORT_DATA".equals(event.event())).map(TrialEvent::data).toList();
+        return parts.store().events().stream().filter(event -> "IMPORT_DATA".equals(event.event()))
+                .map(TrialEvent::data).toList();
     }
 
     /** See {@link Experiment#update}. */
     void update(ExperimentUpdate update) {
-        String id = experiment.id();
-        thread.call(() -> {
-            ExperimentConfig config = experiment.changeConfig(updated(experiment.config(), update));
+        String id = parts.experiment().id();
+        parts.thread().call(() -> {
+            ExperimentConfig config = parts.experiment().changeConfig(updated(parts.experiment().config(), update));
             drawing.askAgain();
-            store.saveDefinition(ConfigCodec.write(config));
-            experiment.configChanged();
+            parts.store().saveDefinition(ConfigCodec.write(config));
+            parts.experiment().configChanged();
             LOG.info("experiment {}: {} updated to {}", id, update.field(), update.written());
             if (update instanceof ExperimentUpdate.MaxTrialNumber) {
-                TrialCounts.of(trials.counts(), config.maxTrialNumber()).belowStarted()
+                TrialCounts.of(parts.trials().counts(), config.maxTrialNumber()).belowStarted()
                         .ifPresent(note -> LOG.warn("experiment {}: {}", id, note));
             }
             if (update instanceof ExperimentUpdate.MaxExperimentDuration) {
                 drawing.durationReached(false);
-                experiment.armDurationLimit();
+                parts.experiment().armDurationLimit();
             }
-            ExperimentStatus status = run.get();
+            ExperimentStatus status = parts.run().get();
             if (status == ExperimentStatus.DONE && !drawing.limitsReached() && !drawing.tunerExhausted()) {
                 clock.reopened();
-                run.becomeCounting(ExperimentStatus.RUNNING);
+                parts.run().becomeCounting(ExperimentStatus.RUNNING);
             } else if (status == ExperimentStatus.NO_MORE_TRIAL && !drawing.limitsReached()) {
-                run.becomeCounting(ExperimentStatus.RUNNING);
+                parts.run().becomeCounting(ExperimentStatus.RUNNING);
             }
-            experiment.saveProfile();
+            parts.experiment().saveProfile();
             drawing.fill();
             return null;
         });
@@ -120,7 +111,7 @@ final class UserActions {
             return c.withMaxExperimentDuration(duration.value(), duration.written());
         }
         Map<String, Object> space = ((ExperimentUpdate.SearchSpace) update).value();
-        experiment.algorithm().updateSearchSpace(space);
+        parts.experiment().algorithm().updateSearchSpace(space);
         return c.withSearchSpace(space);
     }
 }

@@ -10,11 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import org.junit.After;
-import org.junit.Before;
-import org.junit.Rule;
 import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
 
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -24,25 +20,7 @@ import nni.api.model.TrialStatus;
  * platform's reports until its session is detached, then drops statuses and refuses metrics
  * (naming why the platform left), while the context of the member's next session forwards again.
  */
-public class MemberContextTest {
-
-    @Rule
-    public TemporaryFolder folder = new TemporaryFolder();
-
-    private Experiments setup;
-    private Experiment experiment;
-
-    @Before
-    public void setUp() throws Exception {
-        setup = new Experiments(folder.newFolder("code").toPath(), folder.newFolder("work").toPath());
-    }
-
-    @After
-    public void tearDown() {
-        if (experiment != null) {
-            experiment.detach();
-        }
-    }
+public class MemberContextTest extends ExperimentTestSupport {
 
     @Test
     public void aDetachedSessionsContextForwardsNothingAndTheNextSessionsContextForwards() throws Exception {

@@ -14,11 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.After;
-import org.junit.Before;
-import org.junit.Rule;
 import org.junit.Test;
-import org.junit.rules.TemporaryFolder;
 
 import nni.api.model.TrialStatus;
 import nni.api.platform.Capacity;
@@ -30,26 +26,9 @@ import nni.api.platform.PlatformException;
  * concurrency; a member that cannot open or whose platform leaves does not stop the others; a
  * trial's member is shown and survives a resume.
  */
-public class MemberPlacementTest {
+public class MemberPlacementTest extends ExperimentTestSupport {
 
-    @Rule
-    public TemporaryFolder folder = new TemporaryFolder();
-
-    private Experiments setup;
-    private Experiment experiment;
     private final Map<String, HeldSession> machines = new ConcurrentHashMap<>();
-
-    @Before
-    public void setUp() throws Exception {
-        setup = new Experiments(folder.newFolder("code").toPath(), folder.newFolder("work").toPath());
-    }
-
-    @After
-    public void tearDown() {
-        if (experiment != null) {
-            experiment.detach();
-        }
-    }
 
     private HeldSession machine(MemberContext member, int freeSlots) {
         HeldSession machine = new HeldSession(member);
