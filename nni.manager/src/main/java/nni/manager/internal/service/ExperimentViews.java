@@ -21,6 +21,7 @@ import nni.api.experiment.MetricInfo;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.model.TrialJob;
+import nni.api.model.TrialStatus;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.TrialCounts;
@@ -41,6 +42,7 @@ final class ExperimentViews {
     /** Reads only fields the experiment publishes as they change: safe on its own thread and any other. */
     static ExperimentInfo of(Experiment experiment) {
         ExperimentConfig config = experiment.config();
+        Map<TrialStatus, Integer> counts = experiment.counts();
         return ExperimentInfo.builder(experiment.id())
                 .status(experiment.status().name())
                 .settled(experiment.status().settled())
@@ -51,8 +53,8 @@ final class ExperimentViews {
                 .trialConcurrency(config.trialConcurrency())
                 .maxTrialNumber(config.maxTrialNumber())
                 .maxExperimentDuration(config.maxExperimentDuration())
-                .trialCount(experiment.counts().values().stream().mapToInt(Integer::intValue).sum())
-                .belowStarted(TrialCounts.of(experiment.counts(), config.maxTrialNumber()).belowStarted().orElse(null))
+                .trialCount(counts.values().stream().mapToInt(Integer::intValue).sum())
+                .belowStarted(TrialCounts.of(counts, config.maxTrialNumber()).belowStarted().orElse(null))
                 .errors(experiment.errors())
                 .name(config.experimentName())
                 .platform(config.trainingServices().size() > 1 ? "hybrid" : config.platform())
