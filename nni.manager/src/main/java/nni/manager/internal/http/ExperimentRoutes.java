@@ -71,7 +71,7 @@ final class ExperimentRoutes {
         router.get("/trial-file/{id}/{name}", (request, path) -> {
             String trialId = path.get("id");
             String name = path.get("name");
-            // no such trial, or no such file name: both 404, as NNI answers an unknown file
+            // no such trial, or a name that is none of a trial's files: either way the file asked for is not there (404)
             Optional<InputStream> file = service.get().openTrialFile(requireFor(request, trialId).id(), trialId, name)
                     .orElseThrow(refusal -> HttpError.notFound(refusal.message()));
             return new JsonServlet.PlainText(file.orElseThrow(() -> HttpError.notFound("trial " + trialId + " has no "
