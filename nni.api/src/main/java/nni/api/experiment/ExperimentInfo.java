@@ -26,6 +26,8 @@ public final class ExperimentInfo {
     private final List<String> errors;
     private final String name;
     private final String platform;
+    private final boolean settled;
+    private final String belowStarted;
 
     private ExperimentInfo(Builder b) {
         this.id = Objects.requireNonNull(b.id, "id");
@@ -41,6 +43,8 @@ public final class ExperimentInfo {
         this.errors = List.copyOf(b.errors);
         this.name = b.name;
         this.platform = b.platform;
+        this.settled = b.settled;
+        this.belowStarted = b.belowStarted;
     }
 
     public static Builder builder(String id) {
@@ -111,6 +115,22 @@ public final class ExperimentInfo {
         return Optional.ofNullable(platform);
     }
 
+    /**
+     * @return true when it will not start trials any more by itself: DONE, ERROR, STOPPED or VIEWED
+     *         (NNI's single-experiment port then serves it as the experiment that ended) (since 1.3)
+     */
+    public boolean settled() {
+        return settled;
+    }
+
+    /**
+     * @return a note saying so when its maximum number of trials was lowered below the trials already
+     *         started (they run on; none is cancelled); empty otherwise (since 1.3)
+     */
+    public Optional<String> belowStarted() {
+        return Optional.ofNullable(belowStarted);
+    }
+
     @Override
     public String toString() {
         return "experiment " + id + " " + status;
@@ -130,6 +150,8 @@ public final class ExperimentInfo {
         private List<String> errors = List.of();
         private String name;
         private String platform;
+        private boolean settled;
+        private String belowStarted;
 
         private Builder(String id) {
             this.id = id;
@@ -194,6 +216,18 @@ public final class ExperimentInfo {
         /** @since 1.1 */
         public Builder platform(String platform) {
             this.platform = platform;
+            return this;
+        }
+
+        /** @since 1.3 */
+        public Builder settled(boolean settled) {
+            this.settled = settled;
+            return this;
+        }
+
+        /** @since 1.3 */
+        public Builder belowStarted(String belowStarted) {
+            this.belowStarted = belowStarted;
             return this;
         }
 

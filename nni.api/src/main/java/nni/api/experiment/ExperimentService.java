@@ -1,9 +1,11 @@
 package nni.api.experiment;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -35,6 +37,9 @@ import nni.api.platform.PlatformException;
  */
 @ProviderType
 public interface ExperimentService {
+
+    /** The output files a trial has, by name, for {@link #openTrialFile} (since 1.3). */
+    List<String> TRIAL_FILES = List.of("stdout", "stderr", "trial.log");
 
     /**
      * Creates an experiment from an NNI config file (v2 or v1 YAML) and starts it.
@@ -122,4 +127,41 @@ public interface ExperimentService {
      * @return the metrics stored, in the order they were stored
      */
     Outcome<List<MetricInfo>> metrics(String experimentId, String trialId);
+
+    /**
+     * @param type FINAL, PERIODICAL or CUSTOM for those only, or null for every type
+     * @return the metrics stored of that type, in the order they were stored; NOT_FOUND when the
+     *         experiment is not open or has no such trial (since 1.3)
+     */
+    Outcome<List<MetricInfo>> metrics(String experimentId, String trialId, String type);
+
+    /** @return the trial as the experiment tracks it; NOT_FOUND when it has no such trial (since 1.3) */
+    Outcome<TrialInfo> trial(String experimentId, String trialId);
+
+    /** @return every stored trial in full, in the order first stored (since 1.3) */
+    Outcome<List<TrialDetail>> trialDetails(String experimentId);
+
+    /** @return the stored trial in full; NOT_FOUND when none is stored under that id (since 1.3) */
+    Outcome<TrialDetail> trialDetail(String experimentId, String trialId);
+
+    /** @return its profile as NNI's {@code GET /experiment} answers it, secrets masked (since 1.3) */
+    Outcome<ExperimentProfile> profile(String experimentId);
+
+    /**
+     * @return the data imported into it ({@link #importData}), each import's JSON text as it was
+     *         sent, in the order imported (since 1.3)
+     */
+    Outcome<List<String>> importedData(String experimentId);
+
+    /**
+     * Opens one of a trial's output files: from its platform while the experiment has a session
+     * (the file may be on another machine), else from the trial's folder.
+     *
+     * @param name one of {@link #TRIAL_FILES}
+     * @return the file open for reading (the caller closes it), empty when the trial has no such file
+     *         yet; NOT_FOUND when the experiment has no such trial, INVALID naming {@code name} when it
+     *         is none of {@link #TRIAL_FILES} (since 1.3)
+     * @throws IOException when the file exists but cannot be read
+     */
+    Outcome<Optional<InputStream>> openTrialFile(String experimentId, String trialId, String name) throws IOException;
 }

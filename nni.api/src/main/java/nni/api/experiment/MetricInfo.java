@@ -2,6 +2,7 @@ package nni.api.experiment;
 
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One metric a trial reported, as stored (NNI's {@code MetricDataRecord}): read-only. Made with
@@ -14,6 +15,7 @@ public final class MetricInfo {
     private final long sequence;
     private final Instant timestamp;
     private final String data;
+    private final String parameterId;
 
     private MetricInfo(Builder b) {
         this.trialId = Objects.requireNonNull(b.trialId, "trialId");
@@ -21,6 +23,7 @@ public final class MetricInfo {
         this.sequence = b.sequence;
         this.timestamp = Objects.requireNonNull(b.timestamp, "timestamp");
         this.data = Objects.requireNonNull(b.data, "data");
+        this.parameterId = b.parameterId;
     }
 
     public static Builder builder(String trialId) {
@@ -50,6 +53,14 @@ public final class MetricInfo {
         return data;
     }
 
+    /**
+     * @return the id of the parameter set the trial reported it for, as NNI's trial SDK sends it
+     *         ({@code parameter_id}, kept as text); empty when the trial sent none (since 1.3)
+     */
+    public Optional<String> parameterId() {
+        return Optional.ofNullable(parameterId);
+    }
+
     @Override
     public String toString() {
         return type + " metric " + sequence + " of trial " + trialId;
@@ -61,6 +72,7 @@ public final class MetricInfo {
         private long sequence;
         private Instant timestamp;
         private String data;
+        private String parameterId;
 
         private Builder(String trialId) {
             this.trialId = trialId;
@@ -83,6 +95,12 @@ public final class MetricInfo {
 
         public Builder data(String data) {
             this.data = data;
+            return this;
+        }
+
+        /** @since 1.3 */
+        public Builder parameterId(String parameterId) {
+            this.parameterId = parameterId;
             return this;
         }
 

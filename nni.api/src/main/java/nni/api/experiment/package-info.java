@@ -11,7 +11,9 @@
  * <li>{@link nni.api.experiment.ExperimentUpdate}: what can change while an experiment runs, typed
  *     and checked once where the request enters.</li>
  * <li>{@link nni.api.experiment.ExperimentInfo}, {@link nni.api.experiment.TrialInfo},
- *     {@link nni.api.experiment.MetricInfo}: read-only views at one moment.</li>
+ *     {@link nni.api.experiment.MetricInfo}: read-only views at one moment; the fuller ones NNI's
+ *     REST routes answer, {@link nni.api.experiment.ExperimentProfile} and
+ *     {@link nni.api.experiment.TrialDetail} (since 1.3).</li>
  * <li>{@link nni.api.experiment.ExperimentListener}: a whiteboard; register one as a service to be
  *     told of experiment and trial changes.</li>
  * <li>{@link nni.api.experiment.ExperimentsRoot}: where experiments live, for every bundle that
@@ -19,5 +21,5 @@
  * </ul>
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 package nni.api.experiment;

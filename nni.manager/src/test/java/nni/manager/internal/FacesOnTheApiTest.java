@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -19,6 +20,7 @@ import java.util.stream.Stream;
 import org.junit.Test;
 
 import nni.manager.internal.command.ExperimentCommands;
+import nni.manager.internal.http.NniApiServlet;
 import nni.manager.internal.logs.ExperimentLogFiles;
 import nni.manager.internal.nnictl.ExperimentRegistry;
 import nni.manager.internal.nnictl.NnictlBridge;
@@ -30,7 +32,8 @@ import nni.manager.internal.ui.LiveEventsServlet;
  * classes, nested ones included, refers to the engine's packages (experiment, store, registry,
  * keeper protocol, the service's implementation). Read from the compiled classes' constant pools,
  * where every class a class uses is named, so an import, a fully qualified name or a lambda's target
- * all count. Faces still to move are not listed; each one moved joins the list.
+ * all count. Faces still to move are not listed; each one moved joins the list. NNI's REST routes
+ * (internal.http) joined it whole but for its servlet's platform list.
  */
 public class FacesOnTheApiTest {
 
@@ -39,7 +42,8 @@ public class FacesOnTheApiTest {
 
     private static final List<String> ON_THE_API = List.of(NnictlBridge.class.getName(), ExperimentRegistry.class.getName(),
             "nni.manager.internal.nnictl.PidSentinel", ExperimentLogFiles.class.getName(), LiveEvents.class.getName(),
-            LiveEventsServlet.class.getName());
+            LiveEventsServlet.class.getName(), "nni.manager.internal.http.ExperimentRoutes",
+            "nni.manager.internal.http.ExperimentPrefix");
 
     @Test
     public void facesOnTheApiUseNoneOfTheEnginesPackages() throws Exception {
@@ -49,6 +53,19 @@ public class FacesOnTheApiTest {
         }
     }
 
+    /**
+     * Every class of the REST routes' package (on its way to the nni.web bundle), whichever is added, uses the engine's experiments and
+     * store only through the API; its servlet still lists the platforms from the manager's registry.
+     */
+    @Test
+    public void theRestRoutesUseNeitherTheExperimentsNorTheStoreOfTheEngine() throws Exception {
+        // the main classes' folder (the tests of the package have one of their own)
+        Path folder = Path.of(NniApiServlet.class.getResource("NniApiServlet.class").toURI()).getParent();
+        Set<String> used = enginePackagesUsedBy(folder, file -> true);
+        assertFalse("no classes read in " + folder, used.isEmpty());
+        assertEquals(Set.of("NniApiServlet.class -> registry"), used);
+    }
+
     /** The check sees a use where there is one: a face not yet moved still uses the engine. */
     @Test
     public void theCheckSeesAFaceThatStillUsesTheEngine() throws Exception {
@@ -56,11 +73,17 @@ public class FacesOnTheApiTest {
     }
 
     private static Set<String> enginePackagesUsedBy(Class<?> top) throws IOException, URISyntaxException {
-        Set<String> used = new TreeSet<>();
         Path folder = Path.of(top.getResource(top.getSimpleName() + ".class").toURI()).getParent();
+        return enginePackagesUsedBy(folder, name -> name.equals(top.getSimpleName() + ".class")
+                || name.startsWith(top.getSimpleName() + "$"));
+    }
+
+    /** @return "Class.class -> package" for each engine package a class file in the folder, of those named, uses */
+    private static Set<String> enginePackagesUsedBy(Path folder, Predicate<String> named) throws IOException {
+        Set<String> used = new TreeSet<>();
         try (Stream<Path> classes = Files.list(folder)) {
-            for (Path file : classes.filter(f -> f.getFileName().toString().equals(top.getSimpleName() + ".class")
-                    || f.getFileName().toString().startsWith(top.getSimpleName() + "$")).toList()) {
+            for (Path file : classes.filter(f -> f.getFileName().toString().endsWith(".class")
+                    && named.test(f.getFileName().toString())).toList()) {
                 String pool;
                 try (InputStream in = Files.newInputStream(file)) {
                     pool = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);

@@ -1,8 +1,9 @@
 package nni.manager.internal.http;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -11,36 +12,26 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.osgi.framework.Bundle;
 import org.osgi.framework.FrameworkUtil;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import nni.http.Router;
 import nni.http.JsonServlet;
 import nni.http.HttpError;
 import nni.http.JsonBodies;
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentProfile;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.ExperimentUpdate;
+import nni.api.experiment.MetricInfo;
+import nni.api.experiment.Outcome;
+import nni.api.experiment.TrialDetail;
+import nni.api.experiment.TrialInfo;
 import nni.api.model.TrialJob;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.experiment.ExperimentStatus;
-import nni.manager.internal.experiment.Progress;
-import nni.manager.internal.experiment.TrialFiles;
-import nni.manager.internal.experiment.TrialView;
 import nni.manager.internal.nnictl.NnictlBridge;
-import nni.manager.internal.nnictl.TrialExport;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
-import nni.manager.internal.store.Profile;
-import nni.manager.internal.store.TrialRecord;
 
 /**
  * NNI's experiment REST routes (nni-core §5.1) in NNI's JSON shapes, for nnictl and the web UI.
@@ -53,16 +44,15 @@ import nni.manager.internal.store.TrialRecord;
  */
 final class ExperimentRoutes {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> STATUSES = Set.of("UNKNOWN", "WAITING", "RUNNING", "SUCCEEDED", "FAILED",
             "USER_CANCELED", "SYS_CANCELED", "EARLY_STOPPED");
+    /** NNI's status of an experiment not started yet: what a port with no experiment open answers */
+    private static final String INITIALIZED = "INITIALIZED";
 
-    private final Supplier<ExperimentManager> manager;
     private final Supplier<ExperimentService> service;
     private final Supplier<NnictlBridge> nnictl;
 
-    ExperimentRoutes(Supplier<ExperimentManager> manager, Supplier<ExperimentService> service, Supplier<NnictlBridge> nnictl) {
-        this.manager = manager;
+    ExperimentRoutes(Supplier<ExperimentService> service, Supplier<NnictlBridge> nnictl) {
         this.service = service;
         this.nnictl = nnictl;
     }
@@ -70,27 +60,24 @@ final class ExperimentRoutes {
     void addTo(Router router) {
         router.get("/check-status", (request, path) -> {
             if (request.getParameter("experiment_id") != null) {
-                Experiment named = require(request); // an experiment that is not open is not found (404)
-                return Map.of("status", named.status().name(), "errors", named.errors());
+                ExperimentInfo named = require(request); // an experiment that is not open is not found (404)
+                return Map.of("status", named.status(), "errors", named.errors());
             }
-            return selected(request).<Object>map(e -> Map.of("status", e.status().name(), "errors", e.errors()))
-                    .orElse(Map.of("status", ExperimentStatus.INITIALIZED.name(), "errors", List.of()));
+            return selected(request).<Object>map(e -> Map.of("status", e.status(), "errors", e.errors()))
+                    .orElse(Map.of("status", INITIALIZED, "errors", List.of()));
         });
         // NNI answers its version as a JSON string; this runtime answers the manager's
         router.get("/version", (request, path) -> version());
         router.get("/trial-file/{id}/{name}", (request, path) -> {
-            Experiment experiment = requireFor(request, path.get("id"));
-            if (experiment.trial(path.get("id")).isEmpty()) {
-                throw HttpError.notFound("experiment " + experiment.id() + " has no trial " + path.get("id"));
-            }
-            if (!TrialFiles.NAMES.contains(path.get("name"))) {
-                throw HttpError.notFound("a trial's files here are " + String.join(", ", TrialFiles.NAMES) + "; no "
-                        + path.get("name"));
-            }
-            return new JsonServlet.PlainText(TrialFiles.open(experiment, path.get("id"), path.get("name"))
-                    .orElseThrow(() -> HttpError.notFound("trial " + path.get("id") + " has no " + path.get("name") + " yet")));
+            String trialId = path.get("id");
+            String name = path.get("name");
+            // no such trial, or a name that is none of a trial's files: either way the file asked for is not there (404)
+            Optional<InputStream> file = service.get().openTrialFile(requireFor(request, trialId).id(), trialId, name)
+                    .orElseThrow(refusal -> HttpError.notFound(refusal.message()));
+            return new JsonServlet.PlainText(file.orElseThrow(() -> HttpError.notFound("trial " + trialId + " has no "
+                    + name + " yet")));
         });
-        router.get("/experiment", (request, path) -> profile(require(request)));
+        router.get("/experiment", (request, path) -> profile(HttpError.answer(service.get().profile(require(request).id()), "")));
         // the body is read only for an open experiment and a known update type; with several running and
         // none named in the request, the profile in the body names it
         router.withBody("PUT", "/experiment", (request, path) -> {
@@ -101,7 +88,7 @@ final class ExperimentRoutes {
         }, this::update);
         // NNI's Experiment.stop(): the experiment stops (trials cancelled), its data stays
         router.add("DELETE", "/experiment", (request, path) -> {
-            manager.get().stop(require(request).id(), Duration.ofSeconds(30));
+            HttpError.answer(service.get().stop(require(request).id()), "");
             return Map.of();
         });
         router.get("/trial-jobs", (request, path) -> {
@@ -109,18 +96,17 @@ final class ExperimentRoutes {
             if (status != null && !STATUSES.contains(status)) {
                 throw HttpError.badRequest("status: expected one of " + STATUSES + ", got '" + status + "'");
             }
-            Experiment experiment = require(request);
-            return trialInfos(experiment).stream().filter(t -> status == null || status.equals(t.get("status"))).toList();
+            List<TrialDetail> trials = HttpError.answer(service.get().trialDetails(require(request).id()), "");
+            return trials.stream().filter(t -> status == null || status.equals(t.status())).map(ExperimentRoutes::trialInfo)
+                    .toList();
         });
         router.get("/trial-jobs/{id}", (request, path) -> {
-            // this trial's rows only: the whole list costs milliseconds per thousand trials
-            Experiment experiment = requireFor(request, path.get("id"));
-            TrialRecord trial = experiment.store().trial(path.get("id")).orElseThrow(() -> HttpError.notFound("no trial " + path.get("id")));
-            return trialInfo(experiment, trial, experiment.store().metrics(trial.id(), "FINAL"),
-                    experiment.store().addedHyperParameters(trial.id()).getOrDefault(trial.id(), List.of()));
+            ExperimentInfo experiment = requireFor(request, path.get("id"));
+            return trialInfo(service.get().trialDetail(experiment.id(), path.get("id"))
+                    .orElseThrow(refusal -> HttpError.notFound("no trial " + path.get("id"))));
         });
         router.add("DELETE", "/trial-jobs/{id}", (request, path) -> {
-            Experiment experiment = requireFor(request, path.get("id"));
+            ExperimentInfo experiment = requireFor(request, path.get("id"));
             HttpError.answer(service.get().cancelTrial(experiment.id(), path.get("id")), "");
             return Map.of();
         });
@@ -129,34 +115,36 @@ final class ExperimentRoutes {
         router.get("/metric-data-range/{min}/{max}", (request, path) -> {
             long min = sequence("min_seq_id", path.get("min"));
             long max = sequence("max_seq_id", path.get("max"));
-            Experiment experiment = require(request);
-            Set<String> inRange = new java.util.HashSet<>();
-            experiment.trials().stream().filter(t -> t.sequenceId() >= min && t.sequenceId() <= max)
-                    .forEach(t -> inRange.add(t.job().id()));
-            return experiment.store().metrics(null, null).stream().filter(m -> inRange.contains(m.trialJobId())).toList();
+            String id = require(request).id();
+            Set<String> inRange = new HashSet<>();
+            HttpError.answer(service.get().trials(id), "").stream().map(TrialInfo::job)
+                    .filter(job -> job.sequenceId() >= min && job.sequenceId() <= max).forEach(job -> inRange.add(job.id()));
+            return HttpError.answer(service.get().metrics(id, null), "").stream()
+                    .filter(m -> inRange.contains(m.trialId())).map(ExperimentRoutes::metric).toList();
         });
         router.get("/metric-data-latest", (request, path) -> {
             // every FINAL, and each trial's latest PERIODICAL
-            List<MetricRecord> all = require(request).store().metrics(null, null);
-            Map<String, MetricRecord> latest = new LinkedHashMap<>();
-            List<MetricRecord> answer = new ArrayList<>();
-            for (MetricRecord metric : all) {
+            List<MetricInfo> all = HttpError.answer(service.get().metrics(require(request).id(), null), "");
+            Map<String, MetricInfo> latest = new LinkedHashMap<>();
+            List<MetricInfo> answer = new ArrayList<>();
+            for (MetricInfo metric : all) {
                 if ("PERIODICAL".equals(metric.type())) {
-                    latest.merge(metric.trialJobId(), metric, (a, b) -> b.sequence() >= a.sequence() ? b : a);
+                    latest.merge(metric.trialId(), metric, (a, b) -> b.sequence() >= a.sequence() ? b : a);
                 } else {
                     answer.add(metric);
                 }
             }
             answer.addAll(latest.values());
-            return answer;
+            return answer.stream().map(ExperimentRoutes::metric).toList();
         });
         router.get("/job-statistics", (request, path) -> {
             Map<String, Integer> counts = new LinkedHashMap<>();
-            require(request).trials().forEach(t -> counts.merge(t.job().status().name(), 1, Integer::sum));
+            HttpError.answer(service.get().trials(require(request).id()), "")
+                    .forEach(t -> counts.merge(t.job().status().name(), 1, Integer::sum));
             return counts.entrySet().stream()
                     .map(e -> Map.of("trialJobStatus", e.getKey(), "trialJobNumber", e.getValue())).toList();
         });
-        router.get("/export-data", (request, path) -> TrialExport.rows(require(request).store()));
+        router.get("/export-data", (request, path) -> HttpError.answer(service.get().exportData(require(request).id()), ""));
         router.get("/experiments-info", (request, path) -> registry(NnictlBridge::entries));
         router.get("/experiment-metadata", (request, path) -> {
             String id = require(request).id();
@@ -165,11 +153,12 @@ final class ExperimentRoutes {
         });
         router.withBody("POST", "/experiment/import-data", (request, path) -> require(request), (request, path, body) -> {
             JsonBodies.read(body, "the body"); // as strict as every JSON body
-            Experiment experiment = require(request);
+            ExperimentInfo experiment = require(request);
             HttpError.answer(service.get().importData(experiment.id(), new String(body, StandardCharsets.UTF_8)), "");
             return null;
         });
-        router.get("/experiment/imported-data", (request, path) -> require(request).importedData());
+        router.get("/experiment/imported-data", (request, path) ->
+                HttpError.answer(service.get().importedData(require(request).id()), ""));
         unsupported(router);
     }
 
@@ -226,46 +215,52 @@ final class ExperimentRoutes {
      * @return the experiment the request names or means; empty when it names one not open, or none is open
      * @throws HttpError 409 when it names none and several run
      */
-    private Optional<Experiment> selected(HttpServletRequest request) {
+    private Optional<ExperimentInfo> selected(HttpServletRequest request) {
         String id = request.getParameter("experiment_id");
         if (id != null) {
-            return manager.get().get(id);
+            Outcome<ExperimentInfo> named = service.get().get(id);
+            return named.isDone() ? Optional.of(named.value()) : Optional.empty();
         }
-        List<Experiment> running = running();
+        List<ExperimentInfo> open = service.get().list();
+        List<ExperimentInfo> running = open.stream().filter(e -> !e.settled()).toList();
         if (running.size() > 1) {
             throw severalRunning(running);
         }
-        List<Experiment> open = manager.get().open();
         return running.isEmpty() ? open.stream().reduce((older, newer) -> newer) : Optional.of(running.get(0));
     }
 
     /** @return the open experiments that have not ended, oldest first */
-    private List<Experiment> running() {
-        return manager.get().open().stream().filter(e -> !e.status().settled()).toList();
+    private List<ExperimentInfo> running() {
+        return service.get().list().stream().filter(e -> !e.settled()).toList();
     }
 
-    private static HttpError severalRunning(List<Experiment> running) {
-        List<String> ids = running.stream().map(Experiment::id).toList();
+    private static HttpError severalRunning(List<ExperimentInfo> running) {
+        List<String> ids = running.stream().map(ExperimentInfo::id).toList();
         return new HttpError(409, "several experiments are running in this runtime (" + String.join(", ", ids)
                 + "): address one as /" + NnictlBridge.PREFIX + "<id>/api/v1/nni/..., or add ?experiment_id=<id>");
     }
 
     /** @return the experiment the request names, else the open experiment that has the trial */
-    private Experiment requireFor(HttpServletRequest request, String trialId) {
+    private ExperimentInfo requireFor(HttpServletRequest request, String trialId) {
         if (request.getParameter("experiment_id") != null) {
             return require(request);
         }
-        List<Experiment> having = manager.get().open().stream().filter(e -> e.trial(trialId).isPresent()).toList();
+        List<ExperimentInfo> having = service.get().list().stream()
+                .filter(e -> service.get().trial(e.id(), trialId).isDone()).toList();
         if (having.size() == 1) {
             return having.get(0);
         }
         return require(request);
     }
 
-    private Experiment require(HttpServletRequest request) {
+    private ExperimentInfo require(HttpServletRequest request) {
         String id = request.getParameter("experiment_id");
         return selected(request).orElseThrow(() -> HttpError.notFound(id == null ? "no experiment is open"
-                : "no open experiment " + id + "; open: " + manager.get().open().stream().map(Experiment::id).toList()));
+                : "no open experiment " + id + "; open: " + openIds()));
+    }
+
+    private List<String> openIds() {
+        return service.get().list().stream().map(ExperimentInfo::id).toList();
     }
 
     private static long sequence(String name, String text) {
@@ -289,19 +284,17 @@ final class ExperimentRoutes {
         return type;
     }
 
-    static Map<String, Object> profile(Experiment experiment) {
+    /** NNI's {@code ExperimentProfile} JSON. */
+    static Map<String, Object> profile(ExperimentProfile experiment) {
         Map<String, Object> profile = new LinkedHashMap<>();
-        profile.put("params", experiment.config().masked().canonical());
+        profile.put("params", experiment.params());
         profile.put("id", experiment.id());
-        profile.put("execDuration", experiment.execMillis() / 1000);
-        profile.put("logDir", experiment.directory().toString());
-        profile.put("startTime", experiment.startTime());
-        if (experiment.endTime() != null) {
-            profile.put("endTime", experiment.endTime());
-        }
-        Optional<Profile> stored = experiment.store().latestProfile();
-        profile.put("nextSequenceId", experiment.trials().size());
-        profile.put("revision", stored.map(Profile::revision).orElse(0L));
+        profile.put("execDuration", experiment.execDuration().toSeconds());
+        profile.put("logDir", experiment.logDir().toString());
+        profile.put("startTime", experiment.startTime().toEpochMilli());
+        experiment.endTime().ifPresent(end -> profile.put("endTime", end.toEpochMilli()));
+        profile.put("nextSequenceId", experiment.nextSequenceId());
+        profile.put("revision", experiment.revision());
         return profile;
     }
 
@@ -319,10 +312,10 @@ final class ExperimentRoutes {
         if (named != null && profileId instanceof String id && !id.equals(named)) {
             throw HttpError.badRequest("id: the profile is experiment " + id + "'s, the request is for " + named);
         }
-        Experiment experiment = named == null && profileId instanceof String id
-                ? manager.get().get(id).orElseThrow(() -> HttpError.notFound("no open experiment "
-                        + id + "; open: " + manager.get().open().stream().map(Experiment::id).toList()))
-                : require(request);
+        String experimentId = named == null && profileId instanceof String id
+                ? service.get().get(id).orElseThrow(refusal -> HttpError.notFound("no open experiment " + id
+                        + "; open: " + openIds())).id()
+                : require(request).id();
         Map<String, Object> given = new LinkedHashMap<>();
         params.forEach((key, value) -> given.put(String.valueOf(key), value));
         if (type.equals("SEARCH_SPACE") && given.get(ExperimentUpdate.SEARCH_SPACE) instanceof String text) {
@@ -330,9 +323,9 @@ final class ExperimentRoutes {
             given.put(ExperimentUpdate.SEARCH_SPACE, JsonBodies.read(text.getBytes(StandardCharsets.UTF_8), "params.searchSpace"));
         }
         ExperimentUpdate update = HttpError.answer(ExperimentUpdate.fromRest(type, given), "params.");
-        HttpError.answer(service.get().update(experiment.id(), update), "params.");
+        ExperimentInfo changed = HttpError.answer(service.get().update(experimentId, update), "params.");
         // NNI answers {}; a max trials below what already started is said (NNI's clients ignore the field)
-        Optional<String> below = type.equals("MAX_TRIAL_NUM") ? Progress.of(experiment).counts().belowStarted() : Optional.empty();
+        Optional<String> below = type.equals("MAX_TRIAL_NUM") ? changed.belowStarted() : Optional.empty();
         return below.<Map<String, Object>>map(note -> Map.of("message", note)).orElse(Map.of());
     }
 
@@ -345,90 +338,49 @@ final class ExperimentRoutes {
         return type;
     }
 
-    /**
-     * NNI's {@code TrialJobInfo} of every trial: the stored history, with the platform's current
-     * message for trials still live (why one waits changes without a status change, so it is not a
-     * stored event).
-     */
-    static List<Map<String, Object>> trialInfos(Experiment experiment) {
-        ExperimentStore store = experiment.store();
-        Map<String, List<MetricRecord>> finals = new LinkedHashMap<>();
-        for (MetricRecord metric : store.metrics(null, "FINAL")) {
-            finals.computeIfAbsent(metric.trialJobId(), id -> new ArrayList<>()).add(metric);
-        }
-        Map<String, List<String>> added = store.addedHyperParameters();
-        List<Map<String, Object>> infos = new ArrayList<>();
-        for (TrialRecord trial : store.trials()) {
-            infos.add(trialInfo(experiment, trial, finals.getOrDefault(trial.id(), List.of()),
-                    added.getOrDefault(trial.id(), List.of())));
-        }
-        return infos;
-    }
-
-    /**
-     * NNI's {@code hyperParameters}: every parameter set the trial got, the first one and those
-     * added while it ran (multi-phase), one per {@code parameter_index} (the first given wins), each
-     * as compact JSON text as NNI's data store re-serializes them.
-     */
-    static List<String> hyperParameters(String first, List<String> added) {
-        List<String> sets = new ArrayList<>();
-        Set<Integer> indices = new HashSet<>();
-        for (String packed : first == null ? added : Stream.concat(Stream.of(first), added.stream()).toList()) {
-            JsonNode node;
-            try {
-                node = JSON.readTree(packed);
-            } catch (JsonProcessingException e) {
-                sets.add(packed); // not JSON (a platform's own record): shown as it is
-                continue;
-            }
-            if (node != null && node.isObject() && indices.add(node.path("parameter_index").asInt(0))) {
-                sets.add(node.toString());
-            }
-        }
-        return sets;
-    }
-
-    /**
-     * NNI's {@code TrialJobInfo} of one trial; {@code finals} are its FINAL metrics, {@code added} the
-     * parameter sets it got while it ran.
-     */
-    private static Map<String, Object> trialInfo(Experiment experiment, TrialRecord trial, List<MetricRecord> finals,
-            List<String> added) {
+    /** NNI's {@code TrialJobInfo} of one trial. */
+    static Map<String, Object> trialInfo(TrialDetail trial) {
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("trialJobId", trial.id());
-        info.put("sequenceId", trial.sequenceId());
+        info.put("sequenceId", trial.sequenceId().orElse(null));
         info.put("status", trial.status());
-        Optional<TrialView> view = experiment.trial(trial.id());
-        Optional<TrialJob> job = view.map(TrialView::job);
-        String message = job.filter(j -> !j.status().isTerminal()).map(TrialJob::message).orElse(trial.message());
-        if (message != null && !message.isEmpty()) {
-            info.put("message", message);
-        }
+        trial.message().ifPresent(message -> info.put("message", message));
         // not NNI's: where the trial runs and what the platform says about it (NNI's clients ignore extra fields);
         // platform: the training service (of a hybrid list, the member) it was placed on
-        view.ifPresent(placed -> info.put("platform", placed.platform()));
+        Optional<TrialInfo> current = trial.current();
+        current.ifPresent(placed -> info.put("platform", placed.platform().orElse(null)));
+        Optional<TrialJob> job = current.map(TrialInfo::job);
         job.map(TrialJob::host).filter(host -> !host.isEmpty()).ifPresent(host -> info.put("host", host));
         job.map(TrialJob::attributes).filter(attributes -> !attributes.isEmpty())
                 .ifPresent(attributes -> info.put("attributes", attributes));
-        info.put("startTime", trial.startTime());
-        info.put("endTime", trial.endTime());
-        info.put("hyperParameters", hyperParameters(trial.parameters(), added));
-        String logPath = trial.logPath() == null ? "file://localhost" + experiment.directory().resolve("trials")
-                .resolve(trial.id()) : trial.logPath();
-        info.put("logPath", logPath);
-        if ("SUCCEEDED".equals(trial.status()) && !finals.isEmpty()) {
-            info.put("finalMetricData", finals);
+        info.put("startTime", trial.startTime().map(Instant::toEpochMilli).orElse(null));
+        info.put("endTime", trial.endTime().map(Instant::toEpochMilli).orElse(null));
+        info.put("hyperParameters", trial.hyperParameters());
+        info.put("logPath", trial.logPath());
+        if ("SUCCEEDED".equals(trial.status()) && !trial.finalMetrics().isEmpty()) {
+            info.put("finalMetricData", trial.finalMetrics().stream().map(ExperimentRoutes::metric).toList());
         }
         if ("FAILED".equals(trial.status())) {
-            info.put("stderrPath", logPath + "/stderr");
+            info.put("stderrPath", trial.logPath() + "/stderr");
         }
         return info;
     }
 
-    private static List<MetricRecord> metrics(Experiment experiment, String trialId, String type) {
-        if (trialId != null && experiment.trial(trialId).isEmpty()) {
-            throw HttpError.notFound("no trial " + trialId);
-        }
-        return experiment.store().metrics(trialId, type);
+    /** NNI's {@code MetricDataRecord}, its fields in NNI's order. */
+    static Map<String, Object> metric(MetricInfo metric) {
+        Map<String, Object> record = new LinkedHashMap<>();
+        record.put("timestamp", metric.timestamp().toEpochMilli());
+        record.put("trialJobId", metric.trialId());
+        record.put("parameterId", metric.parameterId().orElse(null));
+        record.put("type", metric.type());
+        record.put("sequence", metric.sequence());
+        record.put("data", metric.data());
+        return record;
+    }
+
+    private List<Map<String, Object>> metrics(ExperimentInfo experiment, String trialId, String type) {
+        return service.get().metrics(experiment.id(), trialId, type)
+                .orElseThrow(refusal -> HttpError.notFound(refusal.message()))
+                .stream().map(ExperimentRoutes::metric).toList();
     }
 }

@@ -17,7 +17,6 @@ import nni.http.Router;
 import nni.http.JsonServlet;
 import nni.http.RequestBodies;
 import nni.api.experiment.ExperimentService;
-import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.registry.PlatformRegistry;
 import nni.http.LoginGuard;
@@ -35,18 +34,15 @@ public class NniApiServlet extends JsonServlet {
     private static final long serialVersionUID = 1L;
 
     private final transient PlatformRegistry platforms;
-    private final transient ExperimentManager experiments;
     private final transient ExperimentService service;
     private final transient NnictlBridge nnictl;
 
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
-    public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentManager experiments,
-                         @Reference ExperimentService service,
+    public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentService service,
                          @Reference RequestBodies bodies, @Reference NnictlBridge nnictl, @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login) {
         super(bodies);
         this.platforms = platforms;
-        this.experiments = experiments;
         this.service = service;
         this.nnictl = nnictl;
     }
@@ -59,7 +55,7 @@ public class NniApiServlet extends JsonServlet {
     @Override
     protected void routes(Router router) {
         // routes are added by the super constructor, before the fields are set: read them late
-        new ExperimentRoutes(() -> experiments, () -> service, () -> nnictl).addTo(router);
+        new ExperimentRoutes(() -> service, () -> nnictl).addTo(router);
         router.get("/platforms", (request, path) -> platforms.platforms());
     }
 }

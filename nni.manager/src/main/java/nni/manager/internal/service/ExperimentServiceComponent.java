@@ -1,10 +1,12 @@
 package nni.manager.internal.service;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import org.osgi.service.component.annotations.Activate;
@@ -12,19 +14,23 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentProfile;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.MetricInfo;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
+import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.config.ConfigException;
 import nni.manager.internal.config.ExperimentConfigLoader;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.UnknownExperimentException;
 import nni.manager.internal.nnictl.TrialExport;
+import nni.manager.internal.store.ExperimentStore;
 
 /**
  * {@link ExperimentService} over the engine ({@link ExperimentManager}, {@link Experiment}): the one
@@ -172,12 +178,71 @@ public class ExperimentServiceComponent implements ExperimentService {
 
     @Override
     public Outcome<List<MetricInfo>> metrics(String experimentId, String trialId) {
+        return metrics(experimentId, trialId, null);
+    }
+
+    @Override
+    public Outcome<List<MetricInfo>> metrics(String experimentId, String trialId, String type) {
         return manager.find(experimentId).then(experiment -> {
             if (trialId != null && experiment.trial(trialId).isEmpty()) {
-                return Outcome.refused(Refusal.notFound("experiment " + experiment.id() + " has no trial " + trialId));
+                return noTrial(experiment, trialId);
             }
-            return Outcome.done(experiment.store().metrics(trialId, null).stream().map(ExperimentViews::of).toList());
+            return Outcome.done(experiment.store().metrics(trialId, type).stream().map(ExperimentViews::of).toList());
         });
+    }
+
+    @Override
+    public Outcome<TrialInfo> trial(String experimentId, String trialId) {
+        return manager.find(experimentId).then(experiment -> experiment.trial(trialId)
+                .map(trial -> Outcome.done(ExperimentViews.of(experiment.id(), trial)))
+                .orElseGet(() -> noTrial(experiment, trialId)));
+    }
+
+    @Override
+    public Outcome<List<TrialDetail>> trialDetails(String experimentId) {
+        return manager.find(experimentId).map(ExperimentViews::details);
+    }
+
+    @Override
+    public Outcome<TrialDetail> trialDetail(String experimentId, String trialId) {
+        // this trial's rows only: the whole list costs milliseconds per thousand trials
+        return manager.find(experimentId).then(experiment -> {
+            ExperimentStore store = experiment.store();
+            return store.trial(trialId).map(trial -> Outcome.done(ExperimentViews.detail(experiment, trial,
+                    store.metrics(trialId, "FINAL"), store.addedHyperParameters(trialId).getOrDefault(trialId, List.of()))))
+                    .orElseGet(() -> noTrial(experiment, trialId));
+        });
+    }
+
+    @Override
+    public Outcome<ExperimentProfile> profile(String experimentId) {
+        return manager.find(experimentId).map(ExperimentViews::profile);
+    }
+
+    @Override
+    public Outcome<List<String>> importedData(String experimentId) {
+        return manager.find(experimentId).map(Experiment::importedData);
+    }
+
+    @Override
+    public Outcome<Optional<InputStream>> openTrialFile(String experimentId, String trialId, String name) throws IOException {
+        Outcome<Experiment> found = manager.find(experimentId);
+        if (!found.isDone()) {
+            return found.map(experiment -> Optional.empty());
+        }
+        Experiment experiment = found.value();
+        if (experiment.trial(trialId).isEmpty()) {
+            return noTrial(experiment, trialId);
+        }
+        if (!TRIAL_FILES.contains(name)) {
+            return Outcome.refused(Refusal.invalid("name", "a trial's files here are " + String.join(", ", TRIAL_FILES)
+                    + "; no " + name));
+        }
+        return Outcome.done(TrialFiles.open(experiment, trialId, name));
+    }
+
+    private static <T> Outcome<T> noTrial(Experiment experiment, String trialId) {
+        return Outcome.refused(Refusal.notFound("experiment " + experiment.id() + " has no trial " + trialId));
     }
 
     /**

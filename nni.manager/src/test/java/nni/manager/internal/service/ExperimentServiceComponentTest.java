@@ -4,11 +4,14 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import java.io.InputStream;
 import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.After;
@@ -19,10 +22,13 @@ import org.junit.rules.TemporaryFolder;
 import org.osgi.framework.BundleContext;
 
 import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentProfile;
+import nni.api.experiment.MetricInfo;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.ExperimentsRoot;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
+import nni.api.experiment.TrialDetail;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.Experiments;
@@ -100,6 +106,63 @@ public class ExperimentServiceComponentTest {
 
         assertTrue(service.stop("svcunit1").isDone());
         refused(service.get("svcunit1"), Refusal.Kind.NOT_FOUND);
+    }
+
+    /** What NNI's REST routes read of an ended experiment, through the API alone. */
+    @Test(timeout = 120_000)
+    public void aStoredExperimentsTrialsAreReadInFull() throws Exception {
+        Path code = folder.newFolder("code").toPath();
+        Files.writeString(code.resolve("trial.sh"), """
+                emit() { local data="$1"$'\\n'; printf 'ME%06d%s' "${#data}" "$data" >> "$NNI_SYS_DIR/.nni/metrics"; }
+                metric() { echo '{"parameter_id": 0, "trial_job_id": "'"$NNI_TRIAL_JOB_ID"'", "type": "'"$1"'", "sequence": 0, "value": "'"$2"'"}'; }
+                emit "$(metric PERIODICAL 1.5)"
+                emit "$(metric FINAL 4.5)"
+                echo hello from the trial
+                """);
+        Experiments setup = new Experiments(code, root);
+        setup.trialCommand = "bash trial.sh";
+        setup.maxTrials = 1;
+        setup.platformSettings.put("python_sdk", "never");
+        Experiment ran = setup.start("svcunit2", new ListTuner(1), null);
+        ran.settled().get(60, TimeUnit.SECONDS);
+        ran.stop(Duration.ofSeconds(20));
+        assertTrue(service.view("svcunit2").value().settled());
+
+        TrialDetail trial = service.trialDetails("svcunit2").value().get(0);
+        assertEquals("SUCCEEDED", trial.status());
+        assertEquals(Optional.of(0L), trial.sequenceId());
+        assertEquals(1, trial.hyperParameters().size());
+        assertTrue(trial.hyperParameters().get(0), trial.hyperParameters().get(0).contains("\"parameters\":{\"x\":0}"));
+        assertEquals("file://localhost" + root.resolve("svcunit2").resolve("trials").resolve(trial.id()), trial.logPath());
+        assertEquals(List.of("\"4.5\""), trial.finalMetrics().stream().map(MetricInfo::data).toList());
+        assertEquals(Optional.of("0"), trial.finalMetrics().get(0).parameterId());
+        assertEquals(trial.id(), trial.current().orElseThrow().job().id());
+        assertEquals(trial.toString(), service.trialDetail("svcunit2", trial.id()).value().toString());
+        refused(service.trialDetail("svcunit2", "nosuch"), Refusal.Kind.NOT_FOUND);
+        refused(service.trial("svcunit2", "nosuch"), Refusal.Kind.NOT_FOUND);
+        assertEquals(trial.id(), service.trial("svcunit2", trial.id()).value().job().id());
+
+        assertEquals(List.of("PERIODICAL"), service.metrics("svcunit2", trial.id(), "PERIODICAL").value().stream()
+                .map(MetricInfo::type).toList());
+        assertEquals(List.of("FINAL"), service.metrics("svcunit2", null, "FINAL").value().stream().map(MetricInfo::type).toList());
+        assertEquals(2, service.metrics("svcunit2", trial.id(), null).value().size());
+        refused(service.metrics("svcunit2", "nosuch", "FINAL"), Refusal.Kind.NOT_FOUND);
+
+        try (InputStream stdout = service.openTrialFile("svcunit2", trial.id(), "stdout").value().orElseThrow()) {
+            assertTrue(new String(stdout.readAllBytes(), StandardCharsets.UTF_8).contains("hello from the trial"));
+        }
+        Refusal name = refused(service.openTrialFile("svcunit2", trial.id(), "secrets.json"), Refusal.Kind.INVALID);
+        assertEquals("a trial's files here are stdout, stderr, trial.log; no secrets.json", name.message());
+        refused(service.openTrialFile("svcunit2", "nosuch", "stdout"), Refusal.Kind.NOT_FOUND);
+
+        ExperimentProfile profile = service.profile("svcunit2").value();
+        assertEquals("svcunit2", profile.id());
+        assertEquals("bash trial.sh", profile.params().get("trialCommand"));
+        assertEquals(1, profile.nextSequenceId());
+        assertEquals(root.resolve("svcunit2"), profile.logDir());
+        assertTrue(profile.endTime().isPresent());
+        assertEquals(List.of(), service.importedData("svcunit2").value());
+        refused(service.profile("nosuch00"), Refusal.Kind.NOT_FOUND);
     }
 
     private static Refusal refused(Outcome<?> outcome, Refusal.Kind kind) {

@@ -1,4 +1,4 @@
-package nni.manager.internal.http;
+package nni.manager.internal.service;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
@@ -30,6 +30,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentUpdate;
+import nni.api.experiment.TrialDetail;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.config.Loaders;
 import nni.manager.internal.experiment.Experiment;
@@ -140,11 +141,11 @@ public class SecretMaskingTest {
         // the platform sessions still get the real values
         assertEquals("PW-remote-1f3a", machine(experiment.config(), 0).get("password"));
 
-        String profile = JSON.writeValueAsString(ExperimentRoutes.profile(experiment));
+        String profile = JSON.writeValueAsString(ExperimentViews.profile(experiment).params());
         assertNoSecret("GET /experiment", profile);
         assertTrue(profile, profile.contains("\"password\":\"" + ExperimentConfig.MASK + "\""));
         assertTrue(profile, profile.contains("\"token\":\"" + ExperimentConfig.MASK + "\""));
-        assertNoSecret("GET /trial-jobs", JSON.writeValueAsString(ExperimentRoutes.trialInfos(experiment)));
+        assertNoSecret("GET /trial-jobs", trialsText(experiment));
 
         Path directory = work.resolve("secrets1");
         Path secretsFile = directory.resolve("secrets.json");
@@ -166,7 +167,7 @@ public class SecretMaskingTest {
         experiment.update(ExperimentUpdate.of(ExperimentUpdate.MAX_TRIAL_NUMBER, 2).value());
         assertEquals(ExperimentStatus.DONE, experiment.settled().get(30, TimeUnit.SECONDS));
         assertEquals(2, experiment.trials().size());
-        assertNoSecret("GET /experiment after resume", JSON.writeValueAsString(ExperimentRoutes.profile(experiment)));
+        assertNoSecret("GET /experiment after resume", JSON.writeValueAsString(ExperimentViews.profile(experiment).params()));
         experiment.stop(Duration.ofSeconds(10));
         experiment = null;
         assertNothingStoredOrLogged(directory);
@@ -209,6 +210,20 @@ public class SecretMaskingTest {
         assertTrue("no masked definition stored", maskStored);
         String log = Files.readString(home.resolve("log").resolve("nni.log"));
         assertTrue("the log recorded nothing of the experiment", log.contains("secrets1"));
+    }
+
+    /** @return every field of every trial's detail, as text: what GET /trial-jobs is made of */
+    private static String trialsText(Experiment experiment) {
+        StringBuilder text = new StringBuilder();
+        for (TrialDetail trial : ExperimentViews.details(experiment)) {
+            text.append(trial.id()).append(' ').append(trial.status()).append(' ').append(trial.message().orElse(""))
+                    .append(' ').append(trial.hyperParameters()).append(' ').append(trial.logPath());
+            trial.finalMetrics().forEach(metric -> text.append(' ').append(metric.data()));
+            trial.current().ifPresent(current -> text.append(' ').append(current.job().attributes())
+                    .append(' ').append(current.job().host()).append(' ').append(current.job().hyperParameters()));
+            text.append('\n');
+        }
+        return text.toString();
     }
 
     private static void assertNoSecret(String where, String text) {

@@ -1,16 +1,14 @@
-package nni.manager.internal.http;
+package nni.manager.internal.service;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.After;
@@ -18,6 +16,7 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
+import nni.api.experiment.TrialDetail;
 import nni.api.model.TrialStatus;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentStatus;
@@ -30,7 +29,7 @@ import nni.manager.internal.store.TrialEvent;
 /**
  * Why a trial waits reaches {@code GET /trial-jobs} (NNI's {@code TrialJobInfo.message}): the real
  * local platform, told by a fake nvidia-smi that GPU 1 is busy, holds the second trial back and says
- * why; the REST mapping shows that live message while the trial waits, without a stored event for it,
+ * why; the trial's detail (what the REST mapping shows) has that live message while the trial waits, without a stored event for it,
  * and drops it once the trial runs.
  */
 public class TrialMessageTest {
@@ -76,24 +75,23 @@ public class TrialMessageTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> experiment.trial(first.job().id()).orElseThrow()
                 .job().status() == TrialStatus.RUNNING);
 
-        Map<String, Object> waiting = info(second.job().id());
-        assertEquals("WAITING", waiting.get("status"));
-        assertEquals(WAITING, waiting.get("message"));
-        assertFalse(info(first.job().id()).toString(), info(first.job().id()).containsKey("message"));
+        TrialDetail waiting = info(second.job().id());
+        assertEquals("WAITING", waiting.status());
+        assertEquals(Optional.of(WAITING), waiting.message());
+        assertEquals(Optional.empty(), info(first.job().id()).message());
         // the reason is live state, not a stored event
         for (TrialEvent event : experiment.store().events()) {
             assertNotEquals(event.toString(), WAITING, event.message());
         }
 
         Files.writeString(code.resolve("release-0"), "");
-        await().atMost(Duration.ofSeconds(20)).until(() -> "RUNNING".equals(info(second.job().id()).get("status")));
-        assertFalse("a stale reason is shown: " + info(second.job().id()), info(second.job().id()).containsKey("message"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> "RUNNING".equals(info(second.job().id()).status()));
+        assertEquals("a stale reason is shown", Optional.empty(), info(second.job().id()).message());
         Files.writeString(code.resolve("release-1"), "");
         assertEquals(ExperimentStatus.DONE, experiment.settled().get(20, TimeUnit.SECONDS));
     }
 
-    private Map<String, Object> info(String trialId) {
-        List<Map<String, Object>> infos = ExperimentRoutes.trialInfos(experiment);
-        return infos.stream().filter(i -> i.get("trialJobId").equals(trialId)).findFirst().orElseThrow();
+    private TrialDetail info(String trialId) {
+        return ExperimentViews.details(experiment).stream().filter(t -> t.id().equals(trialId)).findFirst().orElseThrow();
     }
 }

@@ -1,4 +1,4 @@
-package nni.manager.internal.http;
+package nni.manager.internal.service;
 
 import static org.junit.Assert.assertEquals;
 
@@ -18,18 +18,18 @@ public class TrialHyperParametersTest {
         assertEquals(List.of("{\"parameter_id\":0,\"parameter_source\":\"algorithm\",\"parameters\":{\"x\":1},\"parameter_index\":0}",
                 "{\"parameter_id\":4,\"parameter_source\":\"algorithm\",\"parameters\":{\"x\":2},\"parameter_index\":1,"
                         + "\"trial_job_id\":\"AbCd1\"}"),
-                ExperimentRoutes.hyperParameters(first, List.of(second, secondAgain)));
+                ExperimentViews.hyperParameters(first, List.of(second, secondAgain)));
     }
 
     @Test
     public void aTrialWithoutParametersHasAnEmptyList() {
-        assertEquals(List.of(), ExperimentRoutes.hyperParameters(null, List.of()));
+        assertEquals(List.of(), ExperimentViews.hyperParameters(null, List.of()));
     }
 
     @Test
     public void aCustomizedTrialWithoutAnIndexCountsAsTheFirstSet() {
         String customized = "{\"parameter_id\": null, \"parameter_source\": \"customized\", \"parameters\": {\"x\": 1}}";
         assertEquals(List.of("{\"parameter_id\":null,\"parameter_source\":\"customized\",\"parameters\":{\"x\":1}}"),
-                ExperimentRoutes.hyperParameters(customized, List.of()));
+                ExperimentViews.hyperParameters(customized, List.of()));
     }
 }
