@@ -18,8 +18,10 @@
  *     told of experiment and trial changes.</li>
  * <li>{@link nni.api.experiment.ExperimentsRoot}: where experiments live, for every bundle that
  *     finds an experiment's folder by its id (since 1.2).</li>
+ * <li>{@link nni.api.experiment.NnictlRegistry}: NNI's experiment registry as {@code nnictl} reads
+ *     it, for NNI's REST routes outside the manager (since 1.4).</li>
  * </ul>
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package nni.api.experiment;

@@ -66,6 +66,28 @@ public class FacesOnTheApiTest {
         assertEquals(Set.of("NniApiServlet.class -> registry"), used);
     }
 
+    /**
+     * The REST routes' package reads NNI's experiment registry through the API ({@code NnictlRegistry},
+     * since nni.api.experiment 1.4): of the manager's internals it uses only the platform registry, in
+     * its servlet.
+     */
+    @Test
+    public void theRestRoutesUseNoOtherPackageOfTheManager() throws Exception {
+        Path folder = Path.of(NniApiServlet.class.getResource("NniApiServlet.class").toURI()).getParent();
+        Set<String> used = new TreeSet<>();
+        try (Stream<Path> classes = Files.list(folder)) {
+            for (Path file : classes.filter(f -> f.getFileName().toString().endsWith(".class")).toList()) {
+                Matcher matcher = INTERNAL.matcher(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1));
+                while (matcher.find()) {
+                    if (!"http".equals(matcher.group(1))) {
+                        used.add(file.getFileName() + " -> " + matcher.group(1));
+                    }
+                }
+            }
+        }
+        assertEquals(Set.of("NniApiServlet.class -> registry"), used);
+    }
+
     /** The check sees a use where there is one: a face not yet moved still uses the engine. */
     @Test
     public void theCheckSeesAFaceThatStillUsesTheEngine() throws Exception {

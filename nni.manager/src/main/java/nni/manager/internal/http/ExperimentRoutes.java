@@ -27,11 +27,11 @@ import nni.api.experiment.ExperimentProfile;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.MetricInfo;
+import nni.api.experiment.NnictlRegistry;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.model.TrialJob;
-import nni.manager.internal.nnictl.NnictlBridge;
 
 /**
  * NNI's experiment REST routes (nni-core §5.1) in NNI's JSON shapes, for nnictl and the web UI.
@@ -50,9 +50,9 @@ final class ExperimentRoutes {
     private static final String INITIALIZED = "INITIALIZED";
 
     private final Supplier<ExperimentService> service;
-    private final Supplier<NnictlBridge> nnictl;
+    private final Supplier<NnictlRegistry> nnictl;
 
-    ExperimentRoutes(Supplier<ExperimentService> service, Supplier<NnictlBridge> nnictl) {
+    ExperimentRoutes(Supplier<ExperimentService> service, Supplier<NnictlRegistry> nnictl) {
         this.service = service;
         this.nnictl = nnictl;
     }
@@ -145,10 +145,10 @@ final class ExperimentRoutes {
                     .map(e -> Map.of("trialJobStatus", e.getKey(), "trialJobNumber", e.getValue())).toList();
         });
         router.get("/export-data", (request, path) -> HttpError.answer(service.get().exportData(require(request).id()), ""));
-        router.get("/experiments-info", (request, path) -> registry(NnictlBridge::entries));
+        router.get("/experiments-info", (request, path) -> registry(NnictlRegistry::entries));
         router.get("/experiment-metadata", (request, path) -> {
             String id = require(request).id();
-            return registry(bridge -> bridge.entry(id)).orElseThrow(() -> HttpError.notFound("experiment " + id
+            return registry(registry -> registry.entry(id)).orElseThrow(() -> HttpError.notFound("experiment " + id
                     + " has no entry in NNI's experiment registry"));
         });
         router.withBody("POST", "/experiment/import-data", (request, path) -> require(request), (request, path, body) -> {
@@ -194,7 +194,7 @@ final class ExperimentRoutes {
 
     @FunctionalInterface
     private interface RegistryRead<T> {
-        T read(NnictlBridge bridge) throws IOException, InterruptedException;
+        T read(NnictlRegistry registry) throws IOException, InterruptedException;
     }
 
     private <T> T registry(RegistryRead<T> read) throws IOException {
@@ -237,7 +237,7 @@ final class ExperimentRoutes {
     private static HttpError severalRunning(List<ExperimentInfo> running) {
         List<String> ids = running.stream().map(ExperimentInfo::id).toList();
         return new HttpError(409, "several experiments are running in this runtime (" + String.join(", ", ids)
-                + "): address one as /" + NnictlBridge.PREFIX + "<id>/api/v1/nni/..., or add ?experiment_id=<id>");
+                + "): address one as /" + NnictlRegistry.PREFIX + "<id>/api/v1/nni/..., or add ?experiment_id=<id>");
     }
 
     /** @return the experiment the request names, else the open experiment that has the trial */

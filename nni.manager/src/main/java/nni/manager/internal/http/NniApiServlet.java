@@ -17,7 +17,7 @@ import nni.http.Router;
 import nni.http.JsonServlet;
 import nni.http.RequestBodies;
 import nni.api.experiment.ExperimentService;
-import nni.manager.internal.nnictl.NnictlBridge;
+import nni.api.experiment.NnictlRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
 import nni.http.LoginGuard;
 
@@ -35,12 +35,12 @@ public class NniApiServlet extends JsonServlet {
 
     private final transient PlatformRegistry platforms;
     private final transient ExperimentService service;
-    private final transient NnictlBridge nnictl;
+    private final transient NnictlRegistry nnictl;
 
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
     public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentService service,
-                         @Reference RequestBodies bodies, @Reference NnictlBridge nnictl, @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login) {
+                         @Reference RequestBodies bodies, @Reference NnictlRegistry nnictl, @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login) {
         super(bodies);
         this.platforms = platforms;
         this.service = service;

@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
 
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentListener;
+import nni.api.experiment.NnictlRegistry;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.Outcome;
 
@@ -49,11 +50,11 @@ import nni.api.experiment.Outcome;
  * {@link ExperimentService} only. Registry writes and stop requests run on threads of this
  * component, never on the experiments' threads.
  */
-@Component(service = {NnictlBridge.class, ExperimentListener.class}, immediate = true)
-public class NnictlBridge implements ExperimentListener {
+@Component(service = {NnictlBridge.class, NnictlRegistry.class, ExperimentListener.class}, immediate = true)
+public class NnictlBridge implements ExperimentListener, NnictlRegistry {
 
     /** The URL prefix of one experiment's REST API: {@code /experiments/<id>/api/v1/nni/...}. */
-    public static final String PREFIX = "experiments/";
+    public static final String PREFIX = NnictlRegistry.PREFIX;
     static final String STDOUT_LOG = "nnictl_stdout.log";
     static final String STDERR_LOG = "nnictl_stderr.log";
 
@@ -200,6 +201,7 @@ public class NnictlBridge implements ExperimentListener {
      * @return the registry's entries, experiments whose pid is gone marked STOPPED, as NNI's manager
      * does, except those that ended DONE or ERROR: they keep their outcome (and lose their port)
      */
+    @Override
     public List<Map<String, Object>> entries() throws IOException, InterruptedException {
         return registry.update(entries -> {
             for (Map<String, Object> entry : entries.values()) {
@@ -257,6 +259,7 @@ public class NnictlBridge implements ExperimentListener {
     }
 
     /** @return the registry entry of an experiment */
+    @Override
     public Optional<Map<String, Object>> entry(String id) throws IOException, InterruptedException {
         return entries().stream().filter(entry -> id.equals(entry.get("id"))).findFirst();
     }
