@@ -195,13 +195,18 @@ public class RealNniToolsIT {
         Map<String, String> environment = Map.of("HOME", home.toString());
         Path experiments = home.resolve("nni-experiments");
         runtime = RuntimeProcess.startWithShell(environment, folder.newFolder("runtime").toPath(), experiments);
-        runtime.type("nni:create " + first);
-        await().atMost(Duration.ofSeconds(300)).ignoreExceptions()
-                .until(() -> runtime.get("check-status").get("status").asText().equals("DONE"));
-        String ended = runtime.get("experiment").get("id").asText();
+        String ended = runtime.create(first, Duration.ofSeconds(300));
+        try {
+            await().atMost(Duration.ofSeconds(300)).ignoreExceptions()
+                    .until(() -> runtime.get("check-status").get("status").asText().equals("DONE"));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("experiment " + ended + " did not end DONE; console:\n" + runtime.console()
+                    + "\nlog:\n" + runtime.log(), e);
+        }
+        assertEquals(ended, runtime.get("experiment").get("id").asText());
 
         Files.writeString(code.resolve("hold"), "");
-        runtime.type("nni:create " + second);
+        runtime.create(second, Duration.ofSeconds(300));
         Path registry = experiments.resolve(".experiment");
         await().atMost(Duration.ofSeconds(300)).ignoreExceptions().until(() -> RuntimeProcess.JSON.readTree(registry.toFile()).size() == 2);
         String next = null;

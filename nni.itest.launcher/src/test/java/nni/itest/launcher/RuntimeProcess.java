@@ -14,7 +14,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.awaitility.core.ConditionTimeoutException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -100,6 +105,28 @@ public final class RuntimeProcess implements AutoCloseable {
     public void type(String line) throws IOException {
         process.getOutputStream().write((line + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
         process.getOutputStream().flush();
+    }
+
+    /**
+     * Types {@code nni:create <config>} into the shell and waits for its answer, "experiment ID STATUS
+     * in FOLDER"; fails with the console and the log's tail when no such answer comes (a refusal, a
+     * command the shell did not know), rather than leaving a later wait to time out without a word.
+     *
+     * @return the experiment's id
+     */
+    public String create(Path config, Duration patience) throws IOException {
+        int before = console().length();
+        type("nni:create " + config);
+        Pattern created = Pattern.compile("experiment (\\w{8}) [A-Z_]+ in ");
+        try {
+            return await().atMost(patience).until(() -> {
+                Matcher answer = created.matcher(console().substring(before));
+                return answer.find() ? answer.group(1) : null;
+            }, Objects::nonNull);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("nni:create " + config + " was not answered with an experiment within " + patience
+                    + "; console:\n" + console() + "\nlog:\n" + log(), e);
+        }
     }
 
     /** @return the REST base, once the runtime wrote {@code log/endpoint} */

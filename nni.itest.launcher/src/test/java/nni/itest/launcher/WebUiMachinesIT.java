@@ -10,8 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.After;
 import org.junit.Rule;
@@ -158,17 +156,6 @@ public class WebUiMachinesIT {
     }
 
     private String create(Path config) throws Exception {
-        int before = runtime.console().length();
-        runtime.type("nni:create " + config);
-        Pattern created = Pattern.compile("experiment (\\w{8}) [A-Z_]+ in ");
-        String[] id = new String[1];
-        await().atMost(Duration.ofSeconds(60)).until(() -> {
-            Matcher m = created.matcher(runtime.console().substring(before));
-            if (m.find()) {
-                id[0] = m.group(1);
-            }
-            return id[0] != null;
-        });
-        return id[0];
+        return runtime.create(config, Duration.ofSeconds(60));
     }
 }
