@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
+import nni.api.experiment.ExperimentService;
 import nni.api.platform.TrainingSession;
 
 /**
@@ -16,8 +17,8 @@ import nni.api.platform.TrainingSession;
  */
 public final class TrialFiles {
 
-    /** The files a trial has. */
-    public static final List<String> NAMES = List.of("stdout", "stderr", "trial.log");
+    /** The files a trial has: the exported API names them, so faces and engine agree. */
+    public static final List<String> NAMES = ExperimentService.TRIAL_FILES;
 
     private TrialFiles() {
     }
