@@ -73,6 +73,13 @@ final class TrialDrawing implements Algorithm.Host {
     private boolean durationReached;
     private long nextSequenceId;
     private int submitted;
+    /**
+     * A fill is submitting. A platform may end a trial inside its submit (a process that exited
+     * before the submit returned, a refusal for good), and that end asks for a fill: run inside
+     * this one, it would settle the experiment DONE and then this fill, counting the ended trial as
+     * live, would set NO_MORE_TRIAL over the DONE, or submit past the concurrency. It runs after.
+     */
+    private boolean filling;
 
     TrialDrawing(String experimentId, Path directory, ExperimentStore store, Trials trials, TrialScheduler scheduler,
             ExperimentThread thread, Consumer<String> changed, Run run) {
@@ -124,6 +131,19 @@ final class TrialDrawing implements Algorithm.Host {
      * queued behind a thousand submissions.
      */
     void fill() {
+        if (filling) {
+            thread.execute(this::fill, () -> "a fill asked for during a fill");
+            return;
+        }
+        filling = true;
+        try {
+            fillNow();
+        } finally {
+            filling = false;
+        }
+    }
+
+    private void fillNow() {
         if (!run.status().counting() || !scheduler.attached() || run.stopping()) {
             return;
         }
