@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
 import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.ComponentServiceObjects;
@@ -137,12 +138,25 @@ public class PlatformRegistry {
         });
     }
 
-    /** @return why a platform service left: its bundle stopped, or (bundle still active) its component is reconfigured */
+    /**
+     * @return why a platform service left: the runtime stops, its bundle stopped, or (bundle still
+     *         active) its component is reconfigured. A stopping framework takes components down
+     *         while their bundles are still active (SCR goes first), which is no reconfiguration.
+     */
     private static String why(NamedServices.Entry<OnFirstUse> entry) {
         Bundle bundle = entry.reference().getBundle();
         boolean active = bundle != null && bundle.getState() == Bundle.ACTIVE;
+        if (active && runtimeStopping(bundle)) {
+            return "the runtime is stopping";
+        }
         return active ? "its component (bundle " + entry.bundleName() + ") is restarting with a new configuration"
                 : "bundle " + entry.bundleName() + " " + entry.bundleVersion() + " stopped";
+    }
+
+    private static boolean runtimeStopping(Bundle bundle) {
+        BundleContext context = bundle.getBundleContext();
+        Bundle system = context == null ? null : context.getBundle(Constants.SYSTEM_BUNDLE_ID);
+        return system != null && system.getState() == Bundle.STOPPING;
     }
 
     /** The runtime stops (or the manager is updated): every session still open is detached, none closed. */

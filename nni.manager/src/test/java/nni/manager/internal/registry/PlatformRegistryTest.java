@@ -208,9 +208,20 @@ public class PlatformRegistryTest {
 
     /** @return a bundle that is still active, as a platform's bundle is while SCR restarts its component */
     private static Bundle activeBundle(String symbolicName) {
+        return activeBundle(symbolicName, Bundle.ACTIVE);
+    }
+
+    /** @return an active bundle in a framework whose system bundle is in {@code frameworkState} */
+    private static Bundle activeBundle(String symbolicName, int frameworkState) {
+        Bundle system = (Bundle) java.lang.reflect.Proxy.newProxyInstance(Bundle.class.getClassLoader(), new Class<?>[] {Bundle.class},
+                (proxy, method, args) -> method.getName().equals("getState") ? frameworkState : null);
+        org.osgi.framework.BundleContext context = (org.osgi.framework.BundleContext) java.lang.reflect.Proxy.newProxyInstance(
+                Bundle.class.getClassLoader(), new Class<?>[] {org.osgi.framework.BundleContext.class},
+                (proxy, method, args) -> method.getName().equals("getBundle") && args != null && args[0].equals(0L) ? system : null);
         return (Bundle) java.lang.reflect.Proxy.newProxyInstance(Bundle.class.getClassLoader(), new Class<?>[] {Bundle.class},
                 (proxy, method, args) -> switch (method.getName()) {
                     case "getState" -> Bundle.ACTIVE;
+                    case "getBundleContext" -> context;
                     case "getSymbolicName" -> symbolicName;
                     case "getVersion" -> org.osgi.framework.Version.parseVersion("1.0.0");
                     case "hashCode" -> System.identityHashCode(proxy);
@@ -236,6 +247,17 @@ public class PlatformRegistryTest {
         ((FakeReference) checksOnly).properties().put(PlatformInfo.CHECKS_ONLY, "true");
         registry.addPlatform(checksOnly, new FakePlatform());
         assertFalse(registry.platforms().get(0).runsTrials());
+    }
+
+    /** A stopping runtime takes platform components down before their bundles: that is said, not a reconfiguration. */
+    @Test
+    public void aPlatformLeavingWithTheRuntimeIsSaidToLeaveForThat() throws Exception {
+        ServiceReference<TrainingPlatform> ref = reference("fake", 1, 0, activeBundle("nni.ts.fake", Bundle.STOPPING));
+        registry.addPlatform(ref, new FakePlatform());
+        RecordingContext context = new RecordingContext();
+        registry.open("fake", context);
+        registry.unbindPlatform(ref);
+        assertEquals("lost: platform 'fake' is away: the runtime is stopping", context.told.get(0));
     }
 
     /** Issue 30: how each open session's trials report comes from the session itself, not from the platform's name. */
