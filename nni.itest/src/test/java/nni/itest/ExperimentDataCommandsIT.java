@@ -129,6 +129,12 @@ public class ExperimentDataCommandsIT extends RuntimeTestSupport {
         Exception open = assertThrows(Exception.class, () -> command("nni:delete " + a));
         assertTrue(open.getMessage(), open.getMessage().contains("is open (DONE); stop it first"));
         command("nni:halt " + a);
+        // a stopped experiment exports from its stored database, as nnictl does
+        Path stored = root.resolve("a-stored.json");
+        assertEquals("experiment " + a + ": 3 trials exported to " + stored, command("nni:export --intermediate " + a + " " + stored));
+        assertEquals("[\"0.5\"]", JSON.readTree(stored.toFile()).get(0).get("intermediate").toString());
+        Exception unknown = assertThrows(Exception.class, () -> command("nni:export nosuch00 " + root.resolve("none.json")));
+        assertTrue(unknown.getMessage(), unknown.getMessage().startsWith("no experiment nosuch00 in "));
         assertTrue(JSON.readTree(experiments.resolve(".experiment").toFile()).has(a));
         assertEquals("experiment " + a + " deleted (" + experiments.resolve(a) + ")", command("nni:delete " + a));
         assertFalse(Files.exists(experiments.resolve(a)));

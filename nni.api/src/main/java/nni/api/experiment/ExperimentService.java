@@ -97,6 +97,18 @@ public interface ExperimentService {
     Outcome<List<Map<String, Object>>> exportData(String experimentId);
 
     /**
+     * The results of an open or a stored experiment's trials as {@code nnictl experiment export}
+     * writes them: one map per succeeded trial with a final result, in trial order, holding
+     * {@code parameter} (the trial's parameters), {@code value} (its final result as the trial
+     * reported it, JSON text) and {@code trialJobId}; with {@code intermediate} also
+     * {@code intermediate}, the trial's intermediate results as reported (JSON texts), in order.
+     *
+     * @return the rows; NOT_FOUND when no experiment is open or stored under that id (since 1.5)
+     * @throws IOException when a stored experiment's database cannot be read
+     */
+    Outcome<List<Map<String, Object>>> exportData(String experimentId, boolean intermediate) throws IOException;
+
+    /**
      * Deletes a stored experiment as {@code nnictl experiment delete} does: its whole folder (database,
      * logs, trial outputs); {@link ExperimentListener#experimentDeleted} is told before this returns.
      * Cannot be undone.

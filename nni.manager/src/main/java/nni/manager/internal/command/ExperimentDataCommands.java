@@ -4,8 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
+import java.util.Map;
 
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Parameter;
@@ -14,10 +15,6 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import nni.api.experiment.ExperimentService;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.nnictl.TrialExport;
-import nni.manager.internal.store.ExperimentStore;
 
 /**
  * What {@code nnictl experiment export|import|delete} do, as Gogo commands: {@code nni:export},
@@ -29,12 +26,10 @@ import nni.manager.internal.store.ExperimentStore;
         "osgi.command.function=delete"})
 public class ExperimentDataCommands {
 
-    private final ExperimentManager experiments;
     private final ExperimentService service;
 
     @Activate
-    public ExperimentDataCommands(@Reference ExperimentManager experiments, @Reference ExperimentService service) {
-        this.experiments = experiments;
+    public ExperimentDataCommands(@Reference ExperimentService service) {
         this.service = service;
     }
 
@@ -50,27 +45,17 @@ public class ExperimentDataCommands {
         if (!kind.equals("json") && !kind.equals("csv")) {
             throw new IllegalArgumentException("--type: expected json or csv, got '" + type + "'");
         }
-        Optional<Experiment> open = experiments.get(id);
-        ExperimentStore store = open.isPresent() ? open.get().store() : ExperimentStore.openReadOnly(experiments.directoryOf(id));
-        try {
-            String text = kind.equals("json") ? TrialExport.json(store, intermediate) : TrialExport.csv(store, intermediate);
-            Path target = ClientSide.file(file);
-            Files.writeString(target, text, StandardCharsets.UTF_8);
-            return "experiment " + id + ": " + TrialExport.rows(store).size() + " trials exported to " + target;
-        } finally {
-            if (open.isEmpty()) {
-                store.close();
-            }
-        }
+        List<Map<String, Object>> rows = ConsoleAnswers.of(service.exportData(id, intermediate));
+        Path target = ClientSide.file(file);
+        Files.writeString(target, kind.equals("json") ? ExportFiles.json(rows) : ExportFiles.csv(rows), StandardCharsets.UTF_8);
+        return "experiment " + id + ": " + rows.size() + " trials exported to " + target;
     }
 
     @Descriptor("feeds results of trials run elsewhere to a running experiment's tuner, as nnictl experiment import "
             + "does (also as nni:import): a JSON file with a list of {\"parameter\": {...}, \"value\": ...}, what nni:export writes")
     public String importdata(@Descriptor("experiment id (open)") String id,
                              @Descriptor("the JSON file of results") String file) throws IOException {
-        Experiment experiment = experiments.get(id).orElseThrow(() -> new IllegalArgumentException("no open experiment "
-                + id + "; open: " + experiments.open().stream().map(Experiment::id).toList()));
-        int imported = experiment.importData(Files.readString(ClientSide.file(file), StandardCharsets.UTF_8));
+        int imported = ConsoleAnswers.of(service.importData(id, Files.readString(ClientSide.file(file), StandardCharsets.UTF_8)));
         return "experiment " + id + ": " + imported + " results given to the tuner";
     }
 

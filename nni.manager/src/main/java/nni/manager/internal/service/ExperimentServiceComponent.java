@@ -29,7 +29,6 @@ import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.UnknownExperimentException;
-import nni.manager.internal.nnictl.TrialExport;
 import nni.manager.internal.store.ExperimentStore;
 
 /**
@@ -141,7 +140,24 @@ public class ExperimentServiceComponent implements ExperimentService {
 
     @Override
     public Outcome<List<Map<String, Object>>> exportData(String experimentId) {
-        return manager.find(experimentId).map(experiment -> TrialExport.rows(experiment.store()));
+        return manager.find(experimentId).map(experiment -> ExportRows.of(experiment.store(), false));
+    }
+
+    @Override
+    public Outcome<List<Map<String, Object>>> exportData(String experimentId, boolean intermediate) throws IOException {
+        Optional<Experiment> open = manager.get(experimentId);
+        if (open.isPresent()) {
+            return Outcome.done(ExportRows.of(open.get().store(), intermediate));
+        }
+        Path directory;
+        try {
+            directory = manager.directoryOf(experimentId);
+        } catch (UnknownExperimentException | IllegalArgumentException e) {
+            return Outcome.refused(Refusal.notFound(e.getMessage()));
+        }
+        try (ExperimentStore stored = ExperimentStore.openReadOnly(directory)) {
+            return Outcome.done(ExportRows.of(stored, intermediate));
+        }
     }
 
     @Override
