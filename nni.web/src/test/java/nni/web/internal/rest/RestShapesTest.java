@@ -1,4 +1,4 @@
-package nni.manager.internal.http;
+package nni.web.internal.rest;
 
 import static org.junit.Assert.assertEquals;
 
