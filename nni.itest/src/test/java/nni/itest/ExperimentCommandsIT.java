@@ -183,6 +183,8 @@ public class ExperimentCommandsIT extends RuntimeTestSupport {
         HttpResponse<String> version = get("api/v1/nni/version");
         assertEquals(200, version.statusCode());
         assertTrue(version.body(), JSON.readTree(version.body()).asText().matches("\\d+\\.\\d+\\.\\d+.*"));
+        // the REST routes live in nni.web; the version they answer is still the manager's, as nni:version names it
+        assertEquals(((Map<?, ?>) command("nni:version")).get("manager"), JSON.readTree(version.body()).asText());
         JsonNode metadata = JSON.readTree(get("api/v1/nni/experiment-metadata?experiment_id=" + id).body());
         assertEquals("failing", metadata.get("experimentName").asText());
         assertEquals(200, get("api/v1/nni/experiment/imported-data?experiment_id=" + id).statusCode());

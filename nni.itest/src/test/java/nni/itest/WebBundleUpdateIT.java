@@ -32,7 +32,7 @@ import org.osgi.framework.wiring.FrameworkWiring;
 
 /**
  * Issue 27: a face bundle can be updated while experiments run. Updating {@code nni.web} (the login
- * gate and the HTTP limits) withdraws the servlets that wait for the gate and registers them again
+ * gate, the HTTP limits and NNI's REST routes) withdraws the servlets that wait for the gate and registers them again
  * with the new one; the running experiment is not touched: its trials go on, end SUCCEEDED, and each
  * ran once.
  */
@@ -41,7 +41,7 @@ import org.osgi.framework.wiring.FrameworkWiring;
 public class WebBundleUpdateIT extends RuntimeTestSupport {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final String REST_SERVLET = "(component.name=nni.manager.internal.http.NniApiServlet)";
+    private static final String REST_SERVLET = "(component.name=nni.web.internal.rest.NniApiServlet)";
 
     @Configuration
     public Option[] config() throws Exception {

@@ -20,6 +20,8 @@
  *     finds an experiment's folder by its id (since 1.2).</li>
  * <li>{@link nni.api.experiment.NnictlRegistry}: NNI's experiment registry as {@code nnictl} reads
  *     it, for NNI's REST routes outside the manager (since 1.4).</li>
+ * <li>{@link nni.api.experiment.InstalledPlatforms}: the training platforms installed, each a
+ *     {@link nni.api.experiment.PlatformView}, listed without activating any (since 1.5).</li>
  * </ul>
  */
 @org.osgi.annotation.bundle.Export

@@ -20,7 +20,6 @@ import java.util.stream.Stream;
 import org.junit.Test;
 
 import nni.manager.internal.command.ExperimentCommands;
-import nni.manager.internal.http.NniApiServlet;
 import nni.manager.internal.logs.ExperimentLogFiles;
 import nni.manager.internal.nnictl.ExperimentRegistry;
 import nni.manager.internal.nnictl.NnictlBridge;
@@ -33,7 +32,7 @@ import nni.manager.internal.ui.LiveEventsServlet;
  * keeper protocol, the service's implementation). Read from the compiled classes' constant pools,
  * where every class a class uses is named, so an import, a fully qualified name or a lambda's target
  * all count. Faces still to move are not listed; each one moved joins the list. NNI's REST routes
- * (internal.http) joined it whole but for its servlet's platform list.
+ * have left for nni.web, whose own FacesOnTheApiTest keeps them off the manager.
  */
 public class FacesOnTheApiTest {
 
@@ -42,8 +41,7 @@ public class FacesOnTheApiTest {
 
     private static final List<String> ON_THE_API = List.of(NnictlBridge.class.getName(), ExperimentRegistry.class.getName(),
             "nni.manager.internal.nnictl.PidSentinel", ExperimentLogFiles.class.getName(), LiveEvents.class.getName(),
-            LiveEventsServlet.class.getName(), "nni.manager.internal.http.ExperimentRoutes",
-            "nni.manager.internal.http.ExperimentPrefix");
+            LiveEventsServlet.class.getName());
 
     @Test
     public void facesOnTheApiUseNoneOfTheEnginesPackages() throws Exception {
@@ -51,41 +49,6 @@ public class FacesOnTheApiTest {
             Class<?> face = Class.forName(name);
             assertEquals(face.getName() + " uses the engine's internals", Set.of(), enginePackagesUsedBy(face));
         }
-    }
-
-    /**
-     * Every class of the REST routes' package (on its way to the nni.web bundle), whichever is added, uses the engine's experiments and
-     * store only through the API; its servlet still lists the platforms from the manager's registry.
-     */
-    @Test
-    public void theRestRoutesUseNeitherTheExperimentsNorTheStoreOfTheEngine() throws Exception {
-        // the main classes' folder (the tests of the package have one of their own)
-        Path folder = Path.of(NniApiServlet.class.getResource("NniApiServlet.class").toURI()).getParent();
-        Set<String> used = enginePackagesUsedBy(folder, file -> true);
-        assertFalse("no classes read in " + folder, used.isEmpty());
-        assertEquals(Set.of("NniApiServlet.class -> registry"), used);
-    }
-
-    /**
-     * The REST routes' package reads NNI's experiment registry through the API ({@code NnictlRegistry},
-     * since nni.api.experiment 1.4): of the manager's internals it uses only the platform registry, in
-     * its servlet.
-     */
-    @Test
-    public void theRestRoutesUseNoOtherPackageOfTheManager() throws Exception {
-        Path folder = Path.of(NniApiServlet.class.getResource("NniApiServlet.class").toURI()).getParent();
-        Set<String> used = new TreeSet<>();
-        try (Stream<Path> classes = Files.list(folder)) {
-            for (Path file : classes.filter(f -> f.getFileName().toString().endsWith(".class")).toList()) {
-                Matcher matcher = INTERNAL.matcher(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1));
-                while (matcher.find()) {
-                    if (!"http".equals(matcher.group(1))) {
-                        used.add(file.getFileName() + " -> " + matcher.group(1));
-                    }
-                }
-            }
-        }
-        assertEquals(Set.of("NniApiServlet.class -> registry"), used);
     }
 
     /** The check sees a use where there is one: a face not yet moved still uses the engine. */

@@ -3,6 +3,7 @@ package nni.manager.internal.command;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.framework.Bundle;
@@ -12,9 +13,9 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import nni.api.experiment.PlatformView;
 import nni.api.platform.TrainingPlatform;
 import nni.manager.internal.registry.AlgorithmRegistry;
-import nni.manager.internal.registry.PlatformInfo;
 import nni.manager.internal.registry.PlatformRegistry;
 
 /** Gogo commands about the runtime itself: {@code nni:platforms}, {@code nni:algorithms}, {@code nni:version}. */
@@ -24,6 +25,10 @@ import nni.manager.internal.registry.PlatformRegistry;
         "osgi.command.function=algorithms",
         "osgi.command.function=version"})
 public class PlatformCommands {
+
+    /** The columns of {@code nni:platforms}, one {@link #line} per platform under it. */
+    private static final String PLATFORMS_HEADER = String.format("%-20s %-28s %-14s %-9s %-8s %s", "PLATFORM", "BUNDLE",
+            "VERSION", "STATE", "SESSIONS", "RUNS TRIALS");
 
     private final PlatformRegistry registry;
     private final AlgorithmRegistry algorithms;
@@ -41,13 +46,21 @@ public class PlatformCommands {
             + "bundle with the name), open sessions, and whether trials can run there; under it, how each session's trials "
             + "report (over http or files, and why)")
     public String platforms() {
-        List<PlatformInfo> platforms = registry.platforms();
+        List<PlatformView> platforms = registry.platforms();
         if (platforms.isEmpty()) {
             return "no platform is installed; drop a platform bundle into deploy/";
         }
-        StringBuilder text = new StringBuilder(PlatformInfo.header()).append('\n');
-        platforms.forEach(platform -> text.append(platform).append('\n'));
+        StringBuilder text = new StringBuilder(PLATFORMS_HEADER).append('\n');
+        platforms.forEach(platform -> text.append(line(platform)).append('\n'));
         return text.toString();
+    }
+
+    /** @return the platform's line under the header, then one indented line per session that says how its trials report */
+    static String line(PlatformView platform) {
+        return String.format("%-20s %-28s %-14s %-9s %-8d %s", platform.name(), platform.bundle(), platform.version(),
+                platform.state(), platform.sessions(), platform.runsTrials() ? "yes" : "no (validates its section only)")
+                + platform.reports().stream().map(r -> "\n  experiment " + r.experiment() + " reports over " + r.transport()
+                + ": " + r.why()).collect(Collectors.joining());
     }
 
     @Descriptor("lists the installed tuners, assessors and advisors (nnictl algo list): what tuner.name and "

@@ -26,6 +26,8 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.experiment.InstalledPlatforms;
+import nni.api.experiment.PlatformView;
 import nni.api.model.HyperParameters;
 import nni.api.model.TrialApplication;
 import nni.api.model.TrialJob;
@@ -48,8 +50,11 @@ import nni.api.platform.TransientPlatformException;
  * {@link #open} at once; arrival listeners ({@link #onArrival}) hear of it and re-attach. When the
  * registry itself is deactivated (the runtime stops) it detaches whatever is still open.
  */
-@Component(service = PlatformRegistry.class, immediate = true)
-public class PlatformRegistry {
+@Component(service = {PlatformRegistry.class, InstalledPlatforms.class}, immediate = true)
+public class PlatformRegistry implements InstalledPlatforms {
+
+    /** The service property of a platform that validates its section but cannot run trials yet. */
+    public static final String CHECKS_ONLY = "nni.platform.checks.only";
 
     private static final Logger LOG = LoggerFactory.getLogger(PlatformRegistry.class);
 
@@ -171,10 +176,11 @@ public class PlatformRegistry {
         arrivalListeners.clear();
     }
 
-    /** @return the installed platforms, active ones first in name order, then shadowed ones */
-    public List<PlatformInfo> platforms() {
-        return Stream.concat(platforms.active().stream().map(e -> info(e, "active")),
-                platforms.shadowed().stream().map(e -> info(e, "shadowed"))).toList();
+    /** Read from the platforms' service references: listing activates none. */
+    @Override
+    public List<PlatformView> platforms() {
+        return Stream.concat(platforms.active().stream().map(e -> view(e, PlatformView.ACTIVE)),
+                platforms.shadowed().stream().map(e -> view(e, PlatformView.SHADOWED))).toList();
     }
 
     /** @return whether this registry has bound the platform service behind {@code reference} */
@@ -242,15 +248,16 @@ public class PlatformRegistry {
         arrivalListeners.remove(listener);
     }
 
-    private PlatformInfo info(NamedServices.Entry<OnFirstUse> entry, String state) {
+    private PlatformView view(NamedServices.Entry<OnFirstUse> entry, String state) {
         List<TrackedSession> open = sessions.stream().filter(s -> s.reference.equals(entry.reference())).toList();
-        boolean checksOnly = Boolean.parseBoolean(String.valueOf(entry.reference().getProperty(PlatformInfo.CHECKS_ONLY)));
-        List<PlatformInfo.SessionReports> reports = new ArrayList<>();
+        boolean checksOnly = Boolean.parseBoolean(String.valueOf(entry.reference().getProperty(CHECKS_ONLY)));
+        List<PlatformView.SessionReports> reports = new ArrayList<>();
         for (TrackedSession session : open) {
-            session.reportChannel().ifPresent(channel -> reports.add(new PlatformInfo.SessionReports(
+            session.reportChannel().ifPresent(channel -> reports.add(PlatformView.SessionReports.of(
                     session.context.experimentId(), channel.transport(), channel.why())));
         }
-        return new PlatformInfo(entry.name(), entry.bundleName(), entry.bundleVersion(), state, open.size(), !checksOnly, reports);
+        return PlatformView.builder(entry.name()).bundle(entry.bundleName()).version(entry.bundleVersion()).state(state)
+                .sessions(open.size()).runsTrials(!checksOnly).reports(reports).build();
     }
 
     /**

@@ -21,6 +21,7 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPa
 import org.osgi.service.servlet.whiteboard.Preprocessor;
 
 import nni.api.experiment.ExperimentService;
+import nni.api.experiment.PlatformView;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
@@ -31,7 +32,6 @@ import nni.http.JsonServlet;
 import nni.http.RequestBodies;
 import nni.http.Router;
 import nni.manager.internal.nnictl.NnictlBridge;
-import nni.manager.internal.registry.PlatformInfo;
 import nni.manager.internal.registry.PlatformRegistry;
 import nni.http.LoginGuard;
 
@@ -168,7 +168,7 @@ public class UiApiServlet extends JsonServlet {
     private Map<String, Object> platforms() {
         PlatformForms current = forms;
         List<Map<String, Object>> list = new ArrayList<>();
-        for (PlatformInfo info : platforms.platforms()) {
+        for (PlatformView info : platforms.platforms()) {
             Map<String, Object> platform = new LinkedHashMap<>();
             platform.put("name", info.name());
             platform.put("bundle", info.bundle());

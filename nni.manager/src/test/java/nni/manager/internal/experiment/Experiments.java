@@ -16,7 +16,7 @@ import nni.ts.local.internal.LocalPlatform;
 
 /**
  * Builds experiments on the real local platform for tests, without a config file (public for the
- * tests of the REST mapping in {@code internal.http}).
+ * tests of other packages).
  */
 public final class Experiments {
 

@@ -21,6 +21,7 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.ServiceReference;
 
 import nni.api.config.SectionCheck;
+import nni.api.experiment.PlatformView;
 import nni.api.model.HyperParameters;
 import nni.api.model.Placement;
 import nni.api.model.TrialApplication;
@@ -55,7 +56,7 @@ public class PlatformRegistryTest {
         registry.addPlatform(lowRef, low);
         registry.addPlatform(highRef, high);
         assertEquals(high, registry.find("local").orElseThrow());
-        assertEquals(List.of("active", "shadowed"), registry.platforms().stream().map(PlatformInfo::state).toList());
+        assertEquals(List.of("active", "shadowed"), registry.platforms().stream().map(PlatformView::state).toList());
         registry.unbindPlatform(highRef);
         assertEquals(low, registry.find("local").orElseThrow());
         assertEquals(1, registry.platforms().size());
@@ -244,7 +245,7 @@ public class PlatformRegistryTest {
                 "detached", "platform session detached"), context.told);
 
         ServiceReference<TrainingPlatform> checksOnly = reference("kubeflow", 2, 0);
-        ((FakeReference) checksOnly).properties().put(PlatformInfo.CHECKS_ONLY, "true");
+        ((FakeReference) checksOnly).properties().put(PlatformRegistry.CHECKS_ONLY, "true");
         registry.addPlatform(checksOnly, new FakePlatform());
         assertFalse(registry.platforms().get(0).runsTrials());
     }
@@ -269,11 +270,9 @@ public class PlatformRegistryTest {
         assertEquals(List.of(), registry.platforms().get(0).reports());
 
         platform.session.channel = ReportChannel.of(ReportChannel.FILES, "keeper.transport = auto: no address the workers reach");
-        PlatformInfo info = registry.platforms().get(0);
-        assertEquals(List.of(new PlatformInfo.SessionReports("exp00001", "files",
+        PlatformView info = registry.platforms().get(0);
+        assertEquals(List.of(PlatformView.SessionReports.of("exp00001", "files",
                 "keeper.transport = auto: no address the workers reach")), info.reports());
-        assertTrue(info.toString(), info.toString().endsWith("\n  experiment exp00001"
-                + " reports over files: keeper.transport = auto: no address the workers reach"));
 
         session.detach();
         assertEquals(0, registry.platforms().get(0).sessions());

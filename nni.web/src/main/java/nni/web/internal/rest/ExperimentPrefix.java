@@ -1,4 +1,4 @@
-package nni.manager.internal.http;
+package nni.web.internal.rest;
 
 import java.util.Map;
 import java.util.regex.Matcher;

@@ -1,6 +1,8 @@
-package nni.manager.internal.http;
+package nni.web.internal.rest;
 
 import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import jakarta.servlet.Servlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -17,8 +19,9 @@ import nni.http.Router;
 import nni.http.JsonServlet;
 import nni.http.RequestBodies;
 import nni.api.experiment.ExperimentService;
+import nni.api.experiment.InstalledPlatforms;
 import nni.api.experiment.NnictlRegistry;
-import nni.manager.internal.registry.PlatformRegistry;
+import nni.api.experiment.PlatformView;
 import nni.http.LoginGuard;
 
 /**
@@ -33,13 +36,13 @@ import nni.http.LoginGuard;
 public class NniApiServlet extends JsonServlet {
     private static final long serialVersionUID = 1L;
 
-    private final transient PlatformRegistry platforms;
+    private final transient InstalledPlatforms platforms;
     private final transient ExperimentService service;
     private final transient NnictlRegistry nnictl;
 
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
-    public NniApiServlet(@Reference PlatformRegistry platforms, @Reference ExperimentService service,
+    public NniApiServlet(@Reference InstalledPlatforms platforms, @Reference ExperimentService service,
                          @Reference RequestBodies bodies, @Reference NnictlRegistry nnictl, @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login) {
         super(bodies);
         this.platforms = platforms;
@@ -56,6 +59,25 @@ public class NniApiServlet extends JsonServlet {
     protected void routes(Router router) {
         // routes are added by the super constructor, before the fields are set: read them late
         new ExperimentRoutes(() -> service, () -> nnictl).addTo(router);
-        router.get("/platforms", (request, path) -> platforms.platforms());
+        router.get("/platforms", (request, path) -> platforms.platforms().stream().map(NniApiServlet::platform).toList());
+    }
+
+    /** @return the platform in the fields and order {@code /platforms} has always answered */
+    static Map<String, Object> platform(PlatformView platform) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("name", platform.name());
+        json.put("bundle", platform.bundle());
+        json.put("version", platform.version());
+        json.put("state", platform.state());
+        json.put("sessions", platform.sessions());
+        json.put("runsTrials", platform.runsTrials());
+        json.put("reports", platform.reports().stream().map(reports -> {
+            Map<String, Object> session = new LinkedHashMap<>();
+            session.put("experiment", reports.experiment());
+            session.put("transport", reports.transport());
+            session.put("why", reports.why());
+            return session;
+        }).toList());
+        return json;
     }
 }

@@ -1,4 +1,4 @@
-package nni.manager.internal.http;
+package nni.web.internal.rest;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -187,9 +187,14 @@ final class ExperimentRoutes {
         });
     }
 
-    private static String version() {
-        Bundle manager = FrameworkUtil.getBundle(ExperimentRoutes.class);
-        return manager == null ? "unknown" : manager.getVersion().toString();
+    /**
+     * @return the version of the bundle whose component is the experiment service, the manager's (what
+     *         {@code nni:version} calls the manager's), as this route answered while it lived there;
+     *         "unknown" outside a framework
+     */
+    private String version() {
+        Bundle engine = FrameworkUtil.getBundle(service.get().getClass());
+        return engine == null ? "unknown" : engine.getVersion().toString();
     }
 
     @FunctionalInterface

@@ -1,4 +1,4 @@
-package nni.manager.internal.http;
+package nni.web.internal.rest;
 
 import static org.junit.Assert.assertEquals;
 
@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentProfile;
 import nni.api.experiment.MetricInfo;
+import nni.api.experiment.PlatformView;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.model.HyperParameters;
@@ -93,5 +94,15 @@ public class RestShapesTest {
                 .startTime(Instant.ofEpochMilli(1000)).endTime(Instant.ofEpochMilli(9000)).build();
         assertEquals("{\"params\":{},\"id\":\"exp1\",\"execDuration\":0,\"logDir\":\"/e/exp1\",\"startTime\":1000,"
                 + "\"endTime\":9000,\"nextSequenceId\":0,\"revision\":0}", JSON.writeValueAsString(ExperimentRoutes.profile(ended)));
+    }
+
+    @Test
+    public void aPlatformIsItsNameBundleStateSessionsAndHowEachReports() throws Exception {
+        PlatformView kubeflow = PlatformView.builder("kubeflow").bundle("nni.ts.kubeflow").version("1.0.0").state(PlatformView.SHADOWED)
+                .sessions(2).runsTrials(false)
+                .reports(List.of(PlatformView.SessionReports.of("exp00001", "files", "the trial's folder is shared"))).build();
+        assertEquals("{\"name\":\"kubeflow\",\"bundle\":\"nni.ts.kubeflow\",\"version\":\"1.0.0\",\"state\":\"shadowed\","
+                + "\"sessions\":2,\"runsTrials\":false,\"reports\":[{\"experiment\":\"exp00001\",\"transport\":\"files\","
+                + "\"why\":\"the trial's folder is shared\"}]}", JSON.writeValueAsString(NniApiServlet.platform(kubeflow)));
     }
 }
