@@ -3,6 +3,8 @@ package nni.api.experiment;
 import java.util.List;
 import java.util.Objects;
 
+import nni.api.platform.ReportChannel;
+
 /**
  * One installed training platform as the runtime lists it ({@code nni:platforms},
  * {@code /api/v1/nni/platforms}): the bundle that provides it, whether it answers to its name, the
@@ -81,27 +83,25 @@ public final class PlatformView {
     }
 
     /**
-     * How one experiment's trials report on this platform. A value; a final class rather than a
-     * record, so that it can gain fields in a minor version.
+     * How one experiment's trials report on this platform: the experiment and the channel its
+     * session said ({@link nni.api.platform.TrainingSession#reportChannel()}). A value; a final
+     * class rather than a record, so that it can gain fields in a minor version.
      */
     public static final class SessionReports {
         private final String experiment;
-        private final String transport;
-        private final String why;
+        private final ReportChannel channel;
 
-        private SessionReports(String experiment, String transport, String why) {
+        private SessionReports(String experiment, ReportChannel channel) {
             this.experiment = Objects.requireNonNull(experiment, "experiment");
-            this.transport = Objects.requireNonNull(transport, "transport");
-            this.why = Objects.requireNonNull(why, "why");
+            this.channel = Objects.requireNonNull(channel, "channel");
         }
 
         /**
          * @param experiment the experiment's id
-         * @param transport  {@code http} or {@code files} ({@link nni.api.platform.ReportChannel})
-         * @param why        why that transport, and where
+         * @param channel    how its trials report, and why
          */
-        public static SessionReports of(String experiment, String transport, String why) {
-            return new SessionReports(experiment, transport, why);
+        public static SessionReports of(String experiment, ReportChannel channel) {
+            return new SessionReports(experiment, channel);
         }
 
         /** @return the experiment's id */
@@ -109,30 +109,24 @@ public final class PlatformView {
             return experiment;
         }
 
-        /** @return {@code http} or {@code files} */
-        public String transport() {
-            return transport;
-        }
-
-        /** @return why that transport, and where */
-        public String why() {
-            return why;
+        /** @return how its trials report ({@link ReportChannel#transport()}) and why ({@link ReportChannel#why()}) */
+        public ReportChannel channel() {
+            return channel;
         }
 
         @Override
         public boolean equals(Object other) {
-            return other instanceof SessionReports that && experiment.equals(that.experiment)
-                    && transport.equals(that.transport) && why.equals(that.why);
+            return other instanceof SessionReports that && experiment.equals(that.experiment) && channel.equals(that.channel);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(experiment, transport, why);
+            return Objects.hash(experiment, channel);
         }
 
         @Override
         public String toString() {
-            return "experiment " + experiment + " reports over " + transport + ": " + why;
+            return "experiment " + experiment + " reports over " + channel.transport() + ": " + channel.why();
         }
     }
 

@@ -59,8 +59,8 @@ public class PlatformCommands {
     static String line(PlatformView platform) {
         return String.format("%-20s %-28s %-14s %-9s %-8d %s", platform.name(), platform.bundle(), platform.version(),
                 platform.state(), platform.sessions(), platform.runsTrials() ? "yes" : "no (validates its section only)")
-                + platform.reports().stream().map(r -> "\n  experiment " + r.experiment() + " reports over " + r.transport()
-                + ": " + r.why()).collect(Collectors.joining());
+                + platform.reports().stream().map(r -> "\n  experiment " + r.experiment() + " reports over "
+                        + r.channel().transport() + ": " + r.channel().why()).collect(Collectors.joining());
     }
 
     @Descriptor("lists the installed tuners, assessors and advisors (nnictl algo list): what tuner.name and "

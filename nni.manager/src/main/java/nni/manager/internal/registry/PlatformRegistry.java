@@ -254,7 +254,7 @@ public class PlatformRegistry implements InstalledPlatforms {
         List<PlatformView.SessionReports> reports = new ArrayList<>();
         for (TrackedSession session : open) {
             session.reportChannel().ifPresent(channel -> reports.add(PlatformView.SessionReports.of(
-                    session.context.experimentId(), channel.transport(), channel.why())));
+                    session.context.experimentId(), channel)));
         }
         return PlatformView.builder(entry.name()).bundle(entry.bundleName()).version(entry.bundleVersion()).state(state)
                 .sessions(open.size()).runsTrials(!checksOnly).reports(reports).build();

@@ -177,7 +177,7 @@ public class UiApiServlet extends JsonServlet {
             platform.put("sessions", info.sessions());
             platform.put("runsTrials", info.runsTrials());
             platform.put("reports", info.reports().stream().map(r -> Map.of("experiment", r.experiment(),
-                    "transport", r.transport(), "why", r.why())).toList());
+                    "transport", r.channel().transport(), "why", r.channel().why())).toList());
             platform.put("configuration", current == null ? null : current.form(info.name(), info.bundle()).orElse(null));
             list.add(platform);
         }

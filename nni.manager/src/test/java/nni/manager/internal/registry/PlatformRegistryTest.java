@@ -271,8 +271,8 @@ public class PlatformRegistryTest {
 
         platform.session.channel = ReportChannel.of(ReportChannel.FILES, "keeper.transport = auto: no address the workers reach");
         PlatformView info = registry.platforms().get(0);
-        assertEquals(List.of(PlatformView.SessionReports.of("exp00001", "files",
-                "keeper.transport = auto: no address the workers reach")), info.reports());
+        assertEquals(List.of(PlatformView.SessionReports.of("exp00001", ReportChannel.of("files",
+                "keeper.transport = auto: no address the workers reach"))), info.reports());
 
         session.detach();
         assertEquals(0, registry.platforms().get(0).sessions());

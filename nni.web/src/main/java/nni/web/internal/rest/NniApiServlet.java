@@ -74,8 +74,8 @@ public class NniApiServlet extends JsonServlet {
         json.put("reports", platform.reports().stream().map(reports -> {
             Map<String, Object> session = new LinkedHashMap<>();
             session.put("experiment", reports.experiment());
-            session.put("transport", reports.transport());
-            session.put("why", reports.why());
+            session.put("transport", reports.channel().transport());
+            session.put("why", reports.channel().why());
             return session;
         }).toList());
         return json;

@@ -100,7 +100,7 @@ public class RestShapesTest {
     public void aPlatformIsItsNameBundleStateSessionsAndHowEachReports() throws Exception {
         PlatformView kubeflow = PlatformView.builder("kubeflow").bundle("nni.ts.kubeflow").version("1.0.0").state(PlatformView.SHADOWED)
                 .sessions(2).runsTrials(false)
-                .reports(List.of(PlatformView.SessionReports.of("exp00001", "files", "the trial's folder is shared"))).build();
+                .reports(List.of(PlatformView.SessionReports.of("exp00001", nni.api.platform.ReportChannel.of("files", "the trial's folder is shared")))).build();
         assertEquals("{\"name\":\"kubeflow\",\"bundle\":\"nni.ts.kubeflow\",\"version\":\"1.0.0\",\"state\":\"shadowed\","
                 + "\"sessions\":2,\"runsTrials\":false,\"reports\":[{\"experiment\":\"exp00001\",\"transport\":\"files\","
                 + "\"why\":\"the trial's folder is shared\"}]}", JSON.writeValueAsString(NniApiServlet.platform(kubeflow)));
