@@ -7,6 +7,7 @@ import static org.ops4j.pax.exam.CoreOptions.bundle;
 import static org.ops4j.pax.exam.CoreOptions.frameworkProperty;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
@@ -36,6 +37,8 @@ import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import javax.management.ObjectName;
 
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -170,10 +173,14 @@ public class IngestBenchmark extends RuntimeTestSupport {
                 Map<Long, Long> threadsBefore = threadCpu();
                 long processBefore = processCpu();
                 long compileBefore = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+                long allocatedBefore = allocatedBytes();
+                long[] collectionsBefore = youngCollections();
                 roundEnd.await(14, TimeUnit.MINUTES);
                 long elapsed = System.nanoTime() - began;
                 long process = processCpu() - processBefore;
                 long compileMillis = ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - compileBefore;
+                long allocated = allocatedBytes() - allocatedBefore;
+                long[] collections = youngCollections();
                 Map<String, Long> runtimeThreads = runtimeThreadCpu(threadsBefore, experiment);
                 long metrics = (long) keepers * batches * batchSize;
                 long client = Arrays.stream(clientCpu[round]).sum();
@@ -181,12 +188,14 @@ public class IngestBenchmark extends RuntimeTestSupport {
                 String line = String.format("ingest round %d of %d: %d keepers x %d batches x %d metrics = %d metrics in %.2f s:"
                                 + " %.0f metrics/s (%s); batch request latency %s%s; load average before %s, after %s; CPU: this JVM %.2f s,"
                                 + " %.1f us per metric; of it the clients %.1f us per metric, the runtime %.1f us per metric (by thread group,"
-                                + " us per metric: %s; JIT compilation %d ms)%n",
+                                + " us per metric: %s; JIT compilation %d ms); allocated %.0f bytes per metric (every thread of this JVM);"
+                                + " %d young collections, %d ms in them%n",
                         round + 1, rounds, keepers, batches, batchSize, metrics, seconds, metrics / seconds,
                         rate == 0 ? "each batch sent when the previous one was answered" : "paced at " + rate + " metrics/s",
                         percentiles(latencies[round]), rate == 0 ? "" : ", counted from the scheduled send " + percentiles(fromSchedule[round]),
                         loadBefore, loadAverage(), process / 1e9, process / 1e3 / metrics, client / 1e3 / metrics,
-                        (process - client) / 1e3 / metrics, perMetric(runtimeThreads, process - client, metrics), compileMillis);
+                        (process - client) / 1e3 / metrics, perMetric(runtimeThreads, process - client, metrics), compileMillis,
+                        (double) allocated / metrics, collections[0] - collectionsBefore[0], collections[1] - collectionsBefore[1]);
                 // System.nanoTime is the monotonic clock perf records with: the window to profile (perf report --time)
                 System.out.printf("ingest round %d ran %.3f-%.3f s on the monotonic clock%n", round + 1, began / 1e9, (began + elapsed) / 1e9);
                 System.out.print(line);
@@ -217,6 +226,27 @@ public class IngestBenchmark extends RuntimeTestSupport {
         long[] all = Arrays.stream(nanos).flatMapToLong(Arrays::stream).sorted().toArray();
         return String.format("p50 %.2f ms, p99 %.2f ms, max %.2f ms", all[all.length / 2] / 1e6,
                 all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6, all[all.length - 1] / 1e6);
+    }
+
+    /**
+     * @return bytes allocated so far by every thread of this JVM, the ended ones included (read as
+     *         an MBean attribute: the probe bundle does not see {@code com.sun.management})
+     */
+    private static long allocatedBytes() throws Exception {
+        return (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(new ObjectName(ManagementFactory.THREAD_MXBEAN_NAME),
+                "TotalThreadAllocatedBytes");
+    }
+
+    /** @return the young generation's collections so far and the milliseconds they took */
+    private static long[] youngCollections() {
+        long[] young = new long[2];
+        for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (!collector.getName().contains("MarkSweep") && !collector.getName().contains("Old")) {
+                young[0] += collector.getCollectionCount();
+                young[1] += collector.getCollectionTime();
+            }
+        }
+        return young;
     }
 
     private static long processCpu() {

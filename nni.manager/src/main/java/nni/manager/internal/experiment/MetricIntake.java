@@ -167,9 +167,9 @@ final class MetricIntake {
 
     /** @return the metric (with nothing to store for REQUEST_PARAMETER) */
     private Metric parse(String trialId, String line) {
-        JsonNode metric;
+        MetricFields metric;
         try {
-            metric = MetricFields.read(JSON, line);
+            metric = MetricFields.of(JSON, line, trialId);
         } catch (IOException e) {
             LOG.warn("experiment {}: trial {} reported a line that is not JSON, skipped: {}", experimentId, trialId, abbreviate(line));
             throw new IllegalArgumentException("not a metric (invalid JSON): " + abbreviate(line));
@@ -180,38 +180,32 @@ final class MetricIntake {
                     abbreviate(line));
             throw new IllegalArgumentException("not a metric (" + problem + "): " + abbreviate(line));
         }
-        String type = metric.get("type").asText();
+        String type = metric.type();
         if ("REQUEST_PARAMETER".equals(type)) {
             return new Metric(type, null, null, line);
         }
-        JsonNode value = metric.get("value");
-        String valueText = value == null || value.isNull() ? "null" : value.isTextual() ? value.asText() : value.toString();
-        long sequence = metric.path("sequence").asLong(0);
-        JsonNode parameterId = metric.get("parameter_id");
-        // the number from the node already parsed; only a value sent as text (as NNI's SDK does) is parsed once more
-        Double number = value != null && value.isNumber() ? Double.valueOf(value.asDouble()) : number(valueText);
+        String valueText = metric.valueText();
+        // the number from the line already parsed; only a value sent as text (as NNI's SDK does) is parsed once more
+        Double number = metric.valueNumber() != null ? metric.valueNumber() : number(valueText);
         String literal = MetricFields.plainStringLiteral(valueText);
-        return new Metric(type, new MetricRecord(System.currentTimeMillis(), trialId,
-                parameterId == null || parameterId.isNull() ? null : parameterId.asText(), type, sequence,
-                literal != null ? literal : Experiment.json(valueText)), number, line);
+        return new Metric(type, new MetricRecord(System.currentTimeMillis(), trialId, metric.parameterId(), type,
+                metric.sequence(), literal != null ? literal : Experiment.json(valueText)), number, line);
     }
 
-    private String problem(String trialId, JsonNode metric) {
-        if (!metric.isObject()) {
+    private String problem(String trialId, MetricFields metric) {
+        if (!metric.object()) {
             return "not a JSON object";
         }
-        JsonNode type = metric.get("type");
-        if (type == null || !TYPES.contains(type.asText())) {
+        if (metric.type() == null || !TYPES.contains(metric.type())) {
             return "type is missing or not PERIODICAL, FINAL or REQUEST_PARAMETER";
         }
-        JsonNode reportedId = metric.get("trial_job_id");
-        if (reportedId != null && !reportedId.isNull() && !reportedId.asText().equals(trialId)) {
-            return "trial_job_id " + reportedId.asText() + " is not the reporting trial " + trialId;
+        if (metric.trialJobId() != null && !metric.trialJobId().equals(trialId)) {
+            return "trial_job_id " + metric.trialJobId() + " is not the reporting trial " + trialId;
         }
         if (!trials.contains(trialId)) {
             return "experiment " + experimentId + " has no trial " + trialId;
         }
-        if (!"REQUEST_PARAMETER".equals(type.asText()) && !metric.has("value")) {
+        if (!"REQUEST_PARAMETER".equals(metric.type()) && !metric.hasValue()) {
             return "value is missing";
         }
         return null;
