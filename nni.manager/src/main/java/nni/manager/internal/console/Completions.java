@@ -1,14 +1,22 @@
 package nni.manager.internal.console;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.Outcome;
+import nni.api.experiment.TrialInfo;
 import nni.api.model.TrialStatus;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.experiment.TrialFiles;
 
 /**
  * What Tab offers for the word being typed: command names first, then by command experiment ids
@@ -21,10 +29,13 @@ final class Completions {
     private static final Set<String> EXPERIMENT_COMMANDS = Set.of("resume", "view", "halt", "change", "export", "import",
             "importdata", "delete", "explog");
 
-    private final CommandHelp help;
-    private final ExperimentManager experiments;
+    /** How the engine names an experiment's folder. */
+    private static final Pattern EXPERIMENT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]*");
 
-    Completions(CommandHelp help, ExperimentManager experiments) {
+    private final CommandHelp help;
+    private final ExperimentService experiments;
+
+    Completions(CommandHelp help, ExperimentService experiments) {
         this.help = help;
         this.experiments = experiments;
     }
@@ -59,9 +70,15 @@ final class Completions {
             } else if (previous.equals("--sort")) {
                 offered.addAll(List.of("sequence", "id", "status", "result", "duration"));
             } else if (command.equals("output") && words.size() == 3) {
-                offered.addAll(TrialFiles.NAMES);
+                offered.addAll(ExperimentService.TRIAL_FILES);
             } else if (TRIAL_COMMANDS.contains(command)) {
-                experiments.open().forEach(e -> e.trials().forEach(t -> offered.add(t.job().id())));
+                for (ExperimentInfo open : experiments.list()) {
+                    // one stopped since the list was taken has no trials to offer
+                    Outcome<List<TrialInfo>> trials = experiments.trials(open.id());
+                    if (trials.isDone()) {
+                        trials.value().forEach(trial -> offered.add(trial.job().id()));
+                    }
+                }
             } else if (EXPERIMENT_COMMANDS.contains(command)) {
                 offered.addAll(experimentIds());
             } else if (command.equals("trials")) {
@@ -80,8 +97,31 @@ final class Completions {
 
     private Set<String> experimentIds() {
         Set<String> ids = new LinkedHashSet<>();
-        experiments.open().stream().map(Experiment::id).forEach(ids::add);
-        ids.addAll(experiments.stored());
+        experiments.list().forEach(open -> ids.add(open.id()));
+        ids.addAll(storedIds(experiments.root()));
+        return ids;
+    }
+
+    /**
+     * The ids of the experiments stored in the root, sorted, as the engine lists them: a real folder
+     * (not a link, such as NNI's {@code _latest}) named as an experiment id, with a database, and not
+     * being created (its {@code .creating} marker gone). The API lists open experiments only, so the
+     * console reads the folders itself; a folder it misreads costs a wrong suggestion, nothing more.
+     */
+    static Set<String> storedIds(Path root) {
+        Set<String> ids = new TreeSet<>();
+        if (!Files.isDirectory(root)) {
+            return ids;
+        }
+        try (Stream<Path> children = Files.list(root)) {
+            children.filter(folder -> EXPERIMENT_ID.matcher(folder.getFileName().toString()).matches()
+                            && Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)
+                            && Files.isRegularFile(folder.resolve("db").resolve("nni.sqlite"))
+                            && !Files.exists(folder.resolve(".creating")))
+                    .forEach(folder -> ids.add(folder.getFileName().toString()));
+        } catch (IOException unreadable) {
+            // nothing to suggest from a root that cannot be listed
+        }
         return ids;
     }
 }

@@ -37,10 +37,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.osgi.service.servlet.whiteboard.Preprocessor;
 
-import nni.manager.internal.command.ClientSide;
-import nni.manager.internal.experiment.ExperimentManager;
+import nni.api.experiment.ExperimentService;
 import nni.http.LoginGuard;
 import nni.http.TokenFile;
+import nni.manager.internal.command.ClientSide;
 
 /**
  * The console of {@code java -jar nni-osgi.jar client} and of the runtime's own terminal: Gogo
@@ -81,7 +81,7 @@ public class ConsoleServlet extends HttpServlet {
 
     /** @param login registered only once the login guards the port */
     @Activate
-    public ConsoleServlet(BundleContext context, @Reference CommandProcessor processor, @Reference ExperimentManager experiments,
+    public ConsoleServlet(BundleContext context, @Reference CommandProcessor processor, @Reference ExperimentService experiments,
                           @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login) throws IOException {
         this.processor = processor;
         CommandHelp help = new CommandHelp(context);
