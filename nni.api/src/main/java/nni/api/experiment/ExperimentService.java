@@ -128,6 +128,12 @@ public interface ExperimentService {
     /** @return the open experiments, oldest first */
     List<ExperimentInfo> list();
 
+    /**
+     * @return the ids of the experiments stored under {@link #root()}, open or not, sorted: what
+     *         {@link #resume}, {@link #view} and {@link #delete} can name (since 1.5)
+     */
+    List<String> stored();
+
     /** @return the open experiment; NOT_FOUND when it is not open */
     Outcome<ExperimentInfo> get(String experimentId);
 

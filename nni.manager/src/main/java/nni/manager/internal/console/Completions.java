@@ -1,16 +1,9 @@
 package nni.manager.internal.console;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentService;
@@ -28,9 +21,6 @@ final class Completions {
     private static final Set<String> TRIAL_COMMANDS = Set.of("trial", "cancel", "output");
     private static final Set<String> EXPERIMENT_COMMANDS = Set.of("resume", "view", "halt", "change", "export", "import",
             "importdata", "delete", "explog");
-
-    /** How the engine names an experiment's folder. */
-    private static final Pattern EXPERIMENT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]*");
 
     private final CommandHelp help;
     private final ExperimentService experiments;
@@ -98,30 +88,7 @@ final class Completions {
     private Set<String> experimentIds() {
         Set<String> ids = new LinkedHashSet<>();
         experiments.list().forEach(open -> ids.add(open.id()));
-        ids.addAll(storedIds(experiments.root()));
-        return ids;
-    }
-
-    /**
-     * The ids of the experiments stored in the root, sorted, as the engine lists them: a real folder
-     * (not a link, such as NNI's {@code _latest}) named as an experiment id, with a database, and not
-     * being created (its {@code .creating} marker gone). The API lists open experiments only, so the
-     * console reads the folders itself; a folder it misreads costs a wrong suggestion, nothing more.
-     */
-    static Set<String> storedIds(Path root) {
-        Set<String> ids = new TreeSet<>();
-        if (!Files.isDirectory(root)) {
-            return ids;
-        }
-        try (Stream<Path> children = Files.list(root)) {
-            children.filter(folder -> EXPERIMENT_ID.matcher(folder.getFileName().toString()).matches()
-                            && Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)
-                            && Files.isRegularFile(folder.resolve("db").resolve("nni.sqlite"))
-                            && !Files.exists(folder.resolve(".creating")))
-                    .forEach(folder -> ids.add(folder.getFileName().toString()));
-        } catch (IOException unreadable) {
-            // nothing to suggest from a root that cannot be listed
-        }
+        ids.addAll(experiments.stored());
         return ids;
     }
 }

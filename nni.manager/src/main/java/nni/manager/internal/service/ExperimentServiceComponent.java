@@ -182,6 +182,11 @@ public class ExperimentServiceComponent implements ExperimentService {
     }
 
     @Override
+    public List<String> stored() {
+        return manager.stored();
+    }
+
+    @Override
     public Outcome<ExperimentInfo> get(String experimentId) {
         return manager.find(experimentId).map(ExperimentViews::of);
     }
