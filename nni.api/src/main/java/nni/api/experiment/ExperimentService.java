@@ -123,6 +123,12 @@ public interface ExperimentService {
     Outcome<List<TrialInfo>> trials(String experimentId);
 
     /**
+     * @return its trials in sequence order, their intermediate results counted rather than copied:
+     *         for views over many trials (since 1.5)
+     */
+    Outcome<List<TrialSummary>> trialSummaries(String experimentId);
+
+    /**
      * @param trialId one trial's, or null for every trial's
      * @return the metrics stored, in the order they were stored
      */

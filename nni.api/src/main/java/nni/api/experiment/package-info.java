@@ -20,8 +20,10 @@
  *     finds an experiment's folder by its id (since 1.2).</li>
  * <li>{@link nni.api.experiment.NnictlRegistry}: NNI's experiment registry as {@code nnictl} reads
  *     it, for NNI's REST routes outside the manager (since 1.4).</li>
+ * <li>{@link nni.api.experiment.TrialSummary}: trials with their intermediate results counted, for
+ *     views over many trials such as the web UI's table and charts (since 1.5).</li>
  * </ul>
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.4.0")
+@org.osgi.annotation.versioning.Version("1.5.0")
 package nni.api.experiment;

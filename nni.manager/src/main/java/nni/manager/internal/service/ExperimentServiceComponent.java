@@ -22,6 +22,7 @@ import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
+import nni.api.experiment.TrialSummary;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.config.ConfigException;
 import nni.manager.internal.config.ExperimentConfigLoader;
@@ -173,7 +174,13 @@ public class ExperimentServiceComponent implements ExperimentService {
     @Override
     public Outcome<List<TrialInfo>> trials(String experimentId) {
         return manager.find(experimentId).map(experiment -> experiment.trials().stream()
-                .map(trial -> ExperimentViews.of(experiment.id(), trial)).toList());
+                .map(trial -> ExperimentViews.of(experiment, trial)).toList());
+    }
+
+    @Override
+    public Outcome<List<TrialSummary>> trialSummaries(String experimentId) {
+        return manager.find(experimentId).map(experiment -> experiment.summaries().stream()
+                .map(trial -> ExperimentViews.of(experiment, trial)).toList());
     }
 
     @Override
@@ -194,7 +201,7 @@ public class ExperimentServiceComponent implements ExperimentService {
     @Override
     public Outcome<TrialInfo> trial(String experimentId, String trialId) {
         return manager.find(experimentId).then(experiment -> experiment.trial(trialId)
-                .map(trial -> Outcome.done(ExperimentViews.of(experiment.id(), trial)))
+                .map(trial -> Outcome.done(ExperimentViews.of(experiment, trial)))
                 .orElseGet(() -> noTrial(experiment, trialId)));
     }
 

@@ -29,6 +29,8 @@ import nni.api.experiment.ExperimentsRoot;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
 import nni.api.experiment.TrialDetail;
+import nni.api.experiment.TrialInfo;
+import nni.api.experiment.TrialSummary;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.Experiments;
@@ -140,7 +142,28 @@ public class ExperimentServiceComponentTest {
         assertEquals(trial.toString(), service.trialDetail("svcunit2", trial.id()).value().toString());
         refused(service.trialDetail("svcunit2", "nosuch"), Refusal.Kind.NOT_FOUND);
         refused(service.trial("svcunit2", "nosuch"), Refusal.Kind.NOT_FOUND);
-        assertEquals(trial.id(), service.trial("svcunit2", trial.id()).value().job().id());
+        TrialInfo info = service.trial("svcunit2", trial.id()).value();
+        assertEquals(trial.id(), info.job().id());
+        assertEquals(0L, info.sequenceId());
+        assertTrue(info.packedParameters().orElseThrow(), info.packedParameters().orElseThrow().contains("\"x\": 0")
+                || info.packedParameters().orElseThrow().contains("\"x\":0"));
+        assertEquals(Optional.empty(), info.waitingFor());
+
+        TrialSummary summary = service.trialSummaries("svcunit2").value().get(0);
+        assertEquals(trial.id(), summary.job().id());
+        assertEquals(0L, summary.sequenceId());
+        assertEquals(java.util.Map.of("x", 0), summary.parameters());
+        assertEquals(Optional.of(4.5), summary.finalValue());
+        assertEquals(Optional.of(1.5), summary.latestValue());
+        assertEquals(1, summary.intermediateCount());
+        assertEquals(Optional.of("local"), summary.platform());
+        assertEquals(Optional.empty(), summary.waitingFor());
+        refused(service.trialSummaries("nosuch00"), Refusal.Kind.NOT_FOUND);
+
+        ExperimentInfo viewed = service.get("svcunit2").value();
+        assertTrue(viewed.maximizing());
+        assertEquals(Optional.empty(), viewed.waitingForPlatform());
+        assertFalse(viewed.execDuration().isNegative());
 
         assertEquals(List.of("PERIODICAL"), service.metrics("svcunit2", trial.id(), "PERIODICAL").value().stream()
                 .map(MetricInfo::type).toList());
