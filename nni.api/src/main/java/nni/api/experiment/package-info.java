@@ -21,7 +21,8 @@
  * <li>{@link nni.api.experiment.NnictlRegistry}: NNI's experiment registry as {@code nnictl} reads
  *     it, for NNI's REST routes outside the manager (since 1.4).</li>
  * <li>{@link nni.api.experiment.TrialSummary}: trials with their intermediate results counted, for
- *     views over many trials such as the web UI's table and charts (since 1.5).</li>
+ *     views over many trials such as the web UI's table and charts; {@link nni.api.experiment.ExperimentReading}:
+ *     an experiment read for looking at, open or only stored, without opening it (since 1.5).</li>
  * </ul>
  */
 @org.osgi.annotation.bundle.Export

@@ -15,6 +15,7 @@ import org.osgi.service.component.annotations.Reference;
 
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentProfile;
+import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.MetricInfo;
@@ -159,6 +160,29 @@ public class ExperimentServiceComponent implements ExperimentService {
     @Override
     public Path root() {
         return manager.root();
+    }
+
+    @Override
+    public Outcome<ExperimentReading> read(String experimentId) throws IOException {
+        if (experimentId == null) {
+            return Outcome.refused(Refusal.invalid("id", "name the experiment to read"));
+        }
+        Optional<Experiment> open = manager.get(experimentId);
+        if (open.isPresent()) {
+            return Outcome.done(new EngineReading(open.get(), false, this::isOpen));
+        }
+        if (!manager.stored().contains(experimentId)) {
+            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
+        }
+        try {
+            return Outcome.done(new EngineReading(manager.readStored(experimentId), true, this::isOpen));
+        } catch (IllegalArgumentException e) { // deleted meanwhile
+            return Outcome.refused(Refusal.notFound(e.getMessage()));
+        }
+    }
+
+    private boolean isOpen(Experiment experiment) {
+        return manager.get(experiment.id()).filter(open -> open == experiment).isPresent();
     }
 
     @Override

@@ -16,9 +16,10 @@ import java.util.Optional;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 
+import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.TrialSummary;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.GivenConfig;
-import nni.manager.internal.experiment.TrialSummary;
 import nni.http.HttpError;
 import nni.http.JsonServlet.Download;
 import nni.manager.internal.store.MetricRecord;
@@ -37,22 +38,24 @@ final class ExperimentExport {
     }
 
     /**
+     * @param reading the experiment as the API reads it; {@code experiment} is the same one as the engine
+     *                has it, for its configuration and metrics, not read through the API yet
      * @param status the status shown (an experiment not open: the one it ended with)
      * @return {@code {id, name, status, parameters: [names], trials: [rows], metricFiles: [names], config: {...},
      *         given: {file, text} or null}}
      */
-    static Map<String, Object> of(Experiment experiment, String status) throws IOException {
+    static Map<String, Object> of(ExperimentReading reading, Experiment experiment, String status) throws IOException {
         long now = System.currentTimeMillis();
-        List<TrialSummary> summaries = experiment.summaries();
+        List<TrialSummary> summaries = reading.trialSummaries();
         List<Map<String, Object>> trials = new ArrayList<>(summaries.size());
         for (TrialSummary trial : summaries) {
-            trials.add(TrialTable.row(experiment, trial, now));
+            trials.add(TrialTable.row(trial, now));
         }
         Map<String, Object> export = new LinkedHashMap<>();
         export.put("id", experiment.id());
         export.put("name", experiment.config().experimentName());
         export.put("status", status);
-        export.put("parameters", TrialTable.parameterNames(experiment, summaries));
+        export.put("parameters", TrialTable.parameterNames(reading.searchSpace(), summaries));
         export.put("trials", trials);
         export.put("metricFiles", METRIC_FILES);
         export.put("config", experiment.config().masked().canonical());

@@ -23,6 +23,7 @@ import org.osgi.framework.BundleContext;
 
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentProfile;
+import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.MetricInfo;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.ExperimentsRoot;
@@ -128,7 +129,31 @@ public class ExperimentServiceComponentTest {
         Experiment ran = setup.start("svcunit2", new ListTuner(1), null);
         ran.settled().get(60, TimeUnit.SECONDS);
         ran.stop(Duration.ofSeconds(20));
+
+        // read for looking at: a copy that is not open, seen by nothing else
+        try (ExperimentReading copy = service.read("svcunit2").value()) {
+            assertFalse(copy.open());
+            assertTrue(copy.info().readOnly());
+            assertEquals(List.of(), service.list());
+            refused(service.get("svcunit2"), Refusal.Kind.NOT_FOUND);
+            TrialSummary only = copy.trialSummaries().get(0);
+            assertEquals(Optional.of(4.5), only.finalValue());
+            assertEquals(only.job().id(), copy.trial(only.job().id()).orElseThrow().job().id());
+            assertEquals(Optional.empty(), copy.trial("nosuch"));
+            assertTrue(copy.searchSpace().containsKey("x"));
+            try (InputStream stdout = copy.openTrialFile(only.job().id(), "stdout").value().orElseThrow()) {
+                assertTrue(new String(stdout.readAllBytes(), StandardCharsets.UTF_8).contains("hello from the trial"));
+            }
+            refused(copy.openTrialFile(only.job().id(), "secrets.json"), Refusal.Kind.INVALID);
+            refused(copy.openTrialFile("nosuch", "stdout"), Refusal.Kind.NOT_FOUND);
+        }
+        refused(service.read("nosuch00"), Refusal.Kind.NOT_FOUND);
+        refused(service.read(null), Refusal.Kind.INVALID);
         assertTrue(service.view("svcunit2").value().settled());
+        try (ExperimentReading open = service.read("svcunit2").value()) {
+            assertTrue(open.open());
+        }
+        assertEquals("closing a reading of the open experiment leaves it open", 1, service.list().size());
 
         TrialDetail trial = service.trialDetails("svcunit2").value().get(0);
         assertEquals("SUCCEEDED", trial.status());

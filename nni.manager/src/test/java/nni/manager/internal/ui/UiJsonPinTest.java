@@ -85,38 +85,38 @@ public class UiJsonPinTest {
 
     @Test
     public void theOverviewAndTheListRow() throws Exception {
-        pinned("overview", ExperimentOverview.of(experiment, true, "RUNNING"));
+        pinned("overview", ExperimentOverview.of(reading(), experiment, true, "RUNNING"));
         pinned("list-row", ExperimentOverview.listRow(experiment, true, "RUNNING"));
     }
 
     @Test
     public void pagesOfTheTrialTable() throws Exception {
-        pinned("trials-first-page", TrialTable.page(experiment, new TrialTable.Query(0, 5, "sequence", false, Set.of(), null)));
-        pinned("trials-by-default-desc", TrialTable.page(experiment, new TrialTable.Query(2, 6, "default", true, Set.of(), null)));
-        pinned("trials-filtered", TrialTable.page(experiment, new TrialTable.Query(0, 50, "param.x", true,
+        pinned("trials-first-page", TrialTable.page(reading(), new TrialTable.Query(0, 5, "sequence", false, Set.of(), null)));
+        pinned("trials-by-default-desc", TrialTable.page(reading(), new TrialTable.Query(2, 6, "default", true, Set.of(), null)));
+        pinned("trials-filtered", TrialTable.page(reading(), new TrialTable.Query(0, 50, "param.x", true,
                 EnumSet.of(TrialStatus.SUCCEEDED, TrialStatus.RUNNING), "x=1")));
-        pinned("trials-by-latest", TrialTable.page(experiment, new TrialTable.Query(0, 50, "latest", false, Set.of(), null)));
+        pinned("trials-by-latest", TrialTable.page(reading(), new TrialTable.Query(0, 50, "latest", false, Set.of(), null)));
     }
 
     @Test
     public void aTrialWithItsIntermediateResultsAndItsFiles() throws Exception {
-        pinned("trial-succeeded", TrialDetail.of(experiment, id(4), 2, true));
-        pinned("trial-running", TrialDetail.of(experiment, id(TRIALS - 1), 2000, true));
-        pinned("trial-file", TrialDetail.tail(experiment, id(4), "stdout", 1024));
+        pinned("trial-succeeded", TrialDetail.of(reading(), id(4), 2));
+        pinned("trial-running", TrialDetail.of(reading(), id(TRIALS - 1), 2000));
+        pinned("trial-file", TrialDetail.tail(reading(), id(4), "stdout", 1024));
     }
 
     @Test
     public void theCharts() throws Exception {
-        pinned("results-thinned", MetricCharts.finalResults(experiment, 3));
-        pinned("results", MetricCharts.finalResults(experiment, 2000));
-        pinned("parallel", MetricCharts.parallel(experiment));
-        pinned("intermediate-last", IntermediateCurves.of(experiment, request(Map.of("last", "3", "points", "2"))));
-        pinned("intermediate-named", IntermediateCurves.of(experiment, request(Map.of("trials", id(2) + "," + id(TRIALS - 1)))));
+        pinned("results-thinned", MetricCharts.finalResults(reading(), 3));
+        pinned("results", MetricCharts.finalResults(reading(), 2000));
+        pinned("parallel", MetricCharts.parallel(reading()));
+        pinned("intermediate-last", IntermediateCurves.of(reading(), request(Map.of("last", "3", "points", "2"))));
+        pinned("intermediate-named", IntermediateCurves.of(reading(), request(Map.of("trials", id(2) + "," + id(TRIALS - 1)))));
     }
 
     @Test
     public void theExport() throws Exception {
-        pinned("export", ExperimentExport.of(experiment, "RUNNING"));
+        pinned("export", ExperimentExport.of(reading(), experiment, "RUNNING"));
     }
 
     private String id(long sequence) {
@@ -142,5 +142,9 @@ public class UiJsonPinTest {
         return (HttpServletRequest) Proxy.newProxyInstance(UiJsonPinTest.class.getClassLoader(),
                 new Class<?>[] {HttpServletRequest.class}, (proxy, method, args) -> method.getName().equals("getParameter")
                         ? parameters.get((String) args[0]) : null);
+    }
+
+    private nni.api.experiment.ExperimentReading reading() {
+        return nni.manager.internal.service.Readings.ofOpen(experiment);
     }
 }
