@@ -117,6 +117,14 @@ public class UiJsonPinTest {
     @Test
     public void theExport() throws Exception {
         pinned("export", ExperimentExport.of(reading(), experiment, "RUNNING"));
+        for (String file : ExperimentExport.METRIC_FILES) {
+            nni.http.JsonServlet.Download download = ExperimentExport.metrics(experiment, file);
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            download.body().writeTo(out);
+            pinnedText(file, download.fileName() + " " + download.contentType() + "\n"
+                    + out.toString(StandardCharsets.UTF_8).replaceAll("\"timestamp\":\\d+", "\"timestamp\":\"<time>\"")
+                            .replaceAll("\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z", "<time>"));
+        }
     }
 
     private String id(long sequence) {
@@ -126,16 +134,19 @@ public class UiJsonPinTest {
     private void pinned(String name, Object value) throws IOException {
         String text = Json.write(value);
         Matcher times = TIME.matcher(text);
-        text = times.replaceAll("\"$1\":\"<time>\"");
+        pinnedText(name + ".json", times.replaceAll("\"$1\":\"<time>\""));
+    }
+
+    private void pinnedText(String name, String text) throws IOException {
         for (TrialSummary trial : experiment.summaries()) {
             text = text.replace(trial.job().id(), "<trial" + trial.sequenceId() + ">");
         }
         text = text.replace(work.toString(), "<work>");
-        Path file = Path.of("src/test/resources/ui-json").resolve(name + ".json");
+        Path file = Path.of("src/test/resources/ui-json").resolve(name);
         if (Boolean.getBoolean("nni.ui.pin.write")) {
             Files.writeString(file, text + "\n", StandardCharsets.UTF_8);
         }
-        assertEquals(name, Files.readString(file, StandardCharsets.UTF_8).strip(), text);
+        assertEquals(name, Files.readString(file, StandardCharsets.UTF_8).strip(), text.strip());
     }
 
     private static HttpServletRequest request(Map<String, String> parameters) {
