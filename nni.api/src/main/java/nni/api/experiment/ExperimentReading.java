@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -36,6 +37,23 @@ public interface ExperimentReading extends AutoCloseable {
 
     /** @return its search space as configured now, in NNI's JSON form: parameter name to {@code {_type, _value}}; not to be changed */
     Map<String, Object> searchSpace();
+
+    /** @return its profile, as {@link ExperimentService#profile} answers it: the configuration with secrets masked */
+    ExperimentProfile profile();
+
+    /**
+     * @return the configuration file it was created from, secrets masked; empty when none was kept
+     *         (created before files were kept, or from no file)
+     * @throws IOException when the kept file cannot be read
+     */
+    Optional<GivenConfigFile> givenConfig() throws IOException;
+
+    /**
+     * Gives every stored metric, in the order stored, one at a time: read from the store as they are
+     * given, never held whole (an experiment may have millions). An exception the action throws ends
+     * the reading and is thrown on.
+     */
+    void forEachMetric(Consumer<? super MetricInfo> action);
 
     /**
      * Opens one of a trial's output files, as {@link ExperimentService#openTrialFile} does.

@@ -6,9 +6,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentProfile;
+import nni.api.experiment.GivenConfigFile;
+import nni.api.experiment.MetricInfo;
 import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.Outcome;
@@ -16,6 +20,7 @@ import nni.api.experiment.Refusal;
 import nni.api.experiment.TrialInfo;
 import nni.api.experiment.TrialSummary;
 import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.TrialFiles;
 
 /**
@@ -66,6 +71,22 @@ public final class EngineReading implements ExperimentReading {
     @Override
     public Map<String, Object> searchSpace() {
         return experiment.config().searchSpace();
+    }
+
+    @Override
+    public ExperimentProfile profile() {
+        return ExperimentViews.profile(experiment);
+    }
+
+    @Override
+    public Optional<GivenConfigFile> givenConfig() throws IOException {
+        return GivenConfig.stored(experiment.directory())
+                .map(given -> GivenConfigFile.builder(given.fileName(), given.text()).build());
+    }
+
+    @Override
+    public void forEachMetric(Consumer<? super MetricInfo> action) {
+        experiment.store().forEachMetric(metric -> action.accept(ExperimentViews.of(metric)));
     }
 
     @Override

@@ -123,11 +123,11 @@ public class UiApiServlet extends JsonServlet {
         router.get("/experiments/{id}/results", (request, path) -> MetricCharts.finalResults(experiment(path), points(request)));
         router.get("/experiments/{id}/parallel", (request, path) -> MetricCharts.parallel(experiment(path)));
         router.get("/experiments/{id}/intermediate", (request, path) -> IntermediateCurves.of(experiment(path), request));
-        router.get("/experiments/{id}/export/{file}", (request, path) -> ExperimentExport.metrics(engine(experiment(path)),
+        router.get("/experiments/{id}/export/{file}", (request, path) -> ExperimentExport.metrics(experiment(path),
                 path.get("file")));
         router.get("/experiments/{id}/export", (request, path) -> {
             ExperimentReading experiment = experiment(path);
-            return ExperimentExport.of(experiment, engine(experiment), shownStatus(experiment, experiment.open()));
+            return ExperimentExport.of(experiment, shownStatus(experiment, experiment.open()));
         });
         router.add("POST", "/experiments/{id}/resume", (request, path) -> {
             String id = path.get("id");

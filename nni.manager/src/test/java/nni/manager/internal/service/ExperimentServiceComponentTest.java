@@ -141,6 +141,11 @@ public class ExperimentServiceComponentTest {
             assertEquals(only.job().id(), copy.trial(only.job().id()).orElseThrow().job().id());
             assertEquals(Optional.empty(), copy.trial("nosuch"));
             assertTrue(copy.searchSpace().containsKey("x"));
+            assertEquals("bash trial.sh", copy.profile().params().get("trialCommand"));
+            assertEquals(Optional.empty(), copy.givenConfig()); // started from no file
+            List<String> types = new java.util.ArrayList<>();
+            copy.forEachMetric(metric -> types.add(metric.type()));
+            assertEquals(List.of("PERIODICAL", "FINAL"), types);
             try (InputStream stdout = copy.openTrialFile(only.job().id(), "stdout").value().orElseThrow()) {
                 assertTrue(new String(stdout.readAllBytes(), StandardCharsets.UTF_8).contains("hello from the trial"));
             }

@@ -116,9 +116,9 @@ public class UiJsonPinTest {
 
     @Test
     public void theExport() throws Exception {
-        pinned("export", ExperimentExport.of(reading(), experiment, "RUNNING"));
+        pinned("export", ExperimentExport.of(reading(), "RUNNING"));
         for (String file : ExperimentExport.METRIC_FILES) {
-            nni.http.JsonServlet.Download download = ExperimentExport.metrics(experiment, file);
+            nni.http.JsonServlet.Download download = ExperimentExport.metrics(reading(), file);
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
             download.body().writeTo(out);
             pinnedText(file, download.fileName() + " " + download.contentType() + "\n"

@@ -29,10 +29,8 @@ public class WebUiOnTheApiTest {
 
     /** What still reads the engine, each to go as the API gains what it reads. */
     private static final Set<String> LEFT_TO_MOVE = Set.of(
-            // the overview's limits, progress, counts and tuner; the export's config, given file and metrics
+            // the overview's limits, progress, counts and tuner
             "ExperimentOverview.class -> config", "ExperimentOverview.class -> experiment",
-            "ExperimentExport.class -> config", "ExperimentExport.class -> experiment", "ExperimentExport.class -> store",
-            "ExperimentExport$MetricWriter.class -> store",
             // the experiments list: stored ids, NNI's registry statuses, stored experiments read from their databases
             "ExperimentList.class -> experiment", "ExperimentList.class -> nnictl",
             "StoredExperiments.class -> experiment", "StoredExperiments.class -> store",
@@ -63,11 +61,11 @@ public class WebUiOnTheApiTest {
         assertEquals(expected, used);
     }
 
-    /** The classes moved onto the API (the trial table, a trial, the charts, the lookup of experiments) use none of the manager. */
+    /** The classes moved onto the API (the trial table, a trial, the charts, the export, the lookup of experiments) use none of the manager. */
     @Test
     public void theMovedClassesUseNothingOfTheManager() throws Exception {
         Path folder = Path.of(UiApiServlet.class.getResource("UiApiServlet.class").toURI()).getParent();
-        for (String name : new String[] {"TrialTable", "TrialDetail", "MetricCharts", "IntermediateCurves", "ExperimentLookup",
+        for (String name : new String[] {"TrialTable", "TrialDetail", "MetricCharts", "IntermediateCurves", "ExperimentLookup", "ExperimentExport",
                 "LiveEvents", "LiveEventsServlet", "Buckets", "Queries", "Json", "ConfigFile", "WebUiAddress"}) {
             try (Stream<Path> classes = Files.list(folder)) {
                 var files = classes.filter(f -> f.getFileName().toString().equals(name + ".class")
