@@ -28,6 +28,9 @@ public final class ExperimentInfo {
     private final String platform;
     private final boolean settled;
     private final String belowStarted;
+    private final boolean maximizing;
+    private final Duration execDuration;
+    private final String waitingForPlatform;
 
     private ExperimentInfo(Builder b) {
         this.id = Objects.requireNonNull(b.id, "id");
@@ -45,6 +48,9 @@ public final class ExperimentInfo {
         this.platform = b.platform;
         this.settled = b.settled;
         this.belowStarted = b.belowStarted;
+        this.maximizing = b.maximizing;
+        this.execDuration = b.execDuration;
+        this.waitingForPlatform = b.waitingForPlatform;
     }
 
     public static Builder builder(String id) {
@@ -131,6 +137,24 @@ public final class ExperimentInfo {
         return Optional.ofNullable(belowStarted);
     }
 
+    /**
+     * @return true unless its tuner's {@code optimize_mode} is {@code minimize}: whether a higher
+     *         default metric is better, as NNI reads it (since 1.5)
+     */
+    public boolean maximizing() {
+        return maximizing;
+    }
+
+    /** @return how long it has run, to the millisecond: the time while it may start trials (since 1.5) */
+    public Duration execDuration() {
+        return execDuration;
+    }
+
+    /** @return why it waits for a platform that is away (gone, or not yet back); empty when none is (since 1.5) */
+    public Optional<String> waitingForPlatform() {
+        return Optional.ofNullable(waitingForPlatform);
+    }
+
     @Override
     public String toString() {
         return "experiment " + id + " " + status;
@@ -152,6 +176,9 @@ public final class ExperimentInfo {
         private String platform;
         private boolean settled;
         private String belowStarted;
+        private boolean maximizing = true;
+        private Duration execDuration = Duration.ZERO;
+        private String waitingForPlatform;
 
         private Builder(String id) {
             this.id = id;
@@ -228,6 +255,24 @@ public final class ExperimentInfo {
         /** @since 1.3 */
         public Builder belowStarted(String belowStarted) {
             this.belowStarted = belowStarted;
+            return this;
+        }
+
+        /** @since 1.5 */
+        public Builder maximizing(boolean maximizing) {
+            this.maximizing = maximizing;
+            return this;
+        }
+
+        /** @since 1.5 */
+        public Builder execDuration(Duration execDuration) {
+            this.execDuration = Objects.requireNonNull(execDuration, "execDuration");
+            return this;
+        }
+
+        /** @since 1.5 */
+        public Builder waitingForPlatform(String waitingForPlatform) {
+            this.waitingForPlatform = waitingForPlatform;
             return this;
         }
 

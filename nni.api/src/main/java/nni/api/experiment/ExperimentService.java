@@ -125,6 +125,16 @@ public interface ExperimentService {
      */
     Path root();
 
+    /**
+     * Reads an experiment for looking at, open or only stored: what a face showing old experiments
+     * uses, so that looking at one opens nothing.
+     *
+     * @return the open experiment, else a read-only copy of the stored one that is not open (see
+     *         {@link ExperimentReading}); NOT_FOUND when none is stored under that id (since 1.5)
+     * @throws IOException when its files cannot be read
+     */
+    Outcome<ExperimentReading> read(String experimentId) throws IOException;
+
     /** @return the open experiments, oldest first */
     List<ExperimentInfo> list();
 
@@ -139,6 +149,12 @@ public interface ExperimentService {
 
     /** @return its trials in sequence order */
     Outcome<List<TrialInfo>> trials(String experimentId);
+
+    /**
+     * @return its trials in sequence order, their intermediate results counted rather than copied:
+     *         for views over many trials (since 1.5)
+     */
+    Outcome<List<TrialSummary>> trialSummaries(String experimentId);
 
     /**
      * @param trialId one trial's, or null for every trial's

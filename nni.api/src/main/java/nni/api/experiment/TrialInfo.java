@@ -17,6 +17,9 @@ public final class TrialInfo {
     private final Double finalValue;
     private final List<Double> intermediate;
     private final String platform;
+    private final long sequenceId;
+    private final String packedParameters;
+    private final String waitingFor;
 
     private TrialInfo(Builder b) {
         this.experimentId = Objects.requireNonNull(b.experimentId, "experimentId");
@@ -24,6 +27,9 @@ public final class TrialInfo {
         this.finalValue = b.finalValue;
         this.intermediate = List.copyOf(b.intermediate);
         this.platform = b.platform;
+        this.sequenceId = b.sequenceId;
+        this.packedParameters = b.packedParameters;
+        this.waitingFor = b.waitingFor;
     }
 
     public static Builder builder(String experimentId, TrialJob job) {
@@ -54,6 +60,24 @@ public final class TrialInfo {
         return Optional.ofNullable(platform);
     }
 
+    /** @return its number in the experiment's sequence; -1 for a trial stored without one (since 1.5) */
+    public long sequenceId() {
+        return sequenceId;
+    }
+
+    /**
+     * @return the parameter set the tuner gave, packed as the trial reads it from {@code parameter.cfg}
+     *         (NNI's {@code {"parameter_id": ..., "parameters": {...}}} JSON); empty when not known (since 1.5)
+     */
+    public Optional<String> packedParameters() {
+        return Optional.ofNullable(packedParameters);
+    }
+
+    /** @return as {@link TrialSummary#waitingFor()} (since 1.5) */
+    public Optional<String> waitingFor() {
+        return Optional.ofNullable(waitingFor);
+    }
+
     @Override
     public String toString() {
         return "trial " + job.id() + " of " + experimentId + " " + job.status();
@@ -65,6 +89,9 @@ public final class TrialInfo {
         private Double finalValue;
         private List<Double> intermediate = List.of();
         private String platform;
+        private long sequenceId = -1;
+        private String packedParameters;
+        private String waitingFor;
 
         private Builder(String experimentId, TrialJob job) {
             this.experimentId = experimentId;
@@ -83,6 +110,24 @@ public final class TrialInfo {
 
         public Builder platform(String platform) {
             this.platform = platform;
+            return this;
+        }
+
+        /** @since 1.5 */
+        public Builder sequenceId(long sequenceId) {
+            this.sequenceId = sequenceId;
+            return this;
+        }
+
+        /** @since 1.5 */
+        public Builder packedParameters(String packedParameters) {
+            this.packedParameters = packedParameters;
+            return this;
+        }
+
+        /** @since 1.5 */
+        public Builder waitingFor(String waitingFor) {
+            this.waitingFor = waitingFor;
             return this;
         }
 

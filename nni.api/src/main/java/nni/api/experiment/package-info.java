@@ -22,6 +22,10 @@
  *     it, for NNI's REST routes outside the manager (since 1.4).</li>
  * <li>{@link nni.api.experiment.InstalledPlatforms}: the training platforms installed, each a
  *     {@link nni.api.experiment.PlatformView}, listed without activating any (since 1.5).</li>
+ * <li>{@link nni.api.experiment.TrialSummary}: trials with their intermediate results counted, for
+ *     views over many trials such as the web UI's table and charts; {@link nni.api.experiment.ExperimentReading}:
+ *     an experiment read for looking at, open or only stored, without opening it, with the
+ *     {@link nni.api.experiment.GivenConfigFile} it was created from (since 1.5).</li>
  * </ul>
  */
 @org.osgi.annotation.bundle.Export

@@ -76,7 +76,7 @@ public class ExperimentListenerWhiteboard implements ExperimentManager.Listener 
         if (told.isEmpty()) {
             return;
         }
-        experiment.trial(trialId).map(trial -> ExperimentViews.of(experiment.id(), trial))
+        experiment.trial(trialId).map(trial -> ExperimentViews.of(experiment, trial))
                 .ifPresent(trial -> told.forEach(listener -> safely(listener, () -> listener.trialChanged(trial))));
     }
 

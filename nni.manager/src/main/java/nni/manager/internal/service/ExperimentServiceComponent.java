@@ -15,6 +15,7 @@ import org.osgi.service.component.annotations.Reference;
 
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentProfile;
+import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.MetricInfo;
@@ -22,6 +23,7 @@ import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
+import nni.api.experiment.TrialSummary;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.config.ConfigException;
 import nni.manager.internal.config.ExperimentConfigLoader;
@@ -177,6 +179,29 @@ public class ExperimentServiceComponent implements ExperimentService {
     }
 
     @Override
+    public Outcome<ExperimentReading> read(String experimentId) throws IOException {
+        if (experimentId == null) {
+            return Outcome.refused(Refusal.invalid("id", "name the experiment to read"));
+        }
+        Optional<Experiment> open = manager.get(experimentId);
+        if (open.isPresent()) {
+            return Outcome.done(new EngineReading(open.get(), false, this::isOpen));
+        }
+        if (!manager.stored().contains(experimentId)) {
+            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
+        }
+        try {
+            return Outcome.done(new EngineReading(manager.readStored(experimentId), true, this::isOpen));
+        } catch (IllegalArgumentException e) { // deleted meanwhile
+            return Outcome.refused(Refusal.notFound(e.getMessage()));
+        }
+    }
+
+    private boolean isOpen(Experiment experiment) {
+        return manager.get(experiment.id()).filter(open -> open == experiment).isPresent();
+    }
+
+    @Override
     public List<ExperimentInfo> list() {
         return manager.open().stream().map(ExperimentViews::of).toList();
     }
@@ -194,7 +219,13 @@ public class ExperimentServiceComponent implements ExperimentService {
     @Override
     public Outcome<List<TrialInfo>> trials(String experimentId) {
         return manager.find(experimentId).map(experiment -> experiment.trials().stream()
-                .map(trial -> ExperimentViews.of(experiment.id(), trial)).toList());
+                .map(trial -> ExperimentViews.of(experiment, trial)).toList());
+    }
+
+    @Override
+    public Outcome<List<TrialSummary>> trialSummaries(String experimentId) {
+        return manager.find(experimentId).map(experiment -> experiment.summaries().stream()
+                .map(trial -> ExperimentViews.of(experiment, trial)).toList());
     }
 
     @Override
@@ -215,7 +246,7 @@ public class ExperimentServiceComponent implements ExperimentService {
     @Override
     public Outcome<TrialInfo> trial(String experimentId, String trialId) {
         return manager.find(experimentId).then(experiment -> experiment.trial(trialId)
-                .map(trial -> Outcome.done(ExperimentViews.of(experiment.id(), trial)))
+                .map(trial -> Outcome.done(ExperimentViews.of(experiment, trial)))
                 .orElseGet(() -> noTrial(experiment, trialId)));
     }
 

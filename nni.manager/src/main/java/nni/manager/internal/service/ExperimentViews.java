@@ -25,6 +25,7 @@ import nni.api.model.TrialStatus;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.TrialCounts;
+import nni.manager.internal.experiment.TrialSummary;
 import nni.manager.internal.experiment.TrialView;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
@@ -58,15 +59,38 @@ final class ExperimentViews {
                 .errors(experiment.errors())
                 .name(config.experimentName())
                 .platform(config.trainingServices().size() > 1 ? "hybrid" : config.platform())
+                .maximizing(experiment.maximizing())
+                .execDuration(Duration.ofMillis(experiment.execMillis()))
+                .waitingForPlatform(experiment.waitingForPlatform().orElse(null))
                 .build();
     }
 
-    static TrialInfo of(String experimentId, TrialView trial) {
-        return TrialInfo.builder(experimentId, trial.job())
+    static TrialInfo of(Experiment experiment, TrialView trial) {
+        return TrialInfo.builder(experiment.id(), trial.job())
+                .sequenceId(trial.sequenceId())
+                .packedParameters(trial.packed())
                 .finalValue(trial.finalValue())
                 .intermediate(trial.intermediate())
                 .platform(trial.platform())
+                .waitingFor(waitingFor(experiment, trial.job()))
                 .build();
+    }
+
+    static nni.api.experiment.TrialSummary of(Experiment experiment, TrialSummary trial) {
+        return nni.api.experiment.TrialSummary.builder(experiment.id(), trial.job())
+                .sequenceId(trial.sequenceId())
+                .parameters(trial.parameters())
+                .finalValue(trial.finalValue())
+                .latestValue(trial.latestValue())
+                .intermediateCount(trial.intermediateCount())
+                .platform(trial.platform())
+                .waitingFor(waitingFor(experiment, trial.job()))
+                .build();
+    }
+
+    /** Only a waiting trial waits for its member's platform: one that runs or ended does not, whatever the member's state. */
+    private static String waitingFor(Experiment experiment, TrialJob job) {
+        return job.status() == TrialStatus.WAITING ? experiment.waitingForPlatform(job.id()).orElse(null) : null;
     }
 
     static MetricInfo of(MetricRecord metric) {
@@ -127,7 +151,7 @@ final class ExperimentViews {
                 .hyperParameters(hyperParameters(trial.parameters(), added))
                 .logPath(logPath)
                 .finalMetrics(finals.stream().map(ExperimentViews::of).toList())
-                .current(view.map(live -> of(experiment.id(), live)).orElse(null))
+                .current(view.map(live -> of(experiment, live)).orElse(null))
                 .build();
     }
 

@@ -6,7 +6,6 @@ import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,12 +15,13 @@ import java.util.Optional;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.GivenConfig;
-import nni.manager.internal.experiment.TrialSummary;
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.GivenConfigFile;
+import nni.api.experiment.MetricInfo;
+import nni.api.experiment.TrialSummary;
 import nni.http.HttpError;
 import nni.http.JsonServlet.Download;
-import nni.manager.internal.store.MetricRecord;
 
 /**
  * What the web UI's export downloads and its config view shows. Every trial as the trial table has
@@ -41,28 +41,29 @@ final class ExperimentExport {
      * @return {@code {id, name, status, parameters: [names], trials: [rows], metricFiles: [names], config: {...},
      *         given: {file, text} or null}}
      */
-    static Map<String, Object> of(Experiment experiment, String status) throws IOException {
+    static Map<String, Object> of(ExperimentReading experiment, String status) throws IOException {
         long now = System.currentTimeMillis();
-        List<TrialSummary> summaries = experiment.summaries();
+        List<TrialSummary> summaries = experiment.trialSummaries();
         List<Map<String, Object>> trials = new ArrayList<>(summaries.size());
         for (TrialSummary trial : summaries) {
-            trials.add(TrialTable.row(experiment, trial, now));
+            trials.add(TrialTable.row(trial, now));
         }
         Map<String, Object> export = new LinkedHashMap<>();
-        export.put("id", experiment.id());
-        export.put("name", experiment.config().experimentName());
+        ExperimentInfo info = experiment.info();
+        export.put("id", info.id());
+        export.put("name", info.name().orElse(null));
         export.put("status", status);
-        export.put("parameters", TrialTable.parameterNames(experiment, summaries));
+        export.put("parameters", TrialTable.parameterNames(experiment.searchSpace(), summaries));
         export.put("trials", trials);
         export.put("metricFiles", METRIC_FILES);
-        export.put("config", experiment.config().masked().canonical());
+        export.put("config", experiment.profile().params());
         export.put("given", given(experiment));
         return export;
     }
 
     /** @return {@code {file, text}}: the config file as the user gave it, secrets masked; null when it was not kept */
-    private static Map<String, Object> given(Experiment experiment) throws IOException {
-        Optional<GivenConfig> given = GivenConfig.stored(experiment.directory());
+    private static Map<String, Object> given(ExperimentReading experiment) throws IOException {
+        Optional<GivenConfigFile> given = experiment.givenConfig();
         if (given.isEmpty()) {
             return null;
         }
@@ -78,15 +79,15 @@ final class ExperimentExport {
      *
      * @throws HttpError 404 for a file name the export does not have
      */
-    static Download metrics(Experiment experiment, String file) {
-        String name = experiment.id() + "-" + file;
+    static Download metrics(ExperimentReading experiment, String file) {
+        String name = experiment.info().id() + "-" + file;
         return switch (file) {
             case "metrics.csv" -> new Download(name, "text/csv; charset=utf-8", out -> {
                 Writer writer = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
                 writer.write("trialId,parameterId,type,sequence,timestamp,value\r\n");
                 each(experiment, metric -> {
-                    writer.write(String.join(",", csv(metric.trialJobId()), csv(metric.parameterId()), csv(metric.type()),
-                            Long.toString(metric.sequence()), Instant.ofEpochMilli(metric.timestamp()).toString(),
+                    writer.write(String.join(",", csv(metric.trialId()), csv(metric.parameterId().orElse(null)), csv(metric.type()),
+                            Long.toString(metric.sequence()), metric.timestamp().toString(),
                             csv(reported(metric.data()))));
                     writer.write("\r\n");
                 });
@@ -97,11 +98,11 @@ final class ExperimentExport {
                     json.writeStartArray();
                     each(experiment, metric -> {
                         json.writeStartObject();
-                        json.writeStringField("trialId", metric.trialJobId());
-                        json.writeStringField("parameterId", metric.parameterId());
+                        json.writeStringField("trialId", metric.trialId());
+                        json.writeStringField("parameterId", metric.parameterId().orElse(null));
                         json.writeStringField("type", metric.type());
                         json.writeNumberField("sequence", metric.sequence());
-                        json.writeNumberField("timestamp", metric.timestamp());
+                        json.writeNumberField("timestamp", metric.timestamp().toEpochMilli());
                         json.writeFieldName("value");
                         json.writeTree(value(reported(metric.data())));
                         json.writeEndObject();
@@ -115,12 +116,12 @@ final class ExperimentExport {
 
     @FunctionalInterface
     private interface MetricWriter {
-        void write(MetricRecord metric) throws IOException;
+        void write(MetricInfo metric) throws IOException;
     }
 
-    private static void each(Experiment experiment, MetricWriter writer) throws IOException {
+    private static void each(ExperimentReading experiment, MetricWriter writer) throws IOException {
         try {
-            experiment.store().forEachMetric(metric -> {
+            experiment.forEachMetric(metric -> {
                 try {
                     writer.write(metric);
                 } catch (IOException e) {

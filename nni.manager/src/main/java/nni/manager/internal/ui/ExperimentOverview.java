@@ -7,11 +7,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.TrialSummary;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentStatus;
 import nni.manager.internal.experiment.Progress;
-import nni.manager.internal.experiment.TrialSummary;
 
 /**
  * An experiment at a glance, for the experiments list and the overview page: status and why,
@@ -45,11 +46,15 @@ final class ExperimentOverview {
         return row;
     }
 
-    /** @param storedStatus the status of an experiment not open: the one it ended with */
-    static Map<String, Object> of(Experiment experiment, boolean open, String storedStatus) {
+    /**
+     * @param reading      the experiment as the API reads it; {@code experiment} is the same one as the
+     *                     engine has it, for what the overview does not read through the API yet
+     * @param storedStatus the status of an experiment not open: the one it ended with
+     */
+    static Map<String, Object> of(ExperimentReading reading, Experiment experiment, boolean open, String storedStatus) {
         Progress progress = Progress.of(experiment);
         ExperimentConfig config = experiment.config();
-        List<TrialSummary> trials = experiment.summaries();
+        List<TrialSummary> trials = reading.trialSummaries();
         Map<String, Object> overview = listRow(experiment, open, storedStatus);
         overview.put("readOnly", !open || experiment.readOnly());
         overview.put("editable", open && !experiment.readOnly() && !settledForGood(experiment.status()));
@@ -69,9 +74,9 @@ final class ExperimentOverview {
         overview.put("maxExperimentDurationSeconds", max == null ? null : max.toSeconds());
         overview.put("tuner", config.tuner() == null ? null : config.tuner().name());
         overview.put("assessor", config.assessor() == null ? null : config.assessor().name());
-        overview.put("parameters", TrialTable.parameterNames(experiment, trials));
+        overview.put("parameters", TrialTable.parameterNames(reading.searchSpace(), trials));
         overview.put("directory", experiment.directory().toString());
-        overview.put("bestTrials", best(experiment, trials));
+        overview.put("bestTrials", best(experiment.maximizing(), trials));
         return overview;
     }
 
@@ -89,16 +94,16 @@ final class ExperimentOverview {
         return errors.isEmpty() ? null : errors.get(errors.size() - 1);
     }
 
-    private static List<Map<String, Object>> best(Experiment experiment, List<TrialSummary> trials) {
-        Comparator<TrialSummary> order = Comparator.comparingDouble(TrialSummary::finalValue);
+    private static List<Map<String, Object>> best(boolean maximizing, List<TrialSummary> trials) {
+        Comparator<TrialSummary> order = Comparator.comparingDouble(t -> t.finalValue().orElseThrow());
         List<Map<String, Object>> best = new ArrayList<>();
-        trials.stream().filter(t -> t.finalValue() != null && !Double.isNaN(t.finalValue()))
-                .sorted(experiment.maximizing() ? order.reversed() : order).limit(BEST_SHOWN).forEach(t -> {
+        trials.stream().filter(t -> t.finalValue().filter(value -> !value.isNaN()).isPresent())
+                .sorted(maximizing ? order.reversed() : order).limit(BEST_SHOWN).forEach(t -> {
                     Map<String, Object> row = new LinkedHashMap<>();
                     row.put("id", t.job().id());
                     row.put("sequence", t.sequenceId());
                     row.put("status", t.job().status().name());
-                    row.put("default", t.finalValue());
+                    row.put("default", t.finalValue().orElseThrow());
                     row.put("parameters", t.parameters());
                     best.add(row);
                 });

@@ -9,9 +9,9 @@ import java.util.Set;
 
 import jakarta.servlet.http.HttpServletRequest;
 
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.TrialSummary;
-import nni.manager.internal.experiment.TrialView;
+import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.TrialInfo;
+import nni.api.experiment.TrialSummary;
 import nni.http.HttpError;
 
 /**
@@ -35,7 +35,7 @@ final class IntermediateCurves {
      *         {@code total} trials qualify, {@code shown} are sent
      * @throws HttpError 400 for more than {@value #MAX_NAMED} trials named, 404 for a trial the experiment does not have
      */
-    static Map<String, Object> of(Experiment experiment, HttpServletRequest request) {
+    static Map<String, Object> of(ExperimentReading experiment, HttpServletRequest request) {
         int points = (int) Queries.whole(request, "points", DEFAULT_POINTS, 2, MetricCharts.MAX_POINTS);
         String named = request.getParameter("trials");
         List<String> ids = new ArrayList<>();
@@ -57,7 +57,7 @@ final class IntermediateCurves {
             String search = request.getParameter("q");
             String q = search == null || search.isBlank() ? null : search.strip().toLowerCase(java.util.Locale.ROOT);
             List<String> reporting = new ArrayList<>();
-            for (TrialSummary trial : experiment.summaries()) {
+            for (TrialSummary trial : experiment.trialSummaries()) {
                 if (trial.intermediateCount() > 0 && (q == null || TrialTable.matches(trial, q))) {
                     reporting.add(trial.job().id());
                 }
@@ -67,14 +67,13 @@ final class IntermediateCurves {
         }
         List<Map<String, Object>> curves = new ArrayList<>();
         for (String id : ids) {
-            TrialView trial = experiment.trial(id).orElseThrow(() -> HttpError.notFound("experiment " + experiment.id()
-                    + " has no trial " + id));
+            TrialInfo trial = experiment.trial(id).orElseThrow(() -> TrialDetail.noTrial(experiment, id));
             Map<String, Object> curve = new LinkedHashMap<>();
             curve.put("id", id);
             curve.put("sequence", trial.sequenceId());
             curve.put("status", trial.job().status().name());
-            curve.put("default", trial.finalValue());
-            curve.put("parameters", TrialDetail.parameters(trial.packed()));
+            curve.put("default", trial.finalValue().orElse(null));
+            curve.put("parameters", TrialDetail.parameters(trial.packedParameters().orElse("{}")));
             curve.put("intermediate", MetricCharts.intermediate(trial.intermediate(), points));
             curves.add(curve);
         }

@@ -7,13 +7,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.TrialSummary;
 import nni.api.searchspace.Option;
 import nni.api.searchspace.Parameter;
 import nni.api.searchspace.ParameterType;
 import nni.api.searchspace.SearchSpace;
 import nni.api.searchspace.SearchSpaceException;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.TrialSummary;
 
 /**
  * The series the charts draw, computed and thinned on the server ({@link Buckets}): the default
@@ -33,17 +33,12 @@ final class MetricCharts {
      *         value, trialId]...]}}: the final results (thinned to at most {@code maxPoints}) and the
      *         best result so far at each trial where it improved
      */
-    static Map<String, Object> finalResults(Experiment experiment, int maxPoints) {
-        boolean maximizing = experiment.maximizing();
-        List<TrialSummary> withResult = new ArrayList<>();
-        for (TrialSummary trial : experiment.summaries()) {
-            if (trial.finalValue() != null && Double.isFinite(trial.finalValue())) {
-                withResult.add(trial);
-            }
-        }
+    static Map<String, Object> finalResults(ExperimentReading experiment, int maxPoints) {
+        boolean maximizing = experiment.info().maximizing();
+        List<TrialSummary> withResult = withFiniteResult(experiment.trialSummaries());
         double[] values = new double[withResult.size()];
         for (int i = 0; i < values.length; i++) {
-            values[i] = withResult.get(i).finalValue();
+            values[i] = withResult.get(i).finalValue().orElseThrow();
         }
         List<List<Object>> points = new ArrayList<>();
         for (int index : Buckets.select(values, maxPoints)) {
@@ -52,7 +47,7 @@ final class MetricCharts {
         List<List<Object>> best = new ArrayList<>();
         Double bestValue = null;
         for (TrialSummary trial : withResult) {
-            double value = trial.finalValue();
+            double value = trial.finalValue().orElseThrow();
             if (bestValue == null || (maximizing ? value > bestValue : value < bestValue)) {
                 bestValue = value;
                 best.add(point(trial));
@@ -67,7 +62,11 @@ final class MetricCharts {
     }
 
     private static List<Object> point(TrialSummary trial) {
-        return List.of(trial.sequenceId(), trial.finalValue(), trial.job().id());
+        return List.of(trial.sequenceId(), trial.finalValue().orElseThrow(), trial.job().id());
+    }
+
+    private static List<TrialSummary> withFiniteResult(List<TrialSummary> trials) {
+        return trials.stream().filter(t -> t.finalValue().filter(Double::isFinite).isPresent()).toList();
     }
 
     /** @return {@code {total, points: [[index, value]...]}}: intermediate results thinned to {@code maxPoints} */
@@ -93,19 +92,19 @@ final class MetricCharts {
      *
      * @return {@code {optimizeMode, axes: [{name, type, values?, min?, max?}...], rows: [[v1..vn, metric, trialId, sequence]...]}}
      */
-    static Map<String, Object> parallel(Experiment experiment) {
-        List<TrialSummary> trials = experiment.summaries();
-        List<String> names = TrialTable.parameterNames(experiment, trials);
+    static Map<String, Object> parallel(ExperimentReading experiment) {
+        List<TrialSummary> trials = experiment.trialSummaries();
+        Map<String, Object> searchSpace = experiment.searchSpace();
+        List<String> names = TrialTable.parameterNames(searchSpace, trials);
         Map<String, Parameter> declared = new LinkedHashMap<>();
         try {
-            for (Parameter parameter : SearchSpace.parse(experiment.config().searchSpace()).parameters()) {
+            for (Parameter parameter : SearchSpace.parse(searchSpace).parameters()) {
                 declared.put(parameter.name(), parameter);
             }
         } catch (SearchSpaceException e) {
             // axes then follow the values trials have
         }
-        List<TrialSummary> finished = trials.stream()
-                .filter(t -> t.finalValue() != null && Double.isFinite(t.finalValue())).toList();
+        List<TrialSummary> finished = withFiniteResult(trials);
         List<Map<String, Object>> axes = new ArrayList<>();
         List<Boolean> categorical = new ArrayList<>();
         for (String name : names) {
@@ -120,13 +119,13 @@ final class MetricCharts {
                 Object value = trial.parameters().get(names.get(i));
                 row.add(value == null ? null : categorical.get(i) ? TrialTable.text(value) : value);
             }
-            row.add(trial.finalValue());
+            row.add(trial.finalValue().orElseThrow());
             row.add(trial.job().id());
             row.add(trial.sequenceId());
             rows.add(row);
         }
         Map<String, Object> chart = new LinkedHashMap<>();
-        chart.put("optimizeMode", experiment.maximizing() ? "maximize" : "minimize");
+        chart.put("optimizeMode", experiment.info().maximizing() ? "maximize" : "minimize");
         chart.put("axes", axes);
         chart.put("rows", rows);
         return chart;

@@ -7,10 +7,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.TrialInfo;
 import nni.api.model.TrialJob;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.TrialFiles;
-import nni.manager.internal.experiment.TrialView;
 import nni.http.HttpError;
 
 /** One trial for its page: parameters, intermediate results (thinned), final result, and its output files. */
@@ -26,31 +26,34 @@ final class TrialDetail {
     /**
      * @throws HttpError 404 when the experiment has no such trial
      */
-    static Map<String, Object> of(Experiment experiment, String trialId, int maxPoints, boolean open) {
-        TrialView trial = experiment.trial(trialId).orElseThrow(() -> HttpError.notFound("experiment " + experiment.id()
-                + " has no trial " + trialId));
+    static Map<String, Object> of(ExperimentReading experiment, String trialId, int maxPoints) {
+        TrialInfo trial = experiment.trial(trialId).orElseThrow(() -> noTrial(experiment, trialId));
         TrialJob job = trial.job();
         Map<String, Object> detail = new LinkedHashMap<>();
         detail.put("id", job.id());
-        detail.put("experiment", experiment.id());
+        detail.put("experiment", trial.experimentId());
         detail.put("sequence", trial.sequenceId());
         detail.put("status", job.status().name());
-        detail.put("message", TrialTable.message(experiment, job));
-        detail.put("parameters", parameters(trial.packed()));
-        detail.put("default", trial.finalValue());
+        detail.put("message", TrialTable.message(job, trial.waitingFor()));
+        detail.put("parameters", parameters(trial.packedParameters().orElse("{}")));
+        detail.put("default", trial.finalValue().orElse(null));
         detail.put("submitTime", job.submitTime().toEpochMilli());
         detail.put("startTime", job.startTime() == null ? null : job.startTime().toEpochMilli());
         detail.put("endTime", job.endTime() == null ? null : job.endTime().toEpochMilli());
         detail.put("durationMillis", TrialTable.durationMillis(job, System.currentTimeMillis()));
-        detail.put("platform", trial.platform());
+        detail.put("platform", trial.platform().orElse(null));
         detail.put("machine", TrialTable.machine(job));
         detail.put("attributes", job.attributes());
         detail.put("workingDirectory", job.workingDirectory());
         detail.put("url", job.url());
-        detail.put("cancellable", open && !experiment.readOnly() && !job.status().isTerminal());
-        detail.put("files", TrialFiles.NAMES);
+        detail.put("cancellable", !job.status().isTerminal() && experiment.open() && !experiment.info().readOnly());
+        detail.put("files", ExperimentService.TRIAL_FILES);
         detail.put("intermediate", MetricCharts.intermediate(trial.intermediate(), maxPoints));
         return detail;
+    }
+
+    static HttpError noTrial(ExperimentReading experiment, String trialId) {
+        return HttpError.notFound("experiment " + experiment.info().id() + " has no trial " + trialId);
     }
 
     static Object parameters(String packed) {
@@ -65,16 +68,14 @@ final class TrialDetail {
      * @return {@code {name, text, size, truncated, exists}}: the last {@code maxBytes} of the file
      * @throws HttpError 404 for an unknown trial, 400 for a file name trials do not have
      */
-    static Map<String, Object> tail(Experiment experiment, String trialId, String name, int maxBytes) throws IOException {
+    static Map<String, Object> tail(ExperimentReading experiment, String trialId, String name, int maxBytes) throws IOException {
         if (experiment.trial(trialId).isEmpty()) {
-            throw HttpError.notFound("experiment " + experiment.id() + " has no trial " + trialId);
+            throw noTrial(experiment, trialId);
         }
-        Optional<InputStream> file;
-        try {
-            file = TrialFiles.open(experiment, trialId, name);
-        } catch (IllegalArgumentException e) {
-            throw HttpError.badRequest(e.getMessage());
+        if (!ExperimentService.TRIAL_FILES.contains(name)) {
+            throw HttpError.badRequest("which: expected stdout, stderr or trial.log, got '" + name + "'");
         }
+        Optional<InputStream> file = HttpError.answer(experiment.openTrialFile(trialId, name), "");
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("name", name);
         answer.put("exists", file.isPresent());

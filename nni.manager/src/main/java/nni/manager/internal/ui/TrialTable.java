@@ -13,10 +13,10 @@ import java.util.Set;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.TrialSummary;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.TrialSummary;
 import nni.http.HttpError;
 
 /**
@@ -84,8 +84,8 @@ final class TrialTable {
      * @return {@code {total, all, offset, limit, parameters: [names], rows: [...]}}: {@code total} trials
      *         match, {@code all} exist
      */
-    static Map<String, Object> page(Experiment experiment, Query query) {
-        List<TrialSummary> all = experiment.summaries();
+    static Map<String, Object> page(ExperimentReading experiment, Query query) {
+        List<TrialSummary> all = experiment.trialSummaries();
         long now = System.currentTimeMillis();
         List<TrialSummary> matching = new ArrayList<>();
         for (TrialSummary trial : all) {
@@ -97,45 +97,45 @@ final class TrialTable {
         matching = sorted(matching, query, now);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (int i = query.offset(); i < Math.min(matching.size(), query.offset() + query.limit()); i++) {
-            rows.add(row(experiment, matching.get(i), now));
+            rows.add(row(matching.get(i), now));
         }
         Map<String, Object> page = new LinkedHashMap<>();
         page.put("total", matching.size());
         page.put("all", all.size());
         page.put("offset", query.offset());
         page.put("limit", query.limit());
-        page.put("parameters", parameterNames(experiment, all));
+        page.put("parameters", parameterNames(experiment.searchSpace(), all));
         page.put("rows", rows);
         return page;
     }
 
     /** @return the parameter names: the search space's first, in its order, then any others trials have */
-    static List<String> parameterNames(Experiment experiment, List<TrialSummary> trials) {
-        Set<String> names = new LinkedHashSet<>(experiment.config().searchSpace().keySet());
+    static List<String> parameterNames(Map<String, Object> searchSpace, List<TrialSummary> trials) {
+        Set<String> names = new LinkedHashSet<>(searchSpace.keySet());
         for (TrialSummary trial : trials) {
             names.addAll(trial.parameters().keySet());
         }
         return List.copyOf(names);
     }
 
-    static Map<String, Object> row(Experiment experiment, TrialSummary trial, long now) {
+    static Map<String, Object> row(TrialSummary trial, long now) {
         TrialJob job = trial.job();
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("id", job.id());
         row.put("sequence", trial.sequenceId());
         row.put("status", job.status().name());
         row.put("parameters", trial.parameters());
-        row.put("default", trial.finalValue());
-        row.put("latest", trial.latestValue());
+        row.put("default", trial.finalValue().orElse(null));
+        row.put("latest", trial.latestValue().orElse(null));
         row.put("intermediateCount", trial.intermediateCount());
         row.put("submitTime", job.submitTime().toEpochMilli());
         row.put("startTime", job.startTime() == null ? null : job.startTime().toEpochMilli());
         row.put("endTime", job.endTime() == null ? null : job.endTime().toEpochMilli());
         row.put("durationMillis", durationMillis(job, now));
-        row.put("platform", trial.platform());
+        row.put("platform", trial.platform().orElse(null));
         row.put("machine", machine(job));
         row.put("attributes", job.attributes());
-        row.put("message", message(experiment, job));
+        row.put("message", message(job, trial.waitingFor()));
         return row;
     }
 
@@ -144,9 +144,11 @@ final class TrialTable {
         return job.host().isEmpty() ? null : job.host();
     }
 
-    /** @return why a trial waits or how it ended, or null; a trial waiting for its member's lost platform says so */
-    static String message(Experiment experiment, TrialJob job) {
-        Optional<String> away = job.status() == TrialStatus.WAITING ? experiment.waitingForPlatform(job.id()) : Optional.empty();
+    /**
+     * @param away why the trial waits for its member's lost platform, when it does
+     * @return why a trial waits or how it ended, or null; a trial waiting for its member's lost platform says so
+     */
+    static String message(TrialJob job, Optional<String> away) {
         if (away.isPresent()) {
             return away.get();
         }
@@ -191,8 +193,8 @@ final class TrialTable {
         return switch (sort) {
             case "id" -> job.id();
             case "status" -> job.status().name();
-            case "default" -> trial.finalValue();
-            case "latest" -> trial.latestValue();
+            case "default" -> trial.finalValue().orElse(null);
+            case "latest" -> trial.latestValue().orElse(null);
             case "duration" -> durationMillis(job, now);
             case "start" -> job.startTime();
             case "end" -> job.endTime();

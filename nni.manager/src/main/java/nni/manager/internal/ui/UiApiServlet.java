@@ -20,6 +20,8 @@ import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletNa
 import org.osgi.service.servlet.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 import org.osgi.service.servlet.whiteboard.Preprocessor;
 
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.PlatformView;
 import nni.api.platform.PlatformException;
@@ -33,6 +35,7 @@ import nni.http.RequestBodies;
 import nni.http.Router;
 import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.registry.PlatformRegistry;
+import nni.manager.internal.service.EngineReading;
 import nni.http.LoginGuard;
 
 /**
@@ -88,7 +91,7 @@ public class UiApiServlet extends JsonServlet {
         this.manager = manager;
         this.service = service;
         this.platforms = platforms;
-        this.lookup = new ExperimentLookup(manager);
+        this.lookup = new ExperimentLookup(service);
         this.experiments = new ExperimentList(manager, nnictl);
     }
 
@@ -107,25 +110,24 @@ public class UiApiServlet extends JsonServlet {
         // routes are added by the super constructor, before the fields are set: they read them late
         router.get("/experiments", (request, path) -> experiments.rows());
         router.get("/experiments/{id}", (request, path) -> {
-            Experiment experiment = experiment(path);
-            boolean open = isOpen(experiment);
-            return ExperimentOverview.of(experiment, open, shownStatus(experiment, open));
+            ExperimentReading experiment = experiment(path);
+            boolean open = experiment.open();
+            return ExperimentOverview.of(experiment, engine(experiment), open, shownStatus(experiment, open));
         });
         router.get("/experiments/{id}/trials", (request, path) -> TrialTable.page(experiment(path),
                 TrialTable.Query.of(request)));
-        router.get("/experiments/{id}/trials/{trial}", (request, path) -> {
-            Experiment experiment = experiment(path);
-            return TrialDetail.of(experiment, path.get("trial"), points(request), isOpen(experiment));
-        });
+        router.get("/experiments/{id}/trials/{trial}", (request, path) -> TrialDetail.of(experiment(path),
+                path.get("trial"), points(request)));
         router.get("/experiments/{id}/trials/{trial}/files/{name}", (request, path) -> TrialDetail.tail(experiment(path),
                 path.get("trial"), path.get("name"), (int) Queries.whole(request, "tail", TrialDetail.DEFAULT_TAIL, 1, TrialDetail.MAX_TAIL)));
         router.get("/experiments/{id}/results", (request, path) -> MetricCharts.finalResults(experiment(path), points(request)));
         router.get("/experiments/{id}/parallel", (request, path) -> MetricCharts.parallel(experiment(path)));
         router.get("/experiments/{id}/intermediate", (request, path) -> IntermediateCurves.of(experiment(path), request));
-        router.get("/experiments/{id}/export/{file}", (request, path) -> ExperimentExport.metrics(experiment(path), path.get("file")));
+        router.get("/experiments/{id}/export/{file}", (request, path) -> ExperimentExport.metrics(experiment(path),
+                path.get("file")));
         router.get("/experiments/{id}/export", (request, path) -> {
-            Experiment experiment = experiment(path);
-            return ExperimentExport.of(experiment, shownStatus(experiment, isOpen(experiment)));
+            ExperimentReading experiment = experiment(path);
+            return ExperimentExport.of(experiment, shownStatus(experiment, experiment.open()));
         });
         router.add("POST", "/experiments/{id}/resume", (request, path) -> {
             String id = path.get("id");
@@ -152,17 +154,19 @@ public class UiApiServlet extends JsonServlet {
                 (request, path, body) -> requireForms().save(path.get("name"), bundleOf(request), values(body)));
     }
 
-    private Experiment experiment(Map<String, String> path) {
+    private ExperimentReading experiment(Map<String, String> path) {
         return lookup.require(path.get("id"));
     }
 
-    /** @return an open experiment's own status, else the one it ended with */
-    private String shownStatus(Experiment experiment, boolean open) throws IOException {
-        return open ? experiment.status().name() : experiments.endedStatus(experiment.id());
+    /** The engine's experiment behind a reading, for the UI's classes that do not read it through the API yet (issue 27). */
+    private static Experiment engine(ExperimentReading reading) {
+        return ((EngineReading) reading).experiment();
     }
 
-    private boolean isOpen(Experiment experiment) {
-        return manager.get(experiment.id()).filter(open -> open == experiment).isPresent();
+    /** @return an open experiment's own status, else the one it ended with */
+    private String shownStatus(ExperimentReading experiment, boolean open) throws IOException {
+        ExperimentInfo info = experiment.info();
+        return open ? info.status() : experiments.endedStatus(info.id());
     }
 
     private Map<String, Object> platforms() {

@@ -23,12 +23,15 @@ import org.osgi.framework.BundleContext;
 
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentProfile;
+import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.MetricInfo;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.ExperimentsRoot;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
 import nni.api.experiment.TrialDetail;
+import nni.api.experiment.TrialInfo;
+import nni.api.experiment.TrialSummary;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.Experiments;
@@ -126,7 +129,36 @@ public class ExperimentServiceComponentTest {
         Experiment ran = setup.start("svcunit2", new ListTuner(1), null);
         ran.settled().get(60, TimeUnit.SECONDS);
         ran.stop(Duration.ofSeconds(20));
+
+        // read for looking at: a copy that is not open, seen by nothing else
+        try (ExperimentReading copy = service.read("svcunit2").value()) {
+            assertFalse(copy.open());
+            assertTrue(copy.info().readOnly());
+            assertEquals(List.of(), service.list());
+            refused(service.get("svcunit2"), Refusal.Kind.NOT_FOUND);
+            TrialSummary only = copy.trialSummaries().get(0);
+            assertEquals(Optional.of(4.5), only.finalValue());
+            assertEquals(only.job().id(), copy.trial(only.job().id()).orElseThrow().job().id());
+            assertEquals(Optional.empty(), copy.trial("nosuch"));
+            assertTrue(copy.searchSpace().containsKey("x"));
+            assertEquals("bash trial.sh", copy.profile().params().get("trialCommand"));
+            assertEquals(Optional.empty(), copy.givenConfig()); // started from no file
+            List<String> types = new java.util.ArrayList<>();
+            copy.forEachMetric(metric -> types.add(metric.type()));
+            assertEquals(List.of("PERIODICAL", "FINAL"), types);
+            try (InputStream stdout = copy.openTrialFile(only.job().id(), "stdout").value().orElseThrow()) {
+                assertTrue(new String(stdout.readAllBytes(), StandardCharsets.UTF_8).contains("hello from the trial"));
+            }
+            refused(copy.openTrialFile(only.job().id(), "secrets.json"), Refusal.Kind.INVALID);
+            refused(copy.openTrialFile("nosuch", "stdout"), Refusal.Kind.NOT_FOUND);
+        }
+        refused(service.read("nosuch00"), Refusal.Kind.NOT_FOUND);
+        refused(service.read(null), Refusal.Kind.INVALID);
         assertTrue(service.view("svcunit2").value().settled());
+        try (ExperimentReading open = service.read("svcunit2").value()) {
+            assertTrue(open.open());
+        }
+        assertEquals("closing a reading of the open experiment leaves it open", 1, service.list().size());
 
         TrialDetail trial = service.trialDetails("svcunit2").value().get(0);
         assertEquals("SUCCEEDED", trial.status());
@@ -140,7 +172,28 @@ public class ExperimentServiceComponentTest {
         assertEquals(trial.toString(), service.trialDetail("svcunit2", trial.id()).value().toString());
         refused(service.trialDetail("svcunit2", "nosuch"), Refusal.Kind.NOT_FOUND);
         refused(service.trial("svcunit2", "nosuch"), Refusal.Kind.NOT_FOUND);
-        assertEquals(trial.id(), service.trial("svcunit2", trial.id()).value().job().id());
+        TrialInfo info = service.trial("svcunit2", trial.id()).value();
+        assertEquals(trial.id(), info.job().id());
+        assertEquals(0L, info.sequenceId());
+        assertTrue(info.packedParameters().orElseThrow(), info.packedParameters().orElseThrow().contains("\"x\": 0")
+                || info.packedParameters().orElseThrow().contains("\"x\":0"));
+        assertEquals(Optional.empty(), info.waitingFor());
+
+        TrialSummary summary = service.trialSummaries("svcunit2").value().get(0);
+        assertEquals(trial.id(), summary.job().id());
+        assertEquals(0L, summary.sequenceId());
+        assertEquals(java.util.Map.of("x", 0), summary.parameters());
+        assertEquals(Optional.of(4.5), summary.finalValue());
+        assertEquals(Optional.of(1.5), summary.latestValue());
+        assertEquals(1, summary.intermediateCount());
+        assertEquals(Optional.of("local"), summary.platform());
+        assertEquals(Optional.empty(), summary.waitingFor());
+        refused(service.trialSummaries("nosuch00"), Refusal.Kind.NOT_FOUND);
+
+        ExperimentInfo viewed = service.get("svcunit2").value();
+        assertTrue(viewed.maximizing());
+        assertEquals(Optional.empty(), viewed.waitingForPlatform());
+        assertFalse(viewed.execDuration().isNegative());
 
         assertEquals(List.of("PERIODICAL"), service.metrics("svcunit2", trial.id(), "PERIODICAL").value().stream()
                 .map(MetricInfo::type).toList());

@@ -46,6 +46,7 @@ public class UiReadModelBenchmark {
         setup.maxTrials = trials;
         long start = System.nanoTime();
         Experiment experiment = setup.startWith("uibench1", new ListTuner(trials), e -> session = new HeldSession(e));
+        nni.api.experiment.ExperimentReading reading = nni.manager.internal.service.Readings.ofOpen(experiment);
         try {
             await().atMost(Duration.ofMinutes(5)).until(() -> experiment.summaries().size() == trials);
             for (TrialSummary trial : experiment.summaries()) {
@@ -59,14 +60,14 @@ public class UiReadModelBenchmark {
             System.out.printf("UiReadModelBenchmark: %,d trials, %,d metrics stored in %.1f s%n", trials, (long) trials * (metrics + 1),
                     (System.nanoTime() - start) / 1e9);
             String someTrial = experiment.summaries().get(trials / 2).job().id();
-            measure("trial table page (50 rows, sorted by default metric)", () -> TrialTable.page(experiment,
+            measure("trial table page (50 rows, sorted by default metric)", () -> TrialTable.page(reading,
                     new TrialTable.Query(100, 50, "default", true, EnumSet.noneOf(TrialStatus.class), null)));
-            measure("trial table page (search x=77)", () -> TrialTable.page(experiment,
+            measure("trial table page (search x=77)", () -> TrialTable.page(reading,
                     new TrialTable.Query(0, 50, "sequence", false, EnumSet.noneOf(TrialStatus.class), "x=77")));
-            measure("overview", () -> ExperimentOverview.of(experiment, true, experiment.status().name()));
-            measure("default metric (2,000 points of " + trials + ")", () -> MetricCharts.finalResults(experiment, 2000));
-            measure("parallel coordinates (" + trials + " rows)", () -> MetricCharts.parallel(experiment));
-            measure("trial detail (" + metrics + " intermediate results)", () -> TrialDetail.of(experiment, someTrial, 2000, true));
+            measure("overview", () -> ExperimentOverview.of(reading, experiment, true, experiment.status().name()));
+            measure("default metric (2,000 points of " + trials + ")", () -> MetricCharts.finalResults(reading, 2000));
+            measure("parallel coordinates (" + trials + " rows)", () -> MetricCharts.parallel(reading));
+            measure("trial detail (" + metrics + " intermediate results)", () -> TrialDetail.of(reading, someTrial, 2000));
         } finally {
             experiment.stop(Duration.ofSeconds(30));
         }

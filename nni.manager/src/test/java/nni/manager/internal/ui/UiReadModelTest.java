@@ -71,7 +71,7 @@ public class UiReadModelTest {
 
     @Test
     public void aPageIsSortedByTheDefaultMetricWithTheTrialsWithoutOneLast() {
-        Map<String, Object> page = TrialTable.page(experiment, new TrialTable.Query(0, 200, "default", true,
+        Map<String, Object> page = TrialTable.page(reading(), new TrialTable.Query(0, 200, "default", true,
                 EnumSet.noneOf(TrialStatus.class), null));
         List<Map<String, Object>> rows = rows(page);
         assertEquals(TRIALS, page.get("total"));
@@ -83,7 +83,7 @@ public class UiReadModelTest {
         }
         assertEquals("FAILED", rows.get(rows.size() - 1).get("status"));
 
-        Map<String, Object> second = TrialTable.page(experiment, new TrialTable.Query(20, 10, "default", true,
+        Map<String, Object> second = TrialTable.page(reading(), new TrialTable.Query(20, 10, "default", true,
                 EnumSet.noneOf(TrialStatus.class), null));
         assertEquals(rows.subList(20, 30).stream().map(r -> r.get("id")).toList(), rows(second).stream().map(r -> r.get("id")).toList());
         assertEquals(List.of("x"), second.get("parameters"));
@@ -92,28 +92,28 @@ public class UiReadModelTest {
     @Test
     public void statusFilterSearchAndParameterSortAreDoneOnTheServer() {
         long failed = experiment.summaries().stream().filter(t -> t.job().status() == TrialStatus.FAILED).count();
-        Map<String, Object> failures = TrialTable.page(experiment, new TrialTable.Query(0, 50, "sequence", false,
+        Map<String, Object> failures = TrialTable.page(reading(), new TrialTable.Query(0, 50, "sequence", false,
                 EnumSet.of(TrialStatus.FAILED), null));
         assertEquals((int) failed, failures.get("total"));
         assertTrue(rows(failures).stream().allMatch(r -> r.get("status").equals("FAILED")));
 
-        Map<String, Object> found = TrialTable.page(experiment, new TrialTable.Query(0, 50, "sequence", false,
+        Map<String, Object> found = TrialTable.page(reading(), new TrialTable.Query(0, 50, "sequence", false,
                 EnumSet.noneOf(TrialStatus.class), "x=42"));
         assertEquals(1, found.get("total"));
         assertEquals(42L, rows(found).get(0).get("sequence"));
         String id = experiment.summaries().get(5).job().id();
-        Map<String, Object> byId = TrialTable.page(experiment, new TrialTable.Query(0, 50, "sequence", false,
+        Map<String, Object> byId = TrialTable.page(reading(), new TrialTable.Query(0, 50, "sequence", false,
                 EnumSet.noneOf(TrialStatus.class), id.toLowerCase()));
         assertTrue(rows(byId).stream().anyMatch(r -> r.get("id").equals(id)));
 
-        Map<String, Object> byX = TrialTable.page(experiment, new TrialTable.Query(0, 1, "param.x", true,
+        Map<String, Object> byX = TrialTable.page(reading(), new TrialTable.Query(0, 1, "param.x", true,
                 EnumSet.noneOf(TrialStatus.class), null));
         assertEquals(Map.of("x", (long) TRIALS - 1), Map.of("x", ((Number) parameters(rows(byX).get(0)).get("x")).longValue()));
     }
 
     @Test
     public void finalResultsAreThinnedWithTheBestKeptAndTheBestSoFarRisesToIt() {
-        Map<String, Object> series = MetricCharts.finalResults(experiment, 20);
+        Map<String, Object> series = MetricCharts.finalResults(reading(), 20);
         @SuppressWarnings("unchecked")
         List<List<Object>> points = (List<List<Object>>) series.get("points");
         @SuppressWarnings("unchecked")
@@ -132,7 +132,7 @@ public class UiReadModelTest {
 
     @Test
     public void theParallelCoordinatesHaveARowPerTrialWithAFinalResult() {
-        Map<String, Object> chart = MetricCharts.parallel(experiment);
+        Map<String, Object> chart = MetricCharts.parallel(reading());
         @SuppressWarnings("unchecked")
         List<List<Object>> rows = (List<List<Object>>) chart.get("rows");
         long withResult = experiment.summaries().stream().filter(t -> t.finalValue() != null).count();
@@ -170,4 +170,8 @@ public class UiReadModelTest {
         return (Map<String, Object>) row.get("parameters");
     }
 
+
+    private nni.api.experiment.ExperimentReading reading() {
+        return nni.manager.internal.service.Readings.ofOpen(experiment);
+    }
 }

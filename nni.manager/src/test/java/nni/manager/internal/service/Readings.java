@@ -1,0 +1,16 @@
+package nni.manager.internal.service;
+
+import nni.api.experiment.ExperimentReading;
+import nni.manager.internal.experiment.Experiment;
+
+/** Readings of experiments that tests run without a manager, for the faces' tests. */
+public final class Readings {
+
+    private Readings() {
+    }
+
+    /** @return a reading of an experiment the test keeps open (and stops itself) */
+    public static ExperimentReading ofOpen(Experiment experiment) {
+        return new EngineReading(experiment, false, e -> true);
+    }
+}

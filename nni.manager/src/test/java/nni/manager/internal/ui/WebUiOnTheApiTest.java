@@ -1,0 +1,83 @@
+package nni.manager.internal.ui;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.Test;
+
+/**
+ * The web UI's server side on its way to the nni.ui bundle (issue 27): which of the manager's
+ * packages its classes use, read from the compiled classes' constant pools (an import, a fully
+ * qualified name and a lambda's target all count), as FacesOnTheApiTest reads the REST routes'.
+ * Every use is listed here, so a new one fails this test and each one removed shrinks the list.
+ */
+public class WebUiOnTheApiTest {
+
+    private static final Pattern INTERNAL = Pattern.compile("nni/manager/internal/([a-z]+)/");
+
+    /** The platforms page lists the installed platforms from the manager's registry: the API's platform view replaces it. */
+    private static final Set<String> PLATFORM_LISTING = Set.of("UiApiServlet.class -> registry");
+
+    /** What still reads the engine, each to go as the API gains what it reads. */
+    private static final Set<String> LEFT_TO_MOVE = Set.of(
+            // the overview's limits, progress, counts and tuner
+            "ExperimentOverview.class -> config", "ExperimentOverview.class -> experiment",
+            // the experiments list: stored ids, NNI's registry statuses, stored experiments read from their databases
+            "ExperimentList.class -> experiment", "ExperimentList.class -> nnictl",
+            "StoredExperiments.class -> experiment", "StoredExperiments.class -> store",
+            // the machines page: each experiment's members and their sessions
+            "MachinesView.class -> config", "MachinesView.class -> experiment",
+            // the configuration forms' check of a setting
+            "PlatformForms.class -> config",
+            // the servlet: resume, the open experiments for the machines page, the engine behind a reading, the bridge
+            "UiApiServlet.class -> experiment", "UiApiServlet.class -> nnictl", "UiApiServlet.class -> service");
+
+    @Test
+    public void theWebUiUsesOnlyTheListedPackagesOfTheManager() throws Exception {
+        Path folder = Path.of(UiApiServlet.class.getResource("UiApiServlet.class").toURI()).getParent();
+        Set<String> used = new TreeSet<>();
+        try (Stream<Path> classes = Files.list(folder)) {
+            for (Path file : classes.filter(f -> f.getFileName().toString().endsWith(".class")).toList()) {
+                Matcher matcher = INTERNAL.matcher(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1));
+                while (matcher.find()) {
+                    if (!"ui".equals(matcher.group(1))) {
+                        used.add(file.getFileName() + " -> " + matcher.group(1));
+                    }
+                }
+            }
+        }
+        assertFalse("no classes read in " + folder, used.isEmpty());
+        Set<String> expected = new TreeSet<>(PLATFORM_LISTING);
+        expected.addAll(LEFT_TO_MOVE);
+        assertEquals(expected, used);
+    }
+
+    /** The classes moved onto the API (the trial table, a trial, the charts, the export, the lookup of experiments) use none of the manager. */
+    @Test
+    public void theMovedClassesUseNothingOfTheManager() throws Exception {
+        Path folder = Path.of(UiApiServlet.class.getResource("UiApiServlet.class").toURI()).getParent();
+        for (String name : new String[] {"TrialTable", "TrialDetail", "MetricCharts", "IntermediateCurves", "ExperimentLookup", "ExperimentExport",
+                "LiveEvents", "LiveEventsServlet", "Buckets", "Queries", "Json", "ConfigFile", "WebUiAddress"}) {
+            try (Stream<Path> classes = Files.list(folder)) {
+                var files = classes.filter(f -> f.getFileName().toString().equals(name + ".class")
+                        || f.getFileName().toString().startsWith(name + "$")).toList();
+                assertFalse("no class " + name + " in " + folder, files.isEmpty());
+                for (Path file : files) {
+                    Matcher matcher = INTERNAL.matcher(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1));
+                    while (matcher.find()) {
+                        assertEquals(file.getFileName() + " uses the manager's " + matcher.group(1), "ui", matcher.group(1));
+                    }
+                }
+            }
+        }
+    }
+}
