@@ -73,13 +73,6 @@ final class TrialDrawing implements Algorithm.Host {
     private boolean durationReached;
     private long nextSequenceId;
     private int submitted;
-    /**
-     * A fill is submitting. A platform may end a trial inside its submit (a process that exited
-     * before the submit returned, a refusal for good), and that end asks for a fill: run inside
-     * this one, it would settle the experiment DONE and then this fill, counting the ended trial as
-     * live, would set NO_MORE_TRIAL over the DONE, or submit past the concurrency. It runs after.
-     */
-    private boolean filling;
 
     TrialDrawing(String experimentId, Path directory, ExperimentStore store, Trials trials, TrialScheduler scheduler,
             ExperimentThread thread, Consumer<String> changed, Run run) {
@@ -131,19 +124,6 @@ final class TrialDrawing implements Algorithm.Host {
      * queued behind a thousand submissions.
      */
     void fill() {
-        if (filling) {
-            thread.execute(this::fill, () -> "a fill asked for during a fill");
-            return;
-        }
-        filling = true;
-        try {
-            fillNow();
-        } finally {
-            filling = false;
-        }
-    }
-
-    private void fillNow() {
         if (!run.status().counting() || !scheduler.attached() || run.stopping()) {
             return;
         }
@@ -165,7 +145,13 @@ final class TrialDrawing implements Algorithm.Host {
             }
             turn++;
             submit(offered.poll(), room.place().index());
-            live++;
+            // counted again, not incremented: a platform may end the trial inside its submit (a
+            // process that exited before submit returned), and that end fills, and may settle the
+            // experiment, at once, inside this fill
+            live = trials.live().size();
+        }
+        if (!run.status().counting()) {
+            return; // settled inside the submit: DONE is not to be turned back into NO_MORE_TRIAL
         }
         if (limitsReached() && run.status() != ExperimentStatus.NO_MORE_TRIAL) {
             run.become(ExperimentStatus.NO_MORE_TRIAL);
