@@ -73,6 +73,8 @@ final class TrialDrawing implements Algorithm.Host {
     private boolean durationReached;
     private long nextSequenceId;
     private int submitted;
+    /** How many fills began, nested ones included: a submit during which none began left the others' trials alone. */
+    private long fillsBegun;
 
     TrialDrawing(String experimentId, Path directory, ExperimentStore store, Trials trials, TrialScheduler scheduler,
             ExperimentThread thread, Consumer<String> changed, Run run) {
@@ -124,6 +126,7 @@ final class TrialDrawing implements Algorithm.Host {
      * queued behind a thousand submissions.
      */
     void fill() {
+        fillsBegun++;
         if (!run.status().counting() || !scheduler.attached() || run.stopping()) {
             return;
         }
@@ -144,11 +147,13 @@ final class TrialDrawing implements Algorithm.Host {
                 break;
             }
             turn++;
-            submit(offered.poll(), room.place().index());
-            // counted again, not incremented: a platform may end the trial inside its submit (a
-            // process that exited before submit returned), and that end fills, and may settle the
-            // experiment, at once, inside this fill
-            live = trials.live().size();
+            long fillsBefore = fillsBegun;
+            Trial trial = submit(offered.poll(), room.place().index());
+            // a platform may end the trial inside its submit (a process that exited before submit
+            // returned); that end fills at once, inside this fill, and the nested fill may submit
+            // more trials or settle the experiment: then the live trials are counted again (a walk
+            // over all trials, so only then)
+            live = fillsBegun != fillsBefore ? trials.live().size() : trial.live() ? live + 1 : live;
         }
         if (!run.status().counting()) {
             return; // settled inside the submit: DONE is not to be turned back into NO_MORE_TRIAL
@@ -181,7 +186,7 @@ final class TrialDrawing implements Algorithm.Host {
         return !offered.isEmpty() && run.status().counting();
     }
 
-    private void submit(String packedJson, int member) {
+    private Trial submit(String packedJson, int member) {
         long sequenceId = nextSequenceId++;
         submitted++;
         String trialId = Ids.trialId(trials::contains);
@@ -198,6 +203,7 @@ final class TrialDrawing implements Algorithm.Host {
         trials.add(trial);
         changed.accept(trialId);
         scheduler.send(trial);
+        return trial;
     }
 
     // ------------------------------------------------------------------ the algorithm's answers
