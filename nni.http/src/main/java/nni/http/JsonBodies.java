@@ -21,8 +21,11 @@ import com.fasterxml.jackson.core.JsonToken;
  * <p>Values are plain: objects as {@link LinkedHashMap} (keys in their order), arrays as
  * {@link ArrayList}, strings, Boolean, null, and numbers as written: Integer, Long or BigInteger,
  * decimals as BigDecimal ({@code 1e400} stays 1E+400 for the route's rule to refuse, not Infinity).
- * A key seen twice is found by the map it goes into (its size does not grow), so the keepers'
- * report route, which takes thousands of bodies a second, allocates nothing beyond its values.
+ * A key seen twice is found by the map it goes into (its size does not grow).
+ *
+ * <p>A route that takes thousands of bodies a second (the keepers' reports) reads its body with its
+ * own {@link ValueReader} instead, token by token under the same rules, and builds only what it uses;
+ * {@link #value} and {@link #twice} give it the plain values and the refusal of a key seen twice.
  */
 public final class JsonBodies {
 
@@ -35,11 +38,33 @@ public final class JsonBodies {
     }
 
     /**
+     * Reads a body's one JSON value from its first token, as {@link JsonBodies#read(byte[], String, ValueReader)}
+     * hands it over: it reads the whole value and no further (what follows is checked after it), reads
+     * every value it meets (a string's text too: the parser's place, which messages name, depends on
+     * it), and refuses a key seen twice in one object with {@link JsonBodies#twice}. Parse errors are
+     * left to propagate: they become the same 400 as for {@link JsonBodies#read(byte[], String)}.
+     */
+    @FunctionalInterface
+    public interface ValueReader<T> {
+        T read(JsonParser parser, JsonToken first) throws IOException;
+    }
+
+    /**
      * @param what what the body is, for the message ("the body")
      * @return the body's value (null for JSON's {@code null})
      * @throws HttpError 400 naming the problem
      */
     public static Object read(byte[] body, String what) {
+        return read(body, what, (parser, first) -> value(parser, first, what));
+    }
+
+    /**
+     * Reads a body under the same rules as {@link #read(byte[], String)}, its value by {@code reader}.
+     *
+     * @return what the reader made of the body's value
+     * @throws HttpError 400 naming the problem, exactly as {@link #read(byte[], String)} would
+     */
+    public static <T> T read(byte[] body, String what, ValueReader<T> reader) {
         if (body.length >= 3 && (body[0] & 0xFF) == BOM_1 && (body[1] & 0xFF) == BOM_2 && (body[2] & 0xFF) == BOM_3) {
             throw HttpError.badRequest(what + " starts with a byte order mark (EF BB BF); send UTF-8 JSON without one");
         }
@@ -53,7 +78,7 @@ public final class JsonBodies {
             if (first == null) {
                 throw HttpError.badRequest(what + " is empty; expected JSON");
             }
-            Object value = value(parser, first, what);
+            T value = reader.read(parser, first);
             JsonLocation end = parser.currentLocation();
             JsonToken after;
             try {
@@ -86,7 +111,13 @@ public final class JsonBodies {
         return (Map<String, Object>) value;
     }
 
-    private static Object value(JsonParser parser, JsonToken token, String what) throws IOException {
+    /**
+     * Reads one value from its first token, as {@link #read(byte[], String)} gives values.
+     *
+     * @param what what the body is, for messages
+     * @throws HttpError 400 for a key twice in one object
+     */
+    public static Object value(JsonParser parser, JsonToken token, String what) throws IOException {
         switch (token) {
             case START_OBJECT: {
                 Map<String, Object> map = new LinkedHashMap<>();
@@ -94,8 +125,7 @@ public final class JsonBodies {
                     int before = map.size();
                     map.put(key, value(parser, parser.nextToken(), what));
                     if (map.size() == before) { // where is asked only then: a location is an object of its own
-                        throw HttpError.badRequest(what + " has the key \"" + key + "\" twice in one object (the second"
-                                + " value ends at " + where(parser.currentLocation()) + ")");
+                        throw twice(parser, key, what);
                     }
                 }
                 return map;
@@ -122,6 +152,15 @@ public final class JsonBodies {
             default:
                 throw HttpError.badRequest(what + " is not JSON: unexpected " + token + " (" + where(parser.currentTokenLocation()) + ")");
         }
+    }
+
+    /**
+     * @return the refusal of {@code key} seen twice in one object, made once its second value was read
+     *         (the message names where that value ends)
+     */
+    public static HttpError twice(JsonParser parser, String key, String what) {
+        return HttpError.badRequest(what + " has the key \"" + key + "\" twice in one object (the second"
+                + " value ends at " + where(parser.currentLocation()) + ")");
     }
 
     private static String where(JsonLocation location) {

@@ -57,40 +57,37 @@ final class KeeperExchange {
     }
 
     /**
+     * Applies the reports of a batch the keeper posted above the last sequence applied, in order.
+     *
+     * @param body the request's body, {@code {"reports": [...]}}
+     * @return the highest sequence applied now
+     * @throws HttpError 400 for a body that is not strict JSON or malformed reports (nothing applied);
+     *                   the peer's own refusals (503 while its session is detached)
+     */
+    long reports(KeeperLink link, byte[] body) {
+        return apply(link, ReportsBody.read(body));
+    }
+
+    /**
      * Applies the reports above the last sequence applied, in order.
      *
-     * @param body {@code {"reports": [...]}}
+     * @param body {@code {"reports": [...]}} as a map (the shared-storage channel reads its files so)
      * @return the highest sequence applied now
      * @throws HttpError 400 for malformed reports (nothing applied); the peer's own refusals (503
      *                   while its session is detached)
      */
     long reports(KeeperLink link, Map<String, Object> body) {
-        if (!(body.get("reports") instanceof List<?> reports)) {
-            throw HttpError.badRequest("expected {\"reports\": [...]}");
-        }
-        long[] sequences = new long[reports.size()];
-        for (int i = 0; i < reports.size(); i++) {
-            if (!(reports.get(i) instanceof Map<?, ?> map) || !(map.get("kind") instanceof String)) {
-                throw HttpError.badRequest("reports[" + i + "]: every report needs a 'seq' and a 'kind'");
-            }
-            try {
-                sequences[i] = WholeNumbers.require("seq", map.get("seq"), 1, Long.MAX_VALUE);
-                WholeNumbers.optional("time", map.get("time"), 0, Long.MAX_VALUE);
-                WholeNumbers.optional("code", map.get("code"), Integer.MIN_VALUE, Integer.MAX_VALUE);
-            } catch (HttpError e) { // the report's place is named only when there is a problem: this runs for every report
-                throw HttpError.badRequest("reports[" + i + "]." + e.getMessage());
-            }
-        }
+        return apply(link, ReportsBody.of(body));
+    }
+
+    private static long apply(KeeperLink link, List<KeeperReport> reports) {
         synchronized (link.reportLock()) {
-            List<Map<String, Object>> fresh = new ArrayList<>(reports.size());
+            List<KeeperReport> fresh = new ArrayList<>(reports.size());
             long last = link.applied();
-            for (int i = 0; i < reports.size(); i++) {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> report = (Map<String, Object>) reports.get(i);
-                long seq = sequences[i];
-                if (seq > last) { // older ones were sent again after a lost answer: already stored
+            for (KeeperReport report : reports) {
+                if (report.seq() > last) { // older ones were sent again after a lost answer: already stored
                     fresh.add(report);
-                    last = seq;
+                    last = report.seq();
                 }
             }
             if (!fresh.isEmpty()) {

@@ -23,5 +23,5 @@ public interface KeeperPeer {
      * @throws RuntimeException when they could not be applied (the store failed); the keeper sends
      *                          them again, and applying a report twice changes nothing
      */
-    void apply(List<Map<String, Object>> reports);
+    void apply(List<KeeperReport> reports);
 }

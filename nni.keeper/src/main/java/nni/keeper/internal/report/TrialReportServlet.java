@@ -90,7 +90,7 @@ public class TrialReportServlet extends JsonServlet {
         router.withBody("POST", "/{experiment}/{keeper}/handshake", this::link,
                 (request, path, body) -> handshake(link(request, path), body(body)));
         router.withBody("POST", "/{experiment}/{keeper}/reports", this::link,
-                (request, path, body) -> reports(link(request, path), body(body)));
+                (request, path, body) -> reports(link(request, path), body));
         router.get("/{experiment}/{keeper}/commands", (request, path) -> commands(link(request, path), request));
     }
 
@@ -135,7 +135,7 @@ public class TrialReportServlet extends JsonServlet {
         return exchange.handshake(link, hello);
     }
 
-    private Object reports(KeeperLink link, Map<String, Object> body) {
+    private Object reports(KeeperLink link, byte[] body) {
         return Map.of("acked", exchange.reports(link, body));
     }
 

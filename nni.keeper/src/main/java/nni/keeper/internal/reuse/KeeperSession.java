@@ -49,6 +49,7 @@ import nni.keeper.internal.report.KeeperLink;
 import nni.keeper.internal.report.KeeperLinkFile;
 import nni.keeper.internal.report.KeeperLinks;
 import nni.keeper.internal.report.KeeperPeer;
+import nni.keeper.internal.report.KeeperReport;
 import nni.api.platform.Backoff;
 
 /**
@@ -542,34 +543,33 @@ final class KeeperSession implements TrainingSession {
         }
 
         @Override
-        public void apply(List<Map<String, Object>> reports) {
+        public void apply(List<KeeperReport> reports) {
             requireAttached();
             applyAll(reports);
             // the servlet has checked every seq (a whole number) and hands over only new ones, in order
-            if (!reports.isEmpty() && reports.get(reports.size() - 1).get("seq") instanceof Number last) {
-                linkFile.applied(id, last.longValue());
+            if (!reports.isEmpty()) {
+                linkFile.applied(id, reports.get(reports.size() - 1).seq());
             }
         }
 
-        private void applyAll(List<Map<String, Object>> reports) {
+        private void applyAll(List<KeeperReport> reports) {
             List<String> metrics = new ArrayList<>();
             String metricsTrial = null;
-            for (Map<String, Object> report : reports) {
-                String kind = String.valueOf(report.get("kind"));
-                if (kind.equals("metric") && report.get("line") instanceof String line) {
-                    String trialId = String.valueOf(report.get("trial"));
+            for (KeeperReport report : reports) {
+                if (report.isMetric()) {
+                    String trialId = report.trial();
                     if (!trialId.equals(metricsTrial)) {
                         storeMetrics(metricsTrial, metrics);
                         metricsTrial = trialId;
                     }
-                    metrics.add(line);
+                    metrics.add(report.line());
                     continue;
                 }
                 storeMetrics(metricsTrial, metrics); // every metric before the report that follows it
                 try {
-                    applyOther(kind, report);
+                    applyOther(report.kind(), report.fields());
                 } catch (IllegalArgumentException e) {
-                    LOG.warn("keeper {}: report {} ({}) skipped: {}", id, report.get("seq"), kind, e.getMessage());
+                    LOG.warn("keeper {}: report {} ({}) skipped: {}", id, report.seq(), report.kind(), e.getMessage());
                 }
             }
             storeMetrics(metricsTrial, metrics);

@@ -53,11 +53,11 @@ public class FileChannelsTest {
         }
 
         @Override
-        public void apply(List<Map<String, Object>> reports) {
+        public void apply(List<KeeperReport> reports) {
             if (detached.get()) {
                 throw new HttpError(503, "detached; later");
             }
-            reports.forEach(r -> applied.add(((Number) r.get("seq")).longValue()));
+            reports.forEach(r -> applied.add(r.seq()));
         }
     };
 

@@ -31,7 +31,7 @@ public class KeeperLinksTest {
         }
 
         @Override
-        public void apply(List<Map<String, Object>> reports) {
+        public void apply(List<KeeperReport> reports) {
         }
     };
 

@@ -178,6 +178,9 @@ record MetricFields(boolean object, String type, String trialJobId, boolean hasV
         private static final int LONGEST_NUMBER = 100; // an unused field's: far below Jackson's limit
         private static final String[] USED_NAMES = USED.toArray(String[]::new);
         private static final String[] TYPES = {"PERIODICAL", "FINAL", "REQUEST_PARAMETER", "CUSTOM"};
+        /** The texts of the first parameter ids, given rather than made per metric (a trial's metrics all name one) */
+        private static final String[] SMALL_IDS = java.util.stream.IntStream.range(0, 1024).mapToObj(Integer::toString)
+                .toArray(String[]::new);
 
         private final String line;
         private final String trialId;
@@ -263,7 +266,7 @@ record MetricFields(boolean object, String type, String trialJobId, boolean hasV
                     if (sequenceField) {
                         sequence = number;
                     } else {
-                        parameterId = Long.toString(number);
+                        parameterId = number >= 0 && number < SMALL_IDS.length ? SMALL_IDS[(int) number] : Long.toString(number);
                     }
                     return true;
                 }
