@@ -78,7 +78,15 @@ public final class JsonBodies {
             if (first == null) {
                 throw HttpError.badRequest(what + " is empty; expected JSON");
             }
-            T value = reader.read(parser, first);
+            T value;
+            try {
+                value = reader.read(parser, first);
+            } catch (NumberFormatException outOfRange) {
+                // a number JSON's grammar allows but no Java number holds (an exponent past an int, say
+                // 1E2147483648): a fault in the body, never the server's
+                throw HttpError.badRequest(what + " holds a number no value can hold at "
+                        + where(parser.currentTokenLocation()) + ": " + outOfRange.getMessage());
+            }
             JsonLocation end = parser.currentLocation();
             JsonToken after;
             try {

@@ -54,4 +54,11 @@ public class JsonBodiesTest {
         assertTrue(refusal("").contains("is empty"));
         assertTrue(refusal("{\"a\": }").contains("is not JSON"));
     }
+
+    @Test
+    public void aNumberNoValueCanHoldIsRefusedNamingWhere() {
+        String refusal = refusal("{\"a\": [1, 9223372E36854775808]}");
+        assertTrue(refusal, refusal.contains("holds a number no value can hold") && refusal.contains("line 1, column 11"));
+        assertTrue(refusal("1e2147483648").contains("holds a number no value can hold"));
+    }
 }
