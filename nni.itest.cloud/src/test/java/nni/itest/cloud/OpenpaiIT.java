@@ -294,16 +294,20 @@ public class OpenpaiIT {
         assertEquals(200, runtime.request("DELETE", "trial-jobs/" + cancelled, null).statusCode());
         await().atMost(Duration.ofSeconds(30)).until(() -> stopped("nni_exp_" + id + "_trial_" + cancelled));
 
-        // the second trial's ps role exits 7: OpenPAI fails the job; the third one's job vanishes
-        // one reading of the running trials per poll: two readings can straddle a trial's end
+        // the second trial's ps role exits 7: OpenPAI fails the job; the third one's job vanishes.
+        // The running and the failed trials come from one reading: read apart, the failing trial
+        // could still run in the first and have failed in the second, and its job would vanish.
         AtomicReference<String> third = new AtomicReference<>();
         await().atMost(Duration.ofSeconds(90)).until(() -> {
-            JsonNode running = runtime.get("trial-jobs?status=RUNNING");
-            if (running.size() != 1 || running.get(0).get("trialJobId").asText().equals(cancelled)) {
+            List<JsonNode> trials = iterable(runtime.get("trial-jobs").elements());
+            List<String> running = trials.stream().filter(t -> t.get("status").asText().equals("RUNNING"))
+                    .map(t -> t.get("trialJobId").asText()).toList();
+            long failed = trials.stream().filter(t -> t.get("status").asText().equals("FAILED")).count();
+            if (running.size() != 1 || running.get(0).equals(cancelled) || failed != 1) {
                 return false;
             }
-            third.set(running.get(0).get("trialJobId").asText());
-            return runtime.get("trial-jobs?status=FAILED").size() == 1;
+            third.set(running.get(0));
+            return true;
         });
         String vanishing = third.get();
         // vanish the job once OpenPAI has it: were it not there yet, nothing would vanish and the trial would run on
