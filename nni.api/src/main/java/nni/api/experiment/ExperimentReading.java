@@ -29,6 +29,12 @@ public interface ExperimentReading extends AutoCloseable {
      */
     boolean open();
 
+    /**
+     * @return the experiment summed up for an overview: its trials counted, the best result, the time
+     *         left and its configuration as written (since 1.5)
+     */
+    ExperimentSummary summary();
+
     /** @return its trials in sequence order, their intermediate results counted ({@link ExperimentService#trialSummaries}) */
     List<TrialSummary> trialSummaries();
 

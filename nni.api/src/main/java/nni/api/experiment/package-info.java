@@ -25,7 +25,8 @@
  * <li>{@link nni.api.experiment.TrialSummary}: trials with their intermediate results counted, for
  *     views over many trials such as the web UI's table and charts; {@link nni.api.experiment.ExperimentReading}:
  *     an experiment read for looking at, open or only stored, without opening it, with the
- *     {@link nni.api.experiment.GivenConfigFile} it was created from (since 1.5).</li>
+ *     {@link nni.api.experiment.GivenConfigFile} it was created from, and its
+ *     {@link nni.api.experiment.ExperimentSummary} for an overview (since 1.5).</li>
  * </ul>
  */
 @org.osgi.annotation.bundle.Export

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,6 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentProfile;
+import nni.api.experiment.ExperimentSummary;
 import nni.api.experiment.MetricInfo;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
@@ -24,6 +26,7 @@ import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialCounts;
 import nni.manager.internal.experiment.TrialSummary;
 import nni.manager.internal.experiment.TrialView;
@@ -62,6 +65,29 @@ final class ExperimentViews {
                 .maximizing(experiment.maximizing())
                 .execDuration(Duration.ofMillis(experiment.execMillis()))
                 .waitingForPlatform(experiment.waitingForPlatform().orElse(null))
+                .build();
+    }
+
+    /** The overview's summary: {@link Progress} as the console's {@code nni:top} computes it, and the configuration as written. */
+    static ExperimentSummary summary(Experiment experiment) {
+        Progress progress = Progress.of(experiment);
+        ExperimentConfig config = experiment.config();
+        TrialCounts counts = progress.counts();
+        Map<String, Integer> byStatus = new LinkedHashMap<>();
+        experiment.counts().forEach((status, count) -> byStatus.put(status.name(), count));
+        Object written = config.canonical() == null ? null : config.canonical().get("maxExperimentDuration");
+        return ExperimentSummary.builder()
+                .configuredPlatform(config.platform())
+                .maxExperimentDurationText(config.maxExperimentDuration() != null && written instanceof String text ? text : null)
+                .tuner(config.tuner() == null ? null : config.tuner().name())
+                .assessor(config.assessor() == null ? null : config.assessor().name())
+                .counts(counts.succeeded(), counts.failed(), counts.stoppedEarly(), counts.cancelled(), counts.running(),
+                        counts.waiting(), counts.started(), counts.text())
+                .maxTrials(counts.maxTrials())
+                .belowStarted(counts.belowStarted().orElse(null))
+                .byStatus(byStatus)
+                .best(progress.best())
+                .timeLeft(progress.estimatedLeft())
                 .build();
     }
 

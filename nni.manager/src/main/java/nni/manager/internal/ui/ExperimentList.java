@@ -6,10 +6,14 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-import nni.manager.internal.experiment.Experiment;
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.Outcome;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.ExperimentStatus;
 import nni.manager.internal.nnictl.NnictlBridge;
+import nni.manager.internal.service.ExperimentServiceComponent;
 
 /**
  * Every experiment under the root, open or stored, newest first: the web UI's experiments list and
@@ -23,19 +27,39 @@ import nni.manager.internal.nnictl.NnictlBridge;
 public final class ExperimentList {
 
     private final ExperimentManager manager;
+    private final ExperimentService service;
     private final NnictlBridge registry;
     private final StoredExperiments stored = new StoredExperiments();
 
-    public ExperimentList(ExperimentManager manager, NnictlBridge registry) {
+    public ExperimentList(ExperimentManager manager, ExperimentService service, NnictlBridge registry) {
         this.manager = manager;
+        this.service = service;
         this.registry = registry;
+    }
+
+    /**
+     * For the console's {@code nni:experiments}, which has the engine at hand: the service over it
+     * reads the open experiments (its loader, used only to create one, is not needed). Goes when the
+     * console passes the service (issue 27).
+     */
+    public ExperimentList(ExperimentManager manager, NnictlBridge registry) {
+        this(manager, new ExperimentServiceComponent(manager, null), registry);
     }
 
     public List<Map<String, Object>> rows() throws IOException {
         Map<String, String> statuses = statuses();
         List<Map<String, Object>> rows = new ArrayList<>();
-        for (Experiment experiment : manager.open()) {
-            rows.add(ExperimentOverview.listRow(experiment, true, experiment.status().name()));
+        for (ExperimentInfo open : service.list()) {
+            Outcome<ExperimentReading> read = service.read(open.id());
+            if (!read.isDone()) {
+                continue; // deleted meanwhile
+            }
+            try (ExperimentReading experiment = read.value()) {
+                // stopped meanwhile: shown as the stored experiment it now is, below
+                if (experiment.open()) {
+                    rows.add(ExperimentOverview.listRow(experiment, true, experiment.info().status()));
+                }
+            }
         }
         for (String id : manager.stored()) {
             if (manager.get(id).isEmpty()) {

@@ -35,7 +35,6 @@ import nni.http.RequestBodies;
 import nni.http.Router;
 import nni.manager.internal.nnictl.NnictlBridge;
 import nni.manager.internal.registry.PlatformRegistry;
-import nni.manager.internal.service.EngineReading;
 import nni.http.LoginGuard;
 
 /**
@@ -92,7 +91,7 @@ public class UiApiServlet extends JsonServlet {
         this.service = service;
         this.platforms = platforms;
         this.lookup = new ExperimentLookup(service);
-        this.experiments = new ExperimentList(manager, nnictl);
+        this.experiments = new ExperimentList(manager, service, nnictl);
     }
 
     @Deactivate
@@ -112,7 +111,7 @@ public class UiApiServlet extends JsonServlet {
         router.get("/experiments/{id}", (request, path) -> {
             ExperimentReading experiment = experiment(path);
             boolean open = experiment.open();
-            return ExperimentOverview.of(experiment, engine(experiment), open, shownStatus(experiment, open));
+            return ExperimentOverview.of(experiment, open, shownStatus(experiment, open));
         });
         router.get("/experiments/{id}/trials", (request, path) -> TrialTable.page(experiment(path),
                 TrialTable.Query.of(request)));
@@ -134,7 +133,9 @@ public class UiApiServlet extends JsonServlet {
             lookup.forget(id);
             try {
                 Experiment resumed = manager.resume(id);
-                return ExperimentOverview.listRow(resumed, true, resumed.status().name());
+                try (ExperimentReading reading = HttpError.answer(service.read(resumed.id()), "")) {
+                    return ExperimentOverview.listRow(reading, true, reading.info().status());
+                }
             } catch (IllegalStateException e) {
                 throw new HttpError(409, e.getMessage());
             } catch (UnknownExperimentException | IllegalArgumentException e) {
@@ -156,11 +157,6 @@ public class UiApiServlet extends JsonServlet {
 
     private ExperimentReading experiment(Map<String, String> path) {
         return lookup.require(path.get("id"));
-    }
-
-    /** The engine's experiment behind a reading, for the UI's classes that do not read it through the API yet (issue 27). */
-    private static Experiment engine(ExperimentReading reading) {
-        return ((EngineReading) reading).experiment();
     }
 
     /** @return an open experiment's own status, else the one it ended with */
