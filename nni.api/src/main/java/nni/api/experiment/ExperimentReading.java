@@ -35,6 +35,13 @@ public interface ExperimentReading extends AutoCloseable {
      */
     ExperimentSummary summary();
 
+    /**
+     * @return its members (training services), in configuration order, each with its session's state
+     *         and view; empty for a copy and for an experiment opened read-only, which have no
+     *         sessions (since 1.5)
+     */
+    List<ExperimentMember> members();
+
     /** @return its trials in sequence order, their intermediate results counted ({@link ExperimentService#trialSummaries}) */
     List<TrialSummary> trialSummaries();
 

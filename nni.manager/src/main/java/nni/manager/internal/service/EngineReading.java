@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentMember;
 import nni.api.experiment.ExperimentProfile;
 import nni.api.experiment.ExperimentSummary;
 import nni.api.experiment.GivenConfigFile;
@@ -49,6 +50,14 @@ public final class EngineReading implements ExperimentReading {
     @Override
     public ExperimentSummary summary() {
         return ExperimentViews.summary(experiment);
+    }
+
+    @Override
+    public List<ExperimentMember> members() {
+        if (copy || experiment.readOnly()) {
+            return List.of();
+        }
+        return experiment.members().stream().map(ExperimentViews::member).toList();
     }
 
     @Override

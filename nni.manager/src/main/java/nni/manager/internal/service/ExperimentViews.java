@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentMember;
 import nni.api.experiment.ExperimentProfile;
 import nni.api.experiment.ExperimentSummary;
 import nni.api.experiment.MetricInfo;
@@ -24,8 +25,10 @@ import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
+import nni.api.platform.TrainingSession;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.MemberState;
 import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialCounts;
 import nni.manager.internal.experiment.TrialSummary;
@@ -89,6 +92,26 @@ final class ExperimentViews {
                 .best(progress.best())
                 .timeLeft(progress.estimatedLeft())
                 .build();
+    }
+
+    /**
+     * A member as it is now, its open session's view asked once: a platform's view that throws is
+     * kept as its failure, for the member's row alone.
+     */
+    static ExperimentMember member(MemberState member) {
+        ExperimentMember.Builder built = ExperimentMember.builder(member.index(), member.platform());
+        Optional<TrainingSession> session = member.session();
+        if (session.isEmpty()) {
+            return built.state(member.away().isPresent() ? ExperimentMember.State.AWAY : ExperimentMember.State.OPENING)
+                    .away(member.away().orElse(null)).build();
+        }
+        built.state(ExperimentMember.State.OPEN);
+        try {
+            session.get().view().ifPresent(built::view);
+        } catch (RuntimeException e) {
+            built.viewFailure(e.toString());
+        }
+        return built.build();
     }
 
     static TrialInfo of(Experiment experiment, TrialView trial) {

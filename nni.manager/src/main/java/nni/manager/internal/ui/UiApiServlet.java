@@ -23,6 +23,7 @@ import org.osgi.service.servlet.whiteboard.Preprocessor;
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
+import nni.api.experiment.Outcome;
 import nni.api.experiment.PlatformView;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.experiment.Experiment;
@@ -150,13 +151,32 @@ public class UiApiServlet extends JsonServlet {
             return Map.of("id", id, "deleted", HttpError.answer(service.delete(id), "").toString());
         });
         router.get("/platforms", (request, path) -> platforms());
-        router.get("/machines", (request, path) -> MachinesView.of(manager.open()));
+        router.get("/machines", (request, path) -> machines());
         router.withBody("PUT", "/platforms/{name}/configuration", (request, path) -> requireForms(),
                 (request, path, body) -> requireForms().save(path.get("name"), bundleOf(request), values(body)));
     }
 
     private ExperimentReading experiment(Map<String, String> path) {
         return lookup.require(path.get("id"));
+    }
+
+    /** @return the machines page: the sessions of the experiments that run, read from their readings */
+    private Map<String, Object> machines() throws IOException {
+        List<ExperimentReading> running = new ArrayList<>();
+        try {
+            for (ExperimentInfo open : service.list()) {
+                if (open.readOnly()) {
+                    continue; // no sessions
+                }
+                Outcome<ExperimentReading> read = service.read(open.id());
+                if (read.isDone()) {
+                    running.add(read.value());
+                }
+            }
+            return MachinesView.of(running.stream().filter(ExperimentReading::open).toList());
+        } finally {
+            running.forEach(ExperimentReading::close);
+        }
     }
 
     /** @return an open experiment's own status, else the one it ended with */

@@ -34,10 +34,6 @@ public class WebUiOnTheApiTest {
             "ExperimentList.class -> config", "ExperimentList.class -> experiment", "ExperimentList.class -> nnictl",
             "ExperimentList.class -> service",
             "StoredExperiments.class -> experiment", "StoredExperiments.class -> store",
-            // the machines page: each experiment's members and their sessions
-            "MachinesView.class -> config", "MachinesView.class -> experiment",
-            // the configuration forms' check of a setting
-            "PlatformForms.class -> config",
             // the servlet: resume, the open experiments for the machines page, the bridge
             "UiApiServlet.class -> experiment", "UiApiServlet.class -> nnictl");
 
@@ -61,11 +57,13 @@ public class WebUiOnTheApiTest {
         assertEquals(expected, used);
     }
 
-    /** The classes moved onto the API (the trial table, a trial, the charts, the export, the lookup of experiments, the overview) use none of the manager. */
+    /** The classes moved onto the API (the trial table, a trial, the charts, the export, the lookup of experiments, the overview,
+     * the machines page, the configuration forms) use none of the manager. */
     @Test
     public void theMovedClassesUseNothingOfTheManager() throws Exception {
         Path folder = Path.of(UiApiServlet.class.getResource("UiApiServlet.class").toURI()).getParent();
         for (String name : new String[] {"TrialTable", "TrialDetail", "MetricCharts", "IntermediateCurves", "ExperimentLookup", "ExperimentExport", "ExperimentOverview",
+                "MachinesView", "PlatformForms",
                 "LiveEvents", "LiveEventsServlet", "Buckets", "Queries", "Json", "ConfigFile", "WebUiAddress"}) {
             try (Stream<Path> classes = Files.list(folder)) {
                 var files = classes.filter(f -> f.getFileName().toString().equals(name + ".class")
