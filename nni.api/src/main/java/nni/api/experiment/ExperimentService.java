@@ -144,6 +144,17 @@ public interface ExperimentService {
      */
     List<String> stored();
 
+    /**
+     * Sums up a stored experiment from its database alone, read-only: for a list of many stored
+     * experiments, cheaper than {@link #read}. The answer is kept until the database changes, so
+     * asking again for an experiment that did not change reads nothing. Of an open experiment, the
+     * database as last written.
+     *
+     * @return the summary; NOT_FOUND when none is stored under that id (since 1.5)
+     * @throws IOException when its database cannot be read
+     */
+    Outcome<StoredExperiment> storedSummary(String experimentId) throws IOException;
+
     /** @return the open experiment; NOT_FOUND when it is not open */
     Outcome<ExperimentInfo> get(String experimentId);
 

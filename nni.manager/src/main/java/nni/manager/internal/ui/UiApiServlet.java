@@ -92,7 +92,7 @@ public class UiApiServlet extends JsonServlet {
         this.service = service;
         this.platforms = platforms;
         this.lookup = new ExperimentLookup(service);
-        this.experiments = new ExperimentList(manager, service, nnictl);
+        this.experiments = new ExperimentList(service, nnictl);
     }
 
     @Deactivate
