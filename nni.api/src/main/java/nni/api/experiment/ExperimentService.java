@@ -51,8 +51,10 @@ public interface ExperimentService {
 
     /**
      * Resumes a stored experiment that is not open: running trials are re-attached, the sequence continues.
+     * One open only for viewing ({@link #view}) is resumed in place of the view (since 1.5).
      *
-     * @return the experiment as resumed; NOT_FOUND when none is stored under that id, CONFLICT when it is open
+     * @return the experiment as resumed; NOT_FOUND when none is stored under that id, CONFLICT when it
+     *         is open other than for viewing
      */
     Outcome<ExperimentInfo> resume(String experimentId) throws IOException, PlatformException;
 

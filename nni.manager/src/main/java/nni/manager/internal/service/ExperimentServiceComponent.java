@@ -70,9 +70,13 @@ public class ExperimentServiceComponent implements ExperimentService {
 
     @Override
     public Outcome<ExperimentInfo> resume(String experimentId) throws IOException, PlatformException {
-        Outcome<ExperimentInfo> closed = closedAndStored(experimentId);
-        if (!closed.isDone()) {
-            return closed;
+        // one open only for viewing is resumed in place of the view, as the engine does
+        Optional<Experiment> open = manager.get(experimentId);
+        if (open.isPresent() && !open.get().readOnly()) {
+            return Outcome.refused(Refusal.conflict("experiment " + experimentId + " is already open (" + open.get().status() + ")"));
+        }
+        if (open.isEmpty() && !manager.stored().contains(experimentId)) {
+            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
         }
         try {
             return Outcome.done(ExperimentViews.of(manager.resume(experimentId)));

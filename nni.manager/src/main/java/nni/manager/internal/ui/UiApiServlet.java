@@ -23,19 +23,17 @@ import org.osgi.service.servlet.whiteboard.Preprocessor;
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
+import nni.api.experiment.InstalledPlatforms;
+import nni.api.experiment.NnictlRegistry;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.PlatformView;
+import nni.api.experiment.Refusal;
 import nni.api.platform.PlatformException;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.experiment.UnknownExperimentException;
 import nni.http.HttpError;
 import nni.http.JsonBodies;
 import nni.http.JsonServlet;
 import nni.http.RequestBodies;
 import nni.http.Router;
-import nni.manager.internal.nnictl.NnictlBridge;
-import nni.manager.internal.registry.PlatformRegistry;
 import nni.http.LoginGuard;
 
 /**
@@ -72,9 +70,8 @@ public class UiApiServlet extends JsonServlet {
     static final String PATTERN = "/api/v1/nni-ui/*";
     private static final long MAX_FORM_BYTES = 64 << 10;
 
-    private final transient ExperimentManager manager;
     private final transient ExperimentService service;
-    private final transient PlatformRegistry platforms;
+    private final transient InstalledPlatforms platforms;
     private final transient ExperimentLookup lookup;
     private final transient ExperimentList experiments;
 
@@ -84,11 +81,10 @@ public class UiApiServlet extends JsonServlet {
 
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
-    public UiApiServlet(@Reference ExperimentManager manager, @Reference PlatformRegistry platforms,
-                        @Reference RequestBodies bodies, @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login, @Reference NnictlBridge nnictl,
-                        @Reference ExperimentService service) {
+    public UiApiServlet(@Reference InstalledPlatforms platforms, @Reference RequestBodies bodies,
+                        @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login,
+                        @Reference NnictlRegistry nnictl, @Reference ExperimentService service) {
         super(bodies);
-        this.manager = manager;
         this.service = service;
         this.platforms = platforms;
         this.lookup = new ExperimentLookup(service);
@@ -132,17 +128,17 @@ public class UiApiServlet extends JsonServlet {
         router.add("POST", "/experiments/{id}/resume", (request, path) -> {
             String id = path.get("id");
             lookup.forget(id);
+            Outcome<ExperimentInfo> resumed;
             try {
-                Experiment resumed = manager.resume(id);
-                try (ExperimentReading reading = HttpError.answer(service.read(resumed.id()), "")) {
-                    return ExperimentOverview.listRow(reading, true, reading.info().status());
-                }
-            } catch (IllegalStateException e) {
-                throw new HttpError(409, e.getMessage());
-            } catch (UnknownExperimentException | IllegalArgumentException e) {
-                throw HttpError.notFound(e.getMessage());
+                resumed = service.resume(id);
             } catch (PlatformException e) {
                 throw new HttpError(503, "experiment " + id + " cannot resume: " + e.getMessage());
+            }
+            // open already: 409; not stored, or refused by the engine: 404, as the page has always had them
+            ExperimentInfo info = resumed.orElseThrow(refusal -> refusal.kind() == Refusal.Kind.CONFLICT
+                    ? new HttpError(409, refusal.message()) : HttpError.notFound(refusal.message()));
+            try (ExperimentReading reading = HttpError.answer(service.read(info.id()), "")) {
+                return ExperimentOverview.listRow(reading, true, reading.info().status());
             }
         });
         router.add("DELETE", "/experiments/{id}", (request, path) -> {
