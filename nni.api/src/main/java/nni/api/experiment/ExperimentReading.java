@@ -29,6 +29,19 @@ public interface ExperimentReading extends AutoCloseable {
      */
     boolean open();
 
+    /**
+     * @return the experiment summed up for an overview: its trials counted, the best result, the time
+     *         left and its configuration as written (since 1.5)
+     */
+    ExperimentSummary summary();
+
+    /**
+     * @return its members (training services), in configuration order, each with its session's state
+     *         and view; empty for a copy and for an experiment opened read-only, which have no
+     *         sessions (since 1.5)
+     */
+    List<ExperimentMember> members();
+
     /** @return its trials in sequence order, their intermediate results counted ({@link ExperimentService#trialSummaries}) */
     List<TrialSummary> trialSummaries();
 

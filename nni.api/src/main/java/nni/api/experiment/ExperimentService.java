@@ -51,8 +51,10 @@ public interface ExperimentService {
 
     /**
      * Resumes a stored experiment that is not open: running trials are re-attached, the sequence continues.
+     * One open only for viewing ({@link #view}) is resumed in place of the view (since 1.5).
      *
-     * @return the experiment as resumed; NOT_FOUND when none is stored under that id, CONFLICT when it is open
+     * @return the experiment as resumed; NOT_FOUND when none is stored under that id, CONFLICT when it
+     *         is open other than for viewing
      */
     Outcome<ExperimentInfo> resume(String experimentId) throws IOException, PlatformException;
 
@@ -143,6 +145,17 @@ public interface ExperimentService {
      *         {@link #resume}, {@link #view} and {@link #delete} can name (since 1.5)
      */
     List<String> stored();
+
+    /**
+     * Sums up a stored experiment from its database alone, read-only: for a list of many stored
+     * experiments, cheaper than {@link #read}. The answer is kept until the database changes, so
+     * asking again for an experiment that did not change reads nothing. Of an open experiment, the
+     * database as last written.
+     *
+     * @return the summary; NOT_FOUND when none is stored under that id (since 1.5)
+     * @throws IOException when its database cannot be read
+     */
+    Outcome<StoredExperiment> storedSummary(String experimentId) throws IOException;
 
     /** @return the open experiment; NOT_FOUND when it is not open */
     Outcome<ExperimentInfo> get(String experimentId);

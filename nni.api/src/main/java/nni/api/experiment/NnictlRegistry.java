@@ -35,4 +35,14 @@ public interface NnictlRegistry {
      * @throws InterruptedException interrupted while waiting for the file
      */
     Optional<Map<String, Object>> entry(String id) throws IOException, InterruptedException;
+
+    /**
+     * Reads the registry without changing it: an experiment whose process is gone shows the status
+     * it keeps after exit (DONE or ERROR as it ended, else STOPPED), as {@link #entries} would mark it.
+     *
+     * @return each entry's id to its status, in the registry's order (since 1.5)
+     * @throws IOException          the registry file cannot be read
+     * @throws InterruptedException interrupted while waiting for the file
+     */
+    Map<String, String> statuses() throws IOException, InterruptedException;
 }

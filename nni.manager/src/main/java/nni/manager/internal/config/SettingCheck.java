@@ -15,8 +15,23 @@ public final class SettingCheck {
 
     /** @return what the setting expects ({@code expected an integer ...}), or null when the text fits */
     public static String problem(AttributeDefinition attribute, String text) {
+        String[] options = attribute.getOptionValues();
+        String problem = problem(attribute.getType(), options == null ? List.of() : List.of(options), text);
+        if (problem != null) {
+            return problem;
+        }
+        problem = attribute.validate(text);
+        return problem == null || problem.isEmpty() ? null : problem;
+    }
+
+    /**
+     * @param type    Metatype's type of the setting ({@link AttributeDefinition#INTEGER}, ...)
+     * @param options the values allowed, empty for any
+     * @return what the setting expects by its type and options, or null when the text fits them
+     */
+    public static String problem(int type, List<String> options, String text) {
         try {
-            switch (attribute.getType()) {
+            switch (type) {
                 case AttributeDefinition.INTEGER -> Integer.parseInt(text);
                 case AttributeDefinition.LONG -> Long.parseLong(text);
                 case AttributeDefinition.SHORT -> Short.parseShort(text);
@@ -36,14 +51,12 @@ public final class SettingCheck {
                 }
             }
         } catch (NumberFormatException e) {
-            return "expected " + typeName(attribute.getType());
+            return "expected " + typeName(type);
         }
-        String[] options = attribute.getOptionValues();
-        if (options != null && options.length > 0 && !List.of(options).contains(text)) {
+        if (!options.isEmpty() && !options.contains(text)) {
             return "expected one of " + String.join(", ", options);
         }
-        String problem = attribute.validate(text);
-        return problem == null || problem.isEmpty() ? null : problem;
+        return null;
     }
 
     private static String typeName(int type) {

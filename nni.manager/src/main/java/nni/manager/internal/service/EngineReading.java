@@ -10,7 +10,9 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentMember;
 import nni.api.experiment.ExperimentProfile;
+import nni.api.experiment.ExperimentSummary;
 import nni.api.experiment.GivenConfigFile;
 import nni.api.experiment.MetricInfo;
 import nni.api.experiment.ExperimentReading;
@@ -40,17 +42,22 @@ public final class EngineReading implements ExperimentReading {
         this.isOpen = isOpen;
     }
 
-    /**
-     * The engine's experiment behind this reading, for the web UI's classes that do not read it
-     * through the API yet (issue 27); goes when they do.
-     */
-    public Experiment experiment() {
-        return experiment;
-    }
-
     @Override
     public ExperimentInfo info() {
         return ExperimentViews.of(experiment);
+    }
+
+    @Override
+    public ExperimentSummary summary() {
+        return ExperimentViews.summary(experiment);
+    }
+
+    @Override
+    public List<ExperimentMember> members() {
+        if (copy || experiment.readOnly()) {
+            return List.of();
+        }
+        return experiment.members().stream().map(ExperimentViews::member).toList();
     }
 
     @Override

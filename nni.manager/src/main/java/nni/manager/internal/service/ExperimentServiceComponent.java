@@ -21,6 +21,7 @@ import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.MetricInfo;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
+import nni.api.experiment.StoredExperiment;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.experiment.TrialSummary;
@@ -47,6 +48,7 @@ public class ExperimentServiceComponent implements ExperimentService {
 
     private final ExperimentManager manager;
     private final ExperimentConfigLoader loader;
+    private final StoredSummaries storedSummaries = new StoredSummaries();
 
     @Activate
     public ExperimentServiceComponent(@Reference ExperimentManager manager, @Reference ExperimentConfigLoader loader) {
@@ -68,9 +70,13 @@ public class ExperimentServiceComponent implements ExperimentService {
 
     @Override
     public Outcome<ExperimentInfo> resume(String experimentId) throws IOException, PlatformException {
-        Outcome<ExperimentInfo> closed = closedAndStored(experimentId);
-        if (!closed.isDone()) {
-            return closed;
+        // one open only for viewing is resumed in place of the view, as the engine does
+        Optional<Experiment> open = manager.get(experimentId);
+        if (open.isPresent() && !open.get().readOnly()) {
+            return Outcome.refused(Refusal.conflict("experiment " + experimentId + " is already open (" + open.get().status() + ")"));
+        }
+        if (open.isEmpty() && !manager.stored().contains(experimentId)) {
+            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
         }
         try {
             return Outcome.done(ExperimentViews.of(manager.resume(experimentId)));
@@ -165,12 +171,22 @@ public class ExperimentServiceComponent implements ExperimentService {
     @Override
     public Outcome<Path> delete(String experimentId) throws IOException {
         try {
-            return Outcome.done(manager.delete(experimentId));
+            Path deleted = manager.delete(experimentId);
+            storedSummaries.forget(experimentId);
+            return Outcome.done(deleted);
         } catch (UnknownExperimentException | IllegalArgumentException e) {
             return Outcome.refused(Refusal.notFound(e.getMessage()));
         } catch (IllegalStateException e) {
             return Outcome.refused(Refusal.conflict(e.getMessage()));
         }
+    }
+
+    @Override
+    public Outcome<StoredExperiment> storedSummary(String experimentId) throws IOException {
+        if (experimentId == null || !manager.stored().contains(experimentId)) {
+            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
+        }
+        return Outcome.done(storedSummaries.of(experimentId, manager.root().resolve(experimentId)));
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,14 +17,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentMember;
 import nni.api.experiment.ExperimentProfile;
+import nni.api.experiment.ExperimentSummary;
 import nni.api.experiment.MetricInfo;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
+import nni.api.platform.TrainingSession;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.experiment.Experiment;
+import nni.manager.internal.experiment.MemberState;
+import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialCounts;
 import nni.manager.internal.experiment.TrialSummary;
 import nni.manager.internal.experiment.TrialView;
@@ -63,6 +69,49 @@ final class ExperimentViews {
                 .execDuration(Duration.ofMillis(experiment.execMillis()))
                 .waitingForPlatform(experiment.waitingForPlatform().orElse(null))
                 .build();
+    }
+
+    /** The overview's summary: {@link Progress} as the console's {@code nni:top} computes it, and the configuration as written. */
+    static ExperimentSummary summary(Experiment experiment) {
+        Progress progress = Progress.of(experiment);
+        ExperimentConfig config = experiment.config();
+        TrialCounts counts = progress.counts();
+        Map<String, Integer> byStatus = new LinkedHashMap<>();
+        experiment.counts().forEach((status, count) -> byStatus.put(status.name(), count));
+        Object written = config.canonical() == null ? null : config.canonical().get("maxExperimentDuration");
+        return ExperimentSummary.builder()
+                .configuredPlatform(config.platform())
+                .maxExperimentDurationText(config.maxExperimentDuration() != null && written instanceof String text ? text : null)
+                .tuner(config.tuner() == null ? null : config.tuner().name())
+                .assessor(config.assessor() == null ? null : config.assessor().name())
+                .counts(counts.succeeded(), counts.failed(), counts.stoppedEarly(), counts.cancelled(), counts.running(),
+                        counts.waiting(), counts.started(), counts.text())
+                .maxTrials(counts.maxTrials())
+                .belowStarted(counts.belowStarted().orElse(null))
+                .byStatus(byStatus)
+                .best(progress.best())
+                .timeLeft(progress.estimatedLeft())
+                .build();
+    }
+
+    /**
+     * A member as it is now, its open session's view asked once: a platform's view that throws is
+     * kept as its failure, for the member's row alone.
+     */
+    static ExperimentMember member(MemberState member) {
+        ExperimentMember.Builder built = ExperimentMember.builder(member.index(), member.platform());
+        Optional<TrainingSession> session = member.session();
+        if (session.isEmpty()) {
+            return built.state(member.away().isPresent() ? ExperimentMember.State.AWAY : ExperimentMember.State.OPENING)
+                    .away(member.away().orElse(null)).build();
+        }
+        built.state(ExperimentMember.State.OPEN);
+        try {
+            session.get().view().ifPresent(built::view);
+        } catch (RuntimeException e) {
+            built.viewFailure(e.toString());
+        }
+        return built.build();
     }
 
     static TrialInfo of(Experiment experiment, TrialView trial) {

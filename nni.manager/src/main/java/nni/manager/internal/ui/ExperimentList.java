@@ -3,43 +3,70 @@ package nni.manager.internal.ui;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
-import nni.manager.internal.experiment.Experiment;
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.NnictlRegistry;
+import nni.api.experiment.Outcome;
+import nni.api.experiment.StoredExperiment;
+import nni.api.experiment.ExperimentSummary;
 import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.experiment.ExperimentStatus;
 import nni.manager.internal.nnictl.NnictlBridge;
+import nni.manager.internal.service.ExperimentServiceComponent;
 
 /**
  * Every experiment under the root, open or stored, newest first: the web UI's experiments list and
  * {@code nni:experiments}. A row has {@code id}, {@code name}, {@code status}, {@code open},
- * {@code platform}, {@code trials} (counted as {@link nni.manager.internal.experiment.TrialCounts#json}
- * has them), {@code best}, {@code optimizeMode}, {@code startTime}, {@code endTime} (epoch ms) and
- * {@code durationMillis}. An experiment not open shows the status NNI's registry keeps for it (DONE,
- * ERROR, STOPPED: how it ended), STOPPED when the registry has none. Stored experiments are read
- * from their databases once per change. Thread-safe.
+ * {@code platform}, {@code trials} (counted, with their text), {@code best}, {@code optimizeMode},
+ * {@code startTime}, {@code endTime} (epoch ms) and {@code durationMillis}. An experiment not open
+ * shows the status NNI's registry keeps for it (DONE, ERROR, STOPPED: how it ended), STOPPED when
+ * the registry has none. Stored experiments are summed up from their databases
+ * ({@link ExperimentService#storedSummary}, read again only when one changes). Thread-safe.
  */
 public final class ExperimentList {
 
-    private final ExperimentManager manager;
-    private final NnictlBridge registry;
-    private final StoredExperiments stored = new StoredExperiments();
+    private static final String STOPPED = "STOPPED";
 
-    public ExperimentList(ExperimentManager manager, NnictlBridge registry) {
-        this.manager = manager;
+    private final ExperimentService service;
+    private final NnictlRegistry registry;
+
+    public ExperimentList(ExperimentService service, NnictlRegistry registry) {
+        this.service = service;
         this.registry = registry;
+    }
+
+    /**
+     * For the console's {@code nni:experiments}, which has the engine at hand: the service over it
+     * reads the experiments (its loader, used only to create one, is not needed). Goes when the
+     * console passes the service (issue 27).
+     */
+    public ExperimentList(ExperimentManager manager, NnictlBridge registry) {
+        this(new ExperimentServiceComponent(manager, null), registry);
     }
 
     public List<Map<String, Object>> rows() throws IOException {
         Map<String, String> statuses = statuses();
         List<Map<String, Object>> rows = new ArrayList<>();
-        for (Experiment experiment : manager.open()) {
-            rows.add(ExperimentOverview.listRow(experiment, true, experiment.status().name()));
+        for (ExperimentInfo open : service.list()) {
+            Outcome<ExperimentReading> read = service.read(open.id());
+            if (!read.isDone()) {
+                continue; // deleted meanwhile
+            }
+            try (ExperimentReading experiment = read.value()) {
+                // stopped meanwhile: shown as the stored experiment it now is, below
+                if (experiment.open()) {
+                    rows.add(ExperimentOverview.listRow(experiment, true, experiment.info().status()));
+                }
+            }
         }
-        for (String id : manager.stored()) {
-            if (manager.get(id).isEmpty()) {
-                stored.row(id, manager.root().resolve(id), ended(statuses, id)).ifPresent(rows::add);
+        for (String id : service.stored()) {
+            if (!service.get(id).isDone()) {
+                storedRow(id, ended(statuses, id)).ifPresent(rows::add);
             }
         }
         rows.sort(Comparator.comparing((Map<String, Object> row) -> row.get("startTime") instanceof Number n ? n.longValue() : 0L)
@@ -52,16 +79,47 @@ public final class ExperimentList {
         return ended(statuses(), id);
     }
 
+    /**
+     * @param status the status it ended with
+     * @return the row of a stored experiment not open, or empty when its database cannot be read
+     */
+    private Optional<Map<String, Object>> storedRow(String id, String status) {
+        StoredExperiment stored;
+        try {
+            Outcome<StoredExperiment> summed = service.storedSummary(id);
+            if (!summed.isDone()) {
+                return Optional.empty(); // deleted meanwhile
+            }
+            stored = summed.value();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+        ExperimentSummary summary = stored.summary();
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", id);
+        row.put("name", stored.name().orElse(null));
+        row.put("status", status);
+        row.put("open", false);
+        row.put("platform", summary.configuredPlatform().orElse(null));
+        row.put("trials", ExperimentOverview.counts(summary));
+        row.put("best", summary.best().orElse(null));
+        row.put("optimizeMode", stored.maximizing() ? "maximize" : "minimize");
+        row.put("startTime", stored.startTime().map(time -> time.toEpochMilli()).orElse(null));
+        row.put("endTime", stored.endTime().map(time -> time.toEpochMilli()).orElse(null));
+        row.put("durationMillis", stored.execDuration().map(duration -> duration.toMillis()).orElse(null));
+        return Optional.of(row);
+    }
+
     private Map<String, String> statuses() throws IOException {
         try {
             return registry.statuses();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reading NNI's experiment registry " + registry.registry().file(), e);
+            throw new IOException("interrupted while reading NNI's experiment registry", e);
         }
     }
 
     private static String ended(Map<String, String> statuses, String id) {
-        return statuses.getOrDefault(id, ExperimentStatus.STOPPED.name());
+        return statuses.getOrDefault(id, STOPPED);
     }
 }

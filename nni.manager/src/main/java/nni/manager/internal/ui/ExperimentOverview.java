@@ -1,18 +1,18 @@
 package nni.manager.internal.ui;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
+import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.ExperimentSummary;
 import nni.api.experiment.TrialSummary;
-import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentStatus;
-import nni.manager.internal.experiment.Progress;
 
 /**
  * An experiment at a glance, for the experiments list and the overview page: status and why,
@@ -21,6 +21,7 @@ import nni.manager.internal.experiment.Progress;
 final class ExperimentOverview {
 
     private static final int BEST_SHOWN = 10;
+    private static final Set<String> SETTLED_FOR_GOOD = Set.of("STOPPED", "STOPPING", "VIEWED", "ERROR");
 
     private ExperimentOverview() {
     }
@@ -29,68 +30,79 @@ final class ExperimentOverview {
      * @param status the status shown: an open experiment's own, else the one it ended with
      * @return the experiments list's row of an experiment this runtime has (open, or a stored copy)
      */
-    static Map<String, Object> listRow(Experiment experiment, boolean open, String status) {
-        Progress progress = Progress.of(experiment);
+    static Map<String, Object> listRow(ExperimentReading reading, boolean open, String status) {
+        return listRow(reading.info(), reading.summary(), open, status);
+    }
+
+    private static Map<String, Object> listRow(ExperimentInfo info, ExperimentSummary summary, boolean open, String status) {
         Map<String, Object> row = new LinkedHashMap<>();
-        row.put("id", experiment.id());
-        row.put("name", experiment.config().experimentName());
-        row.put("status", open ? experiment.status().name() : status);
+        row.put("id", info.id());
+        row.put("name", info.name().orElse(null));
+        row.put("status", open ? info.status() : status);
         row.put("open", open);
-        row.put("platform", experiment.config().platform());
-        row.put("trials", progress.counts().json());
-        row.put("best", progress.best());
-        row.put("optimizeMode", experiment.maximizing() ? "maximize" : "minimize");
-        row.put("startTime", experiment.startTime());
-        row.put("endTime", experiment.endTime());
-        row.put("durationMillis", experiment.execMillis());
+        row.put("platform", summary.configuredPlatform().orElse(null));
+        row.put("trials", counts(summary));
+        row.put("best", summary.best().orElse(null));
+        row.put("optimizeMode", info.maximizing() ? "maximize" : "minimize");
+        row.put("startTime", info.startTime().toEpochMilli());
+        row.put("endTime", info.endTime().map(Instant::toEpochMilli).orElse(null));
+        row.put("durationMillis", info.execDuration().toMillis());
         return row;
     }
 
-    /**
-     * @param reading      the experiment as the API reads it; {@code experiment} is the same one as the
-     *                     engine has it, for what the overview does not read through the API yet
-     * @param storedStatus the status of an experiment not open: the one it ended with
-     */
-    static Map<String, Object> of(ExperimentReading reading, Experiment experiment, boolean open, String storedStatus) {
-        Progress progress = Progress.of(experiment);
-        ExperimentConfig config = experiment.config();
+    /** @return the counts as the web UI's JSON has them, with their text and the note on a max below the trials started */
+    static Map<String, Object> counts(ExperimentSummary summary) {
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("succeeded", summary.succeeded());
+        json.put("failed", summary.failed());
+        json.put("stoppedEarly", summary.stoppedEarly());
+        json.put("cancelled", summary.cancelled());
+        json.put("running", summary.running());
+        json.put("waiting", summary.waiting());
+        json.put("started", summary.started());
+        json.put("maxTrials", summary.maxTrials().orElse(null));
+        json.put("text", summary.countsText());
+        json.put("belowStarted", summary.belowStarted().orElse(null));
+        return json;
+    }
+
+    /** @param storedStatus the status of an experiment not open: the one it ended with */
+    static Map<String, Object> of(ExperimentReading reading, boolean open, String storedStatus) {
+        ExperimentInfo info = reading.info();
+        ExperimentSummary summary = reading.summary();
         List<TrialSummary> trials = reading.trialSummaries();
-        Map<String, Object> overview = listRow(experiment, open, storedStatus);
-        overview.put("readOnly", !open || experiment.readOnly());
-        overview.put("editable", open && !experiment.readOnly() && !settledForGood(experiment.status()));
-        overview.put("errors", experiment.errors());
-        overview.put("message", message(experiment));
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        experiment.counts().forEach((status, count) -> counts.put(status.name(), count));
-        overview.put("counts", counts);
-        overview.put("elapsedMillis", progress.elapsed().toMillis());
-        overview.put("leftMillis", progress.estimatedLeft() == null ? null : progress.estimatedLeft().toMillis());
-        overview.put("trialConcurrency", config.trialConcurrency());
-        overview.put("maxTrialNumber", config.maxTrialNumber());
-        Duration max = config.maxExperimentDuration();
+        Map<String, Object> overview = listRow(info, summary, open, storedStatus);
+        overview.put("readOnly", !open || info.readOnly());
+        overview.put("editable", open && !info.readOnly() && !settledForGood(info.status()));
+        overview.put("errors", info.errors());
+        overview.put("message", message(info));
+        overview.put("counts", summary.byStatus());
+        overview.put("elapsedMillis", info.execDuration().toMillis());
+        overview.put("leftMillis", summary.timeLeft().map(Duration::toMillis).orElse(null));
+        overview.put("trialConcurrency", info.trialConcurrency());
+        overview.put("maxTrialNumber", info.maxTrialNumber().orElse(null));
+        Duration max = info.maxExperimentDuration().orElse(null);
         // as written (10m, 2h), else as the runtime stores an update: in seconds
-        Object written = config.canonical() == null ? null : config.canonical().get("maxExperimentDuration");
-        overview.put("maxExperimentDuration", max == null ? null : written instanceof String text ? text : max.toSeconds() + "s");
+        overview.put("maxExperimentDuration", max == null ? null : summary.maxExperimentDurationText().orElse(max.toSeconds() + "s"));
         overview.put("maxExperimentDurationSeconds", max == null ? null : max.toSeconds());
-        overview.put("tuner", config.tuner() == null ? null : config.tuner().name());
-        overview.put("assessor", config.assessor() == null ? null : config.assessor().name());
+        overview.put("tuner", summary.tuner().orElse(null));
+        overview.put("assessor", summary.assessor().orElse(null));
         overview.put("parameters", TrialTable.parameterNames(reading.searchSpace(), trials));
-        overview.put("directory", experiment.directory().toString());
-        overview.put("bestTrials", best(experiment.maximizing(), trials));
+        overview.put("directory", info.directory().toString());
+        overview.put("bestTrials", best(info.maximizing(), trials));
         return overview;
     }
 
     /** An experiment that will never run again without a resume cannot be updated. */
-    private static boolean settledForGood(ExperimentStatus status) {
-        return status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING || status == ExperimentStatus.VIEWED
-                || status == ExperimentStatus.ERROR;
+    private static boolean settledForGood(String status) {
+        return SETTLED_FOR_GOOD.contains(status);
     }
 
-    private static String message(Experiment experiment) {
-        if (experiment.waitingForPlatform().isPresent()) {
-            return "waiting for its platform: " + experiment.waitingForPlatform().get();
+    private static String message(ExperimentInfo info) {
+        if (info.waitingForPlatform().isPresent()) {
+            return "waiting for its platform: " + info.waitingForPlatform().get();
         }
-        List<String> errors = experiment.errors();
+        List<String> errors = info.errors();
         return errors.isEmpty() ? null : errors.get(errors.size() - 1);
     }
 

@@ -3,19 +3,22 @@ package nni.manager.internal.ui;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentMember;
+import nni.api.experiment.ExperimentReading;
 import nni.api.platform.SessionView;
 import nni.api.platform.TrainingSession;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.MemberState;
 
 /**
  * The machines page: every open experiment's platform sessions, each with its state and the
  * machines it shows ({@link TrainingSession#view()}: GPUs with utilisation, memory and the trials
  * placed on them, as last read). Sessions answer from what they last read, so the page costs no
- * round trip to any machine; an experiment opened only for reading has no session and is left out.
+ * round trip to any machine; an experiment opened only for reading has no session and is left out. Read through the experiments'
+ * readings ({@link ExperimentReading#members()}).
  */
 final class MachinesView {
 
@@ -23,14 +26,16 @@ final class MachinesView {
     }
 
     /** @return {@code {sessions: [...]}}, one row per member of each experiment that runs */
-    static Map<String, Object> of(List<Experiment> open) {
+    static Map<String, Object> of(List<ExperimentReading> open) {
         List<Map<String, Object>> sessions = new ArrayList<>();
-        for (Experiment experiment : open) {
-            if (experiment.readOnly()) {
+        for (ExperimentReading experiment : open) {
+            List<ExperimentMember> members = experiment.members();
+            if (members.isEmpty()) {
                 continue;
             }
-            for (MemberState member : experiment.members()) {
-                sessions.add(session(experiment.id(), experiment.config().experimentName(), member));
+            ExperimentInfo info = experiment.info();
+            for (ExperimentMember member : members) {
+                sessions.add(session(info.id(), info.name().orElse(null), member));
             }
         }
         Map<String, Object> answer = new LinkedHashMap<>();
@@ -43,26 +48,21 @@ final class MachinesView {
      *         problem, gpus: [{index, utilization, memoryUsedMiB, memoryTotalMiB, trials}]}]}}; {@code state}
      *         is {@code open}, {@code away} (its platform is gone; {@code detail} says why) or {@code opening}
      */
-    static Map<String, Object> session(String experimentId, String experimentName, MemberState member) {
+    static Map<String, Object> session(String experimentId, String experimentName, ExperimentMember member) {
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("experiment", experimentId);
         row.put("experimentName", experimentName);
         row.put("member", member.index());
         row.put("platform", member.platform());
         List<Map<String, Object>> machines = new ArrayList<>();
-        Optional<TrainingSession> session = member.session();
-        if (session.isPresent()) {
-            row.put("state", "open");
-            try {
-                Optional<SessionView> view = session.get().view();
-                row.put("detail", view.flatMap(SessionView::state).orElse(null));
-                view.ifPresent(shown -> shown.machines().forEach(machine -> machines.add(machine(machine))));
-            } catch (RuntimeException e) {
-                // a platform's bug shows on its own row, never as a page that fails whole
-                row.put("detail", "the session's view failed: " + e);
-            }
+        row.put("state", member.state().name().toLowerCase(Locale.ROOT));
+        if (member.state() == ExperimentMember.State.OPEN) {
+            Optional<SessionView> view = member.view();
+            // a platform's bug shows on its own row, never as a page that fails whole
+            row.put("detail", member.viewFailure().map(failure -> "the session's view failed: " + failure)
+                    .orElse(view.flatMap(SessionView::state).orElse(null)));
+            view.ifPresent(shown -> shown.machines().forEach(machine -> machines.add(machine(machine))));
         } else {
-            row.put("state", member.away().isPresent() ? "away" : "opening");
             row.put("detail", member.away().orElse(null));
         }
         row.put("machines", machines);

@@ -34,8 +34,8 @@ import org.osgi.service.metatype.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.experiment.PlatformSettingCheck;
 import nni.api.platform.TrainingPlatform;
-import nni.manager.internal.config.SettingCheck;
 import nni.http.HttpError;
 
 /**
@@ -62,14 +62,17 @@ public class PlatformForms {
     private final MetaTypeService metatype;
     private final ConfigurationAdmin configurations;
     private final ServiceComponentRuntime components;
+    private final PlatformSettingCheck settings;
 
     @Activate
     public PlatformForms(BundleContext context, @Reference MetaTypeService metatype,
-                         @Reference ConfigurationAdmin configurations, @Reference ServiceComponentRuntime components) {
+                         @Reference ConfigurationAdmin configurations, @Reference ServiceComponentRuntime components,
+                         @Reference PlatformSettingCheck settings) {
         this.context = context;
         this.metatype = metatype;
         this.configurations = configurations;
         this.components = components;
+        this.settings = settings;
     }
 
     /** A platform component and what describes its configuration. */
@@ -155,12 +158,15 @@ public class PlatformForms {
      *
      * @throws HttpError 400 naming the setting when the text does not fit
      */
-    static void check(AttributeDefinition attribute, String text) {
+    private void check(AttributeDefinition attribute, String text) {
         if (attribute.getCardinality() != 0) {
             throw HttpError.badRequest(attribute.getID() + ": lists of values are not editable here");
         }
-        String problem = SettingCheck.problem(attribute, text);
-        if (problem != null) {
+        String[] options = attribute.getOptionValues();
+        // the runtime's rule for the type and options, then Metatype's own validation
+        String problem = settings.problem(attribute.getType(), options == null ? List.of() : List.of(options), text)
+                .orElseGet(() -> attribute.validate(text));
+        if (problem != null && !problem.isEmpty()) {
             throw HttpError.badRequest(attribute.getID() + ": " + problem + ", got '" + text + "'");
         }
     }

@@ -23,19 +23,17 @@ import org.osgi.service.servlet.whiteboard.Preprocessor;
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
+import nni.api.experiment.InstalledPlatforms;
+import nni.api.experiment.NnictlRegistry;
+import nni.api.experiment.Outcome;
 import nni.api.experiment.PlatformView;
+import nni.api.experiment.Refusal;
 import nni.api.platform.PlatformException;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.experiment.UnknownExperimentException;
 import nni.http.HttpError;
 import nni.http.JsonBodies;
 import nni.http.JsonServlet;
 import nni.http.RequestBodies;
 import nni.http.Router;
-import nni.manager.internal.nnictl.NnictlBridge;
-import nni.manager.internal.registry.PlatformRegistry;
-import nni.manager.internal.service.EngineReading;
 import nni.http.LoginGuard;
 
 /**
@@ -72,9 +70,8 @@ public class UiApiServlet extends JsonServlet {
     static final String PATTERN = "/api/v1/nni-ui/*";
     private static final long MAX_FORM_BYTES = 64 << 10;
 
-    private final transient ExperimentManager manager;
     private final transient ExperimentService service;
-    private final transient PlatformRegistry platforms;
+    private final transient InstalledPlatforms platforms;
     private final transient ExperimentLookup lookup;
     private final transient ExperimentList experiments;
 
@@ -84,15 +81,14 @@ public class UiApiServlet extends JsonServlet {
 
     /** @param login registered only once the login guards the port (nothing is served before) */
     @Activate
-    public UiApiServlet(@Reference ExperimentManager manager, @Reference PlatformRegistry platforms,
-                        @Reference RequestBodies bodies, @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login, @Reference NnictlBridge nnictl,
-                        @Reference ExperimentService service) {
+    public UiApiServlet(@Reference InstalledPlatforms platforms, @Reference RequestBodies bodies,
+                        @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login,
+                        @Reference NnictlRegistry nnictl, @Reference ExperimentService service) {
         super(bodies);
-        this.manager = manager;
         this.service = service;
         this.platforms = platforms;
         this.lookup = new ExperimentLookup(service);
-        this.experiments = new ExperimentList(manager, nnictl);
+        this.experiments = new ExperimentList(service, nnictl);
     }
 
     @Deactivate
@@ -112,7 +108,7 @@ public class UiApiServlet extends JsonServlet {
         router.get("/experiments/{id}", (request, path) -> {
             ExperimentReading experiment = experiment(path);
             boolean open = experiment.open();
-            return ExperimentOverview.of(experiment, engine(experiment), open, shownStatus(experiment, open));
+            return ExperimentOverview.of(experiment, open, shownStatus(experiment, open));
         });
         router.get("/experiments/{id}/trials", (request, path) -> TrialTable.page(experiment(path),
                 TrialTable.Query.of(request)));
@@ -132,15 +128,17 @@ public class UiApiServlet extends JsonServlet {
         router.add("POST", "/experiments/{id}/resume", (request, path) -> {
             String id = path.get("id");
             lookup.forget(id);
+            Outcome<ExperimentInfo> resumed;
             try {
-                Experiment resumed = manager.resume(id);
-                return ExperimentOverview.listRow(resumed, true, resumed.status().name());
-            } catch (IllegalStateException e) {
-                throw new HttpError(409, e.getMessage());
-            } catch (UnknownExperimentException | IllegalArgumentException e) {
-                throw HttpError.notFound(e.getMessage());
+                resumed = service.resume(id);
             } catch (PlatformException e) {
                 throw new HttpError(503, "experiment " + id + " cannot resume: " + e.getMessage());
+            }
+            // open already: 409; not stored, or refused by the engine: 404, as the page has always had them
+            ExperimentInfo info = resumed.orElseThrow(refusal -> refusal.kind() == Refusal.Kind.CONFLICT
+                    ? new HttpError(409, refusal.message()) : HttpError.notFound(refusal.message()));
+            try (ExperimentReading reading = HttpError.answer(service.read(info.id()), "")) {
+                return ExperimentOverview.listRow(reading, true, reading.info().status());
             }
         });
         router.add("DELETE", "/experiments/{id}", (request, path) -> {
@@ -149,7 +147,7 @@ public class UiApiServlet extends JsonServlet {
             return Map.of("id", id, "deleted", HttpError.answer(service.delete(id), "").toString());
         });
         router.get("/platforms", (request, path) -> platforms());
-        router.get("/machines", (request, path) -> MachinesView.of(manager.open()));
+        router.get("/machines", (request, path) -> machines());
         router.withBody("PUT", "/platforms/{name}/configuration", (request, path) -> requireForms(),
                 (request, path, body) -> requireForms().save(path.get("name"), bundleOf(request), values(body)));
     }
@@ -158,9 +156,23 @@ public class UiApiServlet extends JsonServlet {
         return lookup.require(path.get("id"));
     }
 
-    /** The engine's experiment behind a reading, for the UI's classes that do not read it through the API yet (issue 27). */
-    private static Experiment engine(ExperimentReading reading) {
-        return ((EngineReading) reading).experiment();
+    /** @return the machines page: the sessions of the experiments that run, read from their readings */
+    private Map<String, Object> machines() throws IOException {
+        List<ExperimentReading> running = new ArrayList<>();
+        try {
+            for (ExperimentInfo open : service.list()) {
+                if (open.readOnly()) {
+                    continue; // no sessions
+                }
+                Outcome<ExperimentReading> read = service.read(open.id());
+                if (read.isDone()) {
+                    running.add(read.value());
+                }
+            }
+            return MachinesView.of(running.stream().filter(ExperimentReading::open).toList());
+        } finally {
+            running.forEach(ExperimentReading::close);
+        }
     }
 
     /** @return an open experiment's own status, else the one it ended with */

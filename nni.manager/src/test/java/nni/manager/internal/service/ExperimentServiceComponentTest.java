@@ -2,6 +2,7 @@ package nni.manager.internal.service;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 
 import java.io.InputStream;
@@ -29,6 +30,7 @@ import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.ExperimentsRoot;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
+import nni.api.experiment.StoredExperiment;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.experiment.TrialSummary;
@@ -154,6 +156,15 @@ public class ExperimentServiceComponentTest {
         }
         refused(service.read("nosuch00"), Refusal.Kind.NOT_FOUND);
         refused(service.read(null), Refusal.Kind.INVALID);
+
+        // summed up from its database alone, and kept while the database does not change
+        StoredExperiment summed = service.storedSummary("svcunit2").value();
+        assertEquals(Optional.of(4.5), summed.summary().best());
+        assertTrue(summed.summary().countsText(), summed.summary().countsText().startsWith("succeeded 1  failed 0  "));
+        assertEquals(Integer.valueOf(1), summed.summary().byStatus().get("SUCCEEDED"));
+        assertTrue(summed.startTime().isPresent() && summed.execDuration().isPresent());
+        assertSame(summed, service.storedSummary("svcunit2").value());
+        refused(service.storedSummary("nosuch00"), Refusal.Kind.NOT_FOUND);
         assertTrue(service.view("svcunit2").value().settled());
         try (ExperimentReading open = service.read("svcunit2").value()) {
             assertTrue(open.open());

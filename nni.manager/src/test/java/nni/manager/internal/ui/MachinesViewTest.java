@@ -27,6 +27,7 @@ import nni.manager.internal.experiment.Experiments;
 import nni.manager.internal.experiment.HeldSession;
 import nni.manager.internal.experiment.ListTuner;
 import nni.manager.internal.experiment.MemberState;
+import nni.manager.internal.service.Readings;
 
 /**
  * The machines page's answer from a real experiment whose session shows its machines: each GPU
@@ -59,7 +60,7 @@ public class MachinesViewTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> session[0] != null && session[0].trials().size() == 2);
         List<String> trials = session[0].trials().stream().map(TrialJob::id).toList();
 
-        Map<String, Object> answer = MachinesView.of(List.of(experiment));
+        Map<String, Object> answer = MachinesView.of(List.of(Readings.ofOpen(experiment)));
 
         List<?> sessions = (List<?>) answer.get("sessions");
         assertEquals(answer.toString(), 1, sessions.size());
@@ -86,8 +87,8 @@ public class MachinesViewTest {
 
     @Test
     public void anAwayPlatformAndAFailingViewShowOnTheirOwnRows() {
-        Map<String, Object> away = MachinesView.session("mach0002", "named", new MemberState(1, "remote", Optional.empty(),
-                Optional.of("platform 'remote' is away: its bundle stopped")));
+        Map<String, Object> away = MachinesView.session("mach0002", "named", Readings.member(new MemberState(1, "remote", Optional.empty(),
+                Optional.of("platform 'remote' is away: its bundle stopped"))));
         assertEquals("away", away.get("state"));
         assertEquals("platform 'remote' is away: its bundle stopped", away.get("detail"));
         assertEquals(List.of(), away.get("machines"));
@@ -98,8 +99,8 @@ public class MachinesViewTest {
                 throw new IllegalStateException("broken view");
             }
         };
-        Map<String, Object> broken = MachinesView.session("mach0002", "named", new MemberState(0, "local",
-                Optional.of(failing), Optional.empty()));
+        Map<String, Object> broken = MachinesView.session("mach0002", "named", Readings.member(new MemberState(0, "local",
+                Optional.of(failing), Optional.empty())));
         assertEquals("open", broken.get("state"));
         assertTrue(String.valueOf(broken.get("detail")), String.valueOf(broken.get("detail")).contains("broken view"));
     }

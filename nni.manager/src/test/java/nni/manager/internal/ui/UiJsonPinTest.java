@@ -85,8 +85,8 @@ public class UiJsonPinTest {
 
     @Test
     public void theOverviewAndTheListRow() throws Exception {
-        pinned("overview", ExperimentOverview.of(reading(), experiment, true, "RUNNING"));
-        pinned("list-row", ExperimentOverview.listRow(experiment, true, "RUNNING"));
+        pinned("overview", ExperimentOverview.of(reading(), true, "RUNNING"));
+        pinned("list-row", ExperimentOverview.listRow(reading(), true, "RUNNING"));
     }
 
     @Test

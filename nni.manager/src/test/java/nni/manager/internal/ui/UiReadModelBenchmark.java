@@ -64,7 +64,7 @@ public class UiReadModelBenchmark {
                     new TrialTable.Query(100, 50, "default", true, EnumSet.noneOf(TrialStatus.class), null)));
             measure("trial table page (search x=77)", () -> TrialTable.page(reading,
                     new TrialTable.Query(0, 50, "sequence", false, EnumSet.noneOf(TrialStatus.class), "x=77")));
-            measure("overview", () -> ExperimentOverview.of(reading, experiment, true, experiment.status().name()));
+            measure("overview", () -> ExperimentOverview.of(reading, true, experiment.status().name()));
             measure("default metric (2,000 points of " + trials + ")", () -> MetricCharts.finalResults(reading, 2000));
             measure("parallel coordinates (" + trials + " rows)", () -> MetricCharts.parallel(reading));
             measure("trial detail (" + metrics + " intermediate results)", () -> TrialDetail.of(reading, someTrial, 2000));

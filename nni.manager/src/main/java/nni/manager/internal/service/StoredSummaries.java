@@ -1,8 +1,10 @@
-package nni.manager.internal.ui;
+package nni.manager.internal.service;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,7 +12,10 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
+import nni.api.experiment.ExperimentSummary;
+import nni.api.experiment.StoredExperiment;
 import nni.api.model.TrialStatus;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.TrialCounts;
@@ -20,39 +25,43 @@ import nni.manager.internal.store.Profile;
 import nni.manager.internal.store.TrialRecord;
 
 /**
- * The experiments list's rows of experiments stored under the root but not open, read from their
- * databases (read-only) and kept until a database changes, so the list does not read every store on
- * every refresh.
+ * Stored experiments summed up from their databases (read-only), each kept until its database
+ * changes, so that a list of experiments refreshed often does not read every store each time.
+ * Thread-safe.
  */
-final class StoredExperiments {
+final class StoredSummaries {
 
-    private record Cached(String stamp, Map<String, Object> row) {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private record Cached(String stamp, StoredExperiment summary) {
     }
 
-    private final Map<String, Cached> rows = new ConcurrentHashMap<>();
+    private final Map<String, Cached> summaries = new ConcurrentHashMap<>();
 
-    /**
-     * @param status the status it ended with
-     * @return the row, or empty when the experiment's database cannot be read
-     */
-    Optional<Map<String, Object>> row(String id, Path directory, String status) {
-        String stamp = stamp(directory) + status;
-        Cached cached = rows.get(id);
+    /** @throws IOException when the database cannot be read */
+    StoredExperiment of(String id, Path directory) throws IOException {
+        String stamp = stamp(directory);
+        Cached cached = summaries.get(id);
         if (cached != null && cached.stamp().equals(stamp)) {
-            return Optional.of(cached.row());
+            return cached.summary();
         }
         try (ExperimentStore store = ExperimentStore.openReadOnly(directory)) {
-            Map<String, Object> row = read(id, store, status);
-            rows.put(id, new Cached(stamp, row));
-            return Optional.of(row);
-        } catch (IOException | RuntimeException e) {
-            return Optional.empty();
+            StoredExperiment summary = read(id, store);
+            summaries.put(id, new Cached(stamp, summary));
+            return summary;
+        } catch (RuntimeException e) {
+            throw new IOException("experiment " + id + ": cannot read its database: " + e, e);
         }
     }
 
-    private static Map<String, Object> read(String id, ExperimentStore store, String status) {
+    /** Forgets an experiment deleted. */
+    void forget(String id) {
+        summaries.remove(id);
+    }
+
+    private static StoredExperiment read(String id, ExperimentStore store) {
         Optional<Profile> profile = store.latestProfile();
-        JsonNode params = profile.map(p -> parse(p.params())).orElse(Json.MAPPER.createObjectNode());
+        JsonNode params = profile.map(p -> parse(p.params())).orElse(JSON.createObjectNode());
         JsonNode service = params.path("trainingService");
         String platform = (service.isArray() ? service.path(0) : service).path("platform").asText(null);
         boolean maximizing = !"minimize".equals(params.path("tuner").path("classArgs").path("optimize_mode").asText(null));
@@ -71,19 +80,28 @@ final class StoredExperiments {
                 best = value;
             }
         }
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("id", id);
-        row.put("name", params.path("experimentName").asText(null));
-        row.put("status", status);
-        row.put("open", false);
-        row.put("platform", platform);
-        row.put("trials", TrialCounts.of(byStatus, maxTrials).json());
-        row.put("best", best);
-        row.put("optimizeMode", maximizing ? "maximize" : "minimize");
-        row.put("startTime", profile.map(Profile::startTime).orElse(null));
-        row.put("endTime", profile.map(Profile::endTime).orElse(null));
-        row.put("durationMillis", profile.map(p -> p.execDurationSeconds() * 1000).orElse(null));
-        return row;
+        TrialCounts counts = TrialCounts.of(byStatus, maxTrials);
+        Map<String, Integer> everyStatus = new LinkedHashMap<>();
+        for (TrialStatus status : TrialStatus.values()) {
+            everyStatus.put(status.name(), byStatus.getOrDefault(status, 0));
+        }
+        ExperimentSummary summary = ExperimentSummary.builder()
+                .configuredPlatform(platform)
+                .counts(counts.succeeded(), counts.failed(), counts.stoppedEarly(), counts.cancelled(), counts.running(),
+                        counts.waiting(), counts.started(), counts.text())
+                .maxTrials(maxTrials)
+                .belowStarted(counts.belowStarted().orElse(null))
+                .byStatus(everyStatus)
+                .best(best)
+                .build();
+        return StoredExperiment.builder(id)
+                .name(params.path("experimentName").asText(null))
+                .maximizing(maximizing)
+                .startTime(profile.map(p -> Instant.ofEpochMilli(p.startTime())).orElse(null))
+                .endTime(profile.map(Profile::endTime).map(Instant::ofEpochMilli).orElse(null))
+                .execDuration(profile.map(p -> Duration.ofSeconds(p.execDurationSeconds())).orElse(null))
+                .summary(summary)
+                .build();
     }
 
     /** @return a stored trial's status; one this runtime does not know (a newer NNI's) counts as UNKNOWN */
@@ -97,9 +115,9 @@ final class StoredExperiments {
 
     private static JsonNode parse(String json) {
         try {
-            return Json.MAPPER.readTree(json);
+            return JSON.readTree(json);
         } catch (IOException e) {
-            return Json.MAPPER.createObjectNode();
+            return JSON.createObjectNode();
         }
     }
 
