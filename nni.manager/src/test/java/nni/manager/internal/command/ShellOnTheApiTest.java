@@ -38,8 +38,6 @@ public class ShellOnTheApiTest {
             "TopView.class -> experiment",
             // the installed platforms and algorithms
             "PlatformCommands.class -> registry",
-            // the check of a config file
-            "ValidateCommand.class -> config", "ValidateLaunchCommand.class -> config",
             // the runtime's readiness: the configuration's check, the platforms and algorithms installed
             "LaunchCommandRunner.class -> config", "LaunchCommandRunner.class -> registry",
             "RuntimeReadiness.class -> config", "RuntimeReadiness.class -> registry",
