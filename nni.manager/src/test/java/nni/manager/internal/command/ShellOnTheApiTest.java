@@ -36,8 +36,6 @@ public class ShellOnTheApiTest {
             "ExperimentCommands.class -> store", "ExperimentCommands.class -> ui",
             "ExperimentTimeline.class -> store",
             "TopView.class -> experiment",
-            // the installed platforms and algorithms
-            "PlatformCommands.class -> registry",
             // the runtime's readiness: the configuration's check, the platforms and algorithms installed
             "LaunchCommandRunner.class -> config", "LaunchCommandRunner.class -> registry",
             "RuntimeReadiness.class -> config", "RuntimeReadiness.class -> registry",
