@@ -30,8 +30,8 @@ public class ShellOnTheApiTest {
 
     /** What still reads the engine, each to go as the API gains what it reads. */
     private static final Set<String> LEFT_TO_MOVE = Set.of(
-            // the experiment commands: create from a loaded config, resume, view, halt, the trials of a stored
-            // experiment, a trial, cancel, output, the log's trial events, the experiments list, top's progress
+            // the experiment commands: create from a loaded config, resume, view, the trials (of a stored experiment
+            // too) and their formatting, explog's folder and trial events, the experiments list, top's progress
             "ExperimentCommands.class -> config", "ExperimentCommands.class -> experiment",
             "ExperimentCommands.class -> store", "ExperimentCommands.class -> ui",
             "ExperimentTimeline.class -> store",
