@@ -50,6 +50,16 @@ public interface ExperimentService {
     Outcome<ExperimentInfo> create(Path configFile) throws IOException, PlatformException;
 
     /**
+     * Checks an NNI config file (v2 or v1 YAML, or JSON) as {@link #create} would load it, creating
+     * nothing: every problem located, the training-service sections whose platform is not installed,
+     * how algorithms not in Java run. Reads only the file and the installed platforms and algorithms;
+     * safe from any thread.
+     *
+     * @return the check; a file that is missing or unreadable is a problem in it, never a throw (since 1.5)
+     */
+    ConfigCheck check(Path configFile);
+
+    /**
      * Resumes a stored experiment that is not open: running trials are re-attached, the sequence continues.
      * One open only for viewing ({@link #view}) is resumed in place of the view (since 1.5).
      *

@@ -23,7 +23,10 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentService;
+import nni.api.experiment.Outcome;
+import nni.api.experiment.TrialInfo;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -35,9 +38,7 @@ import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.Progress;
-import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.TrialSummary;
-import nni.manager.internal.experiment.TrialView;
 import nni.http.JsonBodies;
 import nni.manager.internal.logs.ExperimentLogFiles;
 import nni.manager.internal.nnictl.NnictlBridge;
@@ -121,7 +122,7 @@ public class ExperimentCommands {
 
     @Descriptor("stops an experiment (nnictl stop): cancels its trials and keeps its data")
     public String halt(@Descriptor("experiment id") String id) {
-        experiments.stop(id, Duration.ofSeconds(30));
+        ConsoleAnswers.of(service.stop(id));
         return "experiment " + id + " stopped";
     }
 
@@ -136,10 +137,10 @@ public class ExperimentCommands {
                 // read as a REST body is, numbers exactly: the update's rule refuses 1e309, Jackson would make it Infinity
                 ? ExperimentUpdate.of(field, JsonBodies.read(Files.readAllBytes(ClientSide.file(value)), "the search space file " + value))
                 : ExperimentUpdate.fromConsole(what, value));
-        ConsoleAnswers.of(service.update(experimentId, update));
+        ExperimentInfo changed = ConsoleAnswers.of(service.update(experimentId, update));
         // a limit lowered below what already ran takes effect at once: nothing more starts
-        return "experiment " + experimentId + ": " + what + " = " + value + experiments.get(experimentId)
-                .flatMap(experiment -> Progress.of(experiment).counts().belowStarted()).map(note -> "\n" + note).orElse("");
+        return "experiment " + experimentId + ": " + what + " = " + value
+                + changed.belowStarted().map(note -> "\n" + note).orElse("");
     }
 
     @Descriptor("changes the only open experiment (nnictl update)")
@@ -246,10 +247,9 @@ public class ExperimentCommands {
 
     @Descriptor("shows one trial: status, why it waits or ended, where it runs, times, parameters, metrics, directory")
     public Map<String, Object> trial(@Descriptor("trial id") String trialId) {
-        Experiment experiment = owner(trialId);
-        TrialView trial = experiment.trial(trialId).orElseThrow();
+        TrialInfo trial = owned(trialId);
         Map<String, Object> shown = new LinkedHashMap<>();
-        shown.put("experiment", experiment.id());
+        shown.put("experiment", trial.experimentId());
         shown.put("id", trial.job().id());
         shown.put("sequence", trial.sequenceId());
         shown.put("status", trial.job().status());
@@ -257,7 +257,7 @@ public class ExperimentCommands {
         if (!message.isEmpty()) {
             shown.put(message.startsWith("waiting") ? "waiting" : "message", message.replaceFirst("^waiting: ", ""));
         }
-        shown.put("platform", trial.platform());
+        shown.put("platform", trial.platform().orElse(null));
         if (!trial.job().host().isEmpty()) {
             shown.put("host", trial.job().host());
         }
@@ -270,30 +270,33 @@ public class ExperimentCommands {
         shown.put("submitted", trial.job().submitTime());
         Optional.ofNullable(trial.job().startTime()).ifPresent(t -> shown.put("started", t));
         Optional.ofNullable(trial.job().endTime()).ifPresent(t -> shown.put("ended", t));
-        shown.put("parameters", trial.packed());
+        shown.put("parameters", trial.packedParameters().orElse(null));
         shown.put("intermediate", trial.intermediate());
-        shown.put("final", trial.finalValue());
+        shown.put("final", trial.finalValue().orElse(null));
         shown.put("directory", trial.job().workingDirectory());
         return shown;
     }
 
     @Descriptor("cancels a trial (USER_CANCELED); its whole process tree is killed")
     public String cancel(@Descriptor("trial id") String trialId) {
-        Experiment experiment = owner(trialId);
-        TrialJob before = experiment.trial(trialId).orElseThrow().job();
+        TrialInfo trial = owned(trialId);
+        TrialJob before = trial.job();
         if (before.status().isTerminal()) {
             return "trial " + trialId + " had already ended (" + before.status()
                     + (before.endTime() == null ? "" : " at " + time(before.endTime().toEpochMilli())) + "); nothing to cancel";
         }
-        experiment.cancelTrial(trialId);
+        ConsoleAnswers.of(service.cancelTrial(trial.experimentId(), trialId));
         return "trial " + trialId + " cancelled";
     }
 
     @Descriptor("prints a trial's stdout (default), stderr or trial.log (nnictl log)")
     public String output(@Descriptor("trial id") String trialId,
                       @Descriptor("stdout | stderr | trial.log") String which) throws IOException {
-        Experiment experiment = owner(trialId);
-        Optional<InputStream> file = TrialFiles.open(experiment, trialId, which);
+        TrialInfo trial = owned(trialId);
+        if (!ExperimentService.TRIAL_FILES.contains(which)) {
+            throw new IllegalArgumentException("which: expected stdout, stderr or trial.log, got '" + which + "'");
+        }
+        Optional<InputStream> file = ConsoleAnswers.of(service.openTrialFile(trial.experimentId(), trialId, which));
         if (file.isEmpty()) {
             return "(trial " + trialId + " has no " + which + " yet)";
         }
@@ -338,7 +341,7 @@ public class ExperimentCommands {
     public String explog(
             @Parameter(names = "--tail", absentValue = "100") @Descriptor("how many of its last lines (default 100)") int tail)
             throws IOException {
-        return explog(tail, experiments.require(null).id());
+        return explog(tail, ConsoleAnswers.of(service.get(null)).id());
     }
 
     @Descriptor("live view of the open experiments: succeeded, failed, stopped early, cancelled, running, waiting of max; "
@@ -373,10 +376,12 @@ public class ExperimentCommands {
         return text.toString();
     }
 
-    private Experiment owner(String trialId) {
-        for (Experiment experiment : experiments.open()) {
-            if (experiment.trial(trialId).isPresent()) {
-                return experiment;
+    /** @return the trial as the open experiment that has it tracks it */
+    private TrialInfo owned(String trialId) {
+        for (ExperimentInfo experiment : service.list()) {
+            Outcome<TrialInfo> trial = service.trial(experiment.id(), trialId);
+            if (trial.isDone()) {
+                return trial.value();
             }
         }
         throw new IllegalArgumentException("no open experiment has a trial " + trialId);

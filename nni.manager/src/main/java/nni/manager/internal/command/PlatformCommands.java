@@ -13,10 +13,11 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import nni.api.experiment.AlgorithmView;
+import nni.api.experiment.InstalledAlgorithms;
+import nni.api.experiment.InstalledPlatforms;
 import nni.api.experiment.PlatformView;
 import nni.api.platform.TrainingPlatform;
-import nni.manager.internal.registry.AlgorithmRegistry;
-import nni.manager.internal.registry.PlatformRegistry;
 
 /** Gogo commands about the runtime itself: {@code nni:platforms}, {@code nni:algorithms}, {@code nni:version}. */
 @Component(service = PlatformCommands.class, property = {
@@ -30,14 +31,14 @@ public class PlatformCommands {
     private static final String PLATFORMS_HEADER = String.format("%-20s %-28s %-14s %-9s %-8s %s", "PLATFORM", "BUNDLE",
             "VERSION", "STATE", "SESSIONS", "RUNS TRIALS");
 
-    private final PlatformRegistry registry;
-    private final AlgorithmRegistry algorithms;
+    private final InstalledPlatforms installed;
+    private final InstalledAlgorithms algorithms;
     private final BundleContext context;
 
     @Activate
-    public PlatformCommands(@Reference PlatformRegistry registry, @Reference AlgorithmRegistry algorithms,
+    public PlatformCommands(@Reference InstalledPlatforms installed, @Reference InstalledAlgorithms algorithms,
                             BundleContext context) {
-        this.registry = registry;
+        this.installed = installed;
         this.algorithms = algorithms;
         this.context = context;
     }
@@ -46,7 +47,7 @@ public class PlatformCommands {
             + "bundle with the name), open sessions, and whether trials can run there; under it, how each session's trials "
             + "report (over http or files, and why)")
     public String platforms() {
-        List<PlatformView> platforms = registry.platforms();
+        List<PlatformView> platforms = installed.platforms();
         if (platforms.isEmpty()) {
             return "no platform is installed; drop a platform bundle into deploy/";
         }
@@ -67,18 +68,12 @@ public class PlatformCommands {
             + "assessor.name of an experiment file may name, matched ignoring case")
     public String algorithms() {
         TextTable table = new TextTable(List.of("TYPE", "NAME", "BUNDLE", "VERSION"));
-        algorithms.tunerEntries().forEach(e -> table.add(List.of("tuner", e.name(), e.bundleName(), e.bundleVersion())));
-        algorithms.assessorEntries().forEach(e -> table.add(List.of("assessor", e.name(), e.bundleName(), e.bundleVersion())));
         boolean java = false;
         boolean nni = false;
-        for (AlgorithmRegistry.DispatcherEntry dispatcher : algorithms.dispatchers()) {
-            String bundle = dispatcher.reference().getBundle() == null ? "?" : dispatcher.reference().getBundle().getSymbolicName();
-            String version = dispatcher.reference().getBundle() == null ? "?" : dispatcher.reference().getBundle().getVersion().toString();
-            boolean inJava = AlgorithmRegistry.JAVA.equalsIgnoreCase(dispatcher.implementation());
-            java |= inJava;
-            nni |= !inJava;
-            String type = inJava ? "advisor" : "NNI dispatcher";
-            dispatcher.names().stream().sorted().forEach(name -> table.add(List.of(type, name, bundle, version)));
+        for (AlgorithmView algorithm : algorithms.algorithms()) {
+            java |= algorithm.kind().equals(AlgorithmView.ADVISOR);
+            nni |= algorithm.kind().equals(AlgorithmView.NNI_DISPATCHER);
+            algorithm.names().forEach(name -> table.add(List.of(algorithm.kind(), name, algorithm.bundle(), algorithm.version())));
         }
         return table + (java ? "advisors (rows \"advisor\") run in Java; implementation: python runs NNI's instead\n"
                 : "advisors: none installed in Java (bundle nni.tuners has Hyperband and BOHB)\n")

@@ -7,7 +7,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
-import nni.manager.internal.config.ExperimentConfigLoader;
+import nni.api.experiment.ExperimentService;
 
 /** Gogo command {@code nni:validate <file>}: checks an experiment file without creating anything. */
 @Component(service = ValidateCommand.class, property = {
@@ -15,15 +15,15 @@ import nni.manager.internal.config.ExperimentConfigLoader;
         "osgi.command.function=validate"})
 public class ValidateCommand {
 
-    private final ExperimentConfigLoader loader;
+    private final ExperimentService experiments;
 
     @Activate
-    public ValidateCommand(@Reference ExperimentConfigLoader loader) {
-        this.loader = loader;
+    public ValidateCommand(@Reference ExperimentService experiments) {
+        this.experiments = experiments;
     }
 
     @Descriptor("checks an NNI experiment file (v2 or v1): prints OK or every problem as file:line:col: path: message")
     public List<String> validate(@Descriptor("the experiment file (YAML or JSON)") String file) {
-        return loader.validate(ClientSide.file(file)).lines();
+        return experiments.check(ClientSide.file(file)).lines();
     }
 }

@@ -8,8 +8,8 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
-import nni.manager.internal.config.ExperimentConfigLoader;
-import nni.manager.internal.config.ValidationReport;
+import nni.api.experiment.ConfigCheck;
+import nni.api.experiment.ExperimentService;
 
 /**
  * {@code java -jar nni-osgi.jar validate <file>...}: prints {@code OK: <file>} or every problem, one
@@ -19,11 +19,11 @@ import nni.manager.internal.config.ValidationReport;
 @Component(property = LaunchCommand.NAME + "=validate")
 public class ValidateLaunchCommand implements LaunchCommand {
 
-    private final ExperimentConfigLoader loader;
+    private final ExperimentService experiments;
 
     @Activate
-    public ValidateLaunchCommand(@Reference ExperimentConfigLoader loader) {
-        this.loader = loader;
+    public ValidateLaunchCommand(@Reference ExperimentService experiments) {
+        this.experiments = experiments;
     }
 
     @Override
@@ -34,7 +34,7 @@ public class ValidateLaunchCommand implements LaunchCommand {
         }
         int code = 0;
         for (String file : arguments) {
-            ValidationReport report = loader.validate(Path.of(file));
+            ConfigCheck report = experiments.check(Path.of(file));
             (report.ok() ? out : err).println(String.join(System.lineSeparator(), report.lines()));
             if (!report.ok()) {
                 code = 1;

@@ -17,6 +17,8 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.experiment.AlgorithmView;
+import nni.api.experiment.InstalledAlgorithms;
 import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.DispatcherProvider;
 import nni.api.tuner.TunerProvider;
@@ -29,8 +31,8 @@ import nni.manager.internal.config.AlgorithmConfig;
  * (custom classes included) by registering a {@link DispatcherProvider}. {@link #choose} decides
  * which runs an experiment's tuner and assessor.
  */
-@Component(service = AlgorithmRegistry.class, immediate = true)
-public class AlgorithmRegistry implements AlgorithmLookup {
+@Component(service = {AlgorithmRegistry.class, InstalledAlgorithms.class}, immediate = true)
+public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
 
     private static final Logger LOG = LoggerFactory.getLogger(AlgorithmRegistry.class);
 
@@ -139,6 +141,24 @@ public class AlgorithmRegistry implements AlgorithmLookup {
      */
     public Choice choose(AlgorithmConfig tuner, AlgorithmConfig assessor) {
         return choose(tuner, assessor, this);
+    }
+
+    @Override
+    public List<AlgorithmView> algorithms() {
+        List<AlgorithmView> views = new ArrayList<>();
+        tunerEntries().forEach(e -> views.add(AlgorithmView.builder(AlgorithmView.TUNER).names(List.of(e.name()))
+                .bundle(e.bundleName()).version(e.bundleVersion()).build()));
+        assessorEntries().forEach(e -> views.add(AlgorithmView.builder(AlgorithmView.ASSESSOR).names(List.of(e.name()))
+                .bundle(e.bundleName()).version(e.bundleVersion()).build()));
+        for (DispatcherEntry dispatcher : dispatchers()) {
+            var bundle = dispatcher.reference().getBundle();
+            views.add(AlgorithmView.builder(JAVA.equalsIgnoreCase(dispatcher.implementation()) ? AlgorithmView.ADVISOR
+                            : AlgorithmView.NNI_DISPATCHER)
+                    .names(dispatcher.names().stream().sorted().toList())
+                    .bundle(bundle == null ? "?" : bundle.getSymbolicName())
+                    .version(bundle == null ? "?" : bundle.getVersion().toString()).build());
+        }
+        return views;
     }
 
     @Override

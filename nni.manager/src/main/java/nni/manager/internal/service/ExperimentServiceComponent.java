@@ -13,6 +13,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import nni.api.experiment.ConfigCheck;
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentProfile;
 import nni.api.experiment.ExperimentReading;
@@ -66,6 +67,11 @@ public class ExperimentServiceComponent implements ExperimentService {
                     .findFirst().orElse(configFile.toString());
             return Outcome.refused(Refusal.invalid(field, e.getMessage()));
         }
+    }
+
+    @Override
+    public ConfigCheck check(Path configFile) {
+        return ConfigChecks.of(loader.validate(configFile));
     }
 
     @Override
