@@ -83,7 +83,7 @@ public class ExperimentCommands {
         this.experiments = experiments;
         this.service = service;
         this.loader = loader;
-        this.experimentList = new ExperimentList(experiments, nnictl);
+        this.experimentList = new ExperimentList(service, nnictl);
     }
 
     @Descriptor("creates and starts an experiment from an NNI config file (v2 or v1 YAML)")

@@ -15,9 +15,6 @@ import nni.api.experiment.NnictlRegistry;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.StoredExperiment;
 import nni.api.experiment.ExperimentSummary;
-import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.nnictl.NnictlBridge;
-import nni.manager.internal.service.ExperimentServiceComponent;
 
 /**
  * Every experiment under the root, open or stored, newest first: the web UI's experiments list and
@@ -38,15 +35,6 @@ public final class ExperimentList {
     public ExperimentList(ExperimentService service, NnictlRegistry registry) {
         this.service = service;
         this.registry = registry;
-    }
-
-    /**
-     * For the console's {@code nni:experiments}, which has the engine at hand: the service over it
-     * reads the experiments (its loader, used only to create one, is not needed). Goes when the
-     * console passes the service (issue 27).
-     */
-    public ExperimentList(ExperimentManager manager, NnictlBridge registry) {
-        this(new ExperimentServiceComponent(manager, null), registry);
     }
 
     public List<Map<String, Object>> rows() throws IOException {
