@@ -65,15 +65,24 @@ public final class JsonBodies {
      * @throws HttpError 400 naming the problem, exactly as {@link #read(byte[], String)} would
      */
     public static <T> T read(byte[] body, String what, ValueReader<T> reader) {
-        if (body.length >= 3 && (body[0] & 0xFF) == BOM_1 && (body[1] & 0xFF) == BOM_2 && (body[2] & 0xFF) == BOM_3) {
+        return read(body, body.length, what, reader);
+    }
+
+    /**
+     * Reads the first {@code length} bytes of {@code body} as {@link #read(byte[], String, ValueReader)}
+     * reads an array of that length: the same answers, the same places in them. The array is not
+     * kept: only what the reader makes of it outlives the call.
+     */
+    public static <T> T read(byte[] body, int length, String what, ValueReader<T> reader) {
+        if (length >= 3 && (body[0] & 0xFF) == BOM_1 && (body[1] & 0xFF) == BOM_2 && (body[2] & 0xFF) == BOM_3) {
             throw HttpError.badRequest(what + " starts with a byte order mark (EF BB BF); send UTF-8 JSON without one");
         }
-        for (int i = 0; i < body.length; i++) {
+        for (int i = 0; i < length; i++) {
             if (body[i] == 0) {
                 throw HttpError.badRequest(what + " holds a NUL byte at offset " + i + "; JSON has none");
             }
         }
-        try (JsonParser parser = FACTORY.createParser(body)) {
+        try (JsonParser parser = FACTORY.createParser(body, 0, length)) {
             JsonToken first = parser.nextToken();
             if (first == null) {
                 throw HttpError.badRequest(what + " is empty; expected JSON");

@@ -68,6 +68,11 @@ public abstract class JsonServlet extends HttpServlet {
             answer(request, response, () -> match.handler().handle(request, match.parameters()));
             return;
         }
+        if (match.lentBodyHandler() != null) {
+            bodies.readLent(raw, response, maxBodyBytes(), (buffer, length) -> answer(request, response,
+                    () -> match.lentBodyHandler().handle(request, match.parameters(), buffer, length)));
+            return;
+        }
         bodies.read(raw, response, maxBodyBytes(),
                 body -> answer(request, response, () -> match.bodyHandler().handle(request, match.parameters(), body)));
     }

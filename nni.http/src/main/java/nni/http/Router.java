@@ -40,21 +40,34 @@ public final class Router {
         Object handle(HttpServletRequest request, Map<String, String> pathParameters, byte[] body) throws IOException;
     }
 
-    /** What a path resolved to: a handler, or an admission and a body handler. */
-    public record Match(Handler handler, Admission admission, BodyHandler bodyHandler, Map<String, String> parameters) {
+    /**
+     * Handles a request admitted and read in full, with its body lent for the call: the first
+     * {@code length} bytes of {@code buffer}, which is reused for other requests once the handler
+     * returns. For a route whose handler is done with the bytes when it returns (it keeps none of
+     * them and answers no later), so that its bodies allocate no array of their own.
+     */
+    @FunctionalInterface
+    public interface LentBodyHandler {
+        Object handle(HttpServletRequest request, Map<String, String> pathParameters, byte[] buffer, int length) throws IOException;
+    }
+
+    /** What a path resolved to: a handler, or an admission and a body handler (of one kind). */
+    public record Match(Handler handler, Admission admission, BodyHandler bodyHandler, LentBodyHandler lentBodyHandler,
+                        Map<String, String> parameters) {
         public boolean readsBody() {
-            return bodyHandler != null;
+            return bodyHandler != null || lentBodyHandler != null;
         }
     }
 
-    private record Route(String method, String[] segments, Handler handler, Admission admission, BodyHandler bodyHandler) {
+    private record Route(String method, String[] segments, Handler handler, Admission admission, BodyHandler bodyHandler,
+                         LentBodyHandler lentBodyHandler) {
     }
 
     private final List<Route> routes = new ArrayList<>();
 
     /** A route that reads no body (a body sent anyway is not read). */
     public Router add(String method, String pattern, Handler handler) {
-        routes.add(new Route(method, split(pattern), handler, null, null));
+        routes.add(new Route(method, split(pattern), handler, null, null, null));
         return this;
     }
 
@@ -64,7 +77,13 @@ public final class Router {
 
     /** A route with a body: {@code admission} sees the head first, {@code handler} the whole body. */
     public Router withBody(String method, String pattern, Admission admission, BodyHandler handler) {
-        routes.add(new Route(method, split(pattern), null, admission, handler));
+        routes.add(new Route(method, split(pattern), null, admission, handler, null));
+        return this;
+    }
+
+    /** A route with a body lent to its handler for the call ({@link LentBodyHandler}); otherwise as {@link #withBody}. */
+    public Router withLentBody(String method, String pattern, Admission admission, LentBodyHandler handler) {
+        routes.add(new Route(method, split(pattern), null, admission, null, handler));
         return this;
     }
 
@@ -79,7 +98,7 @@ public final class Router {
             if (parameters != null) {
                 pathKnown = true;
                 if (route.method.equals(method)) {
-                    return new Match(route.handler, route.admission, route.bodyHandler, parameters);
+                    return new Match(route.handler, route.admission, route.bodyHandler, route.lentBodyHandler, parameters);
                 }
             }
         }

@@ -56,6 +56,20 @@ public class JsonBodiesTest {
     }
 
     @Test
+    public void aBodyInALentBufferIsReadToItsLengthOnly() {
+        byte[] buffer = "{\"a\": [1, 2]}\u0000 {\"b\": 1}".getBytes(StandardCharsets.UTF_8);
+        assertEquals(Map.of("a", List.of(1, 2)), readLent(buffer, 13));
+        HttpError torn = assertThrows(HttpError.class, () -> readLent(buffer, 12));
+        assertEquals(refusal("{\"a\": [1, 2]"), torn.getMessage());
+        HttpError empty = assertThrows(HttpError.class, () -> readLent(buffer, 0));
+        assertEquals(refusal(""), empty.getMessage());
+    }
+
+    private static Object readLent(byte[] buffer, int length) {
+        return JsonBodies.read(buffer, length, "the body", (parser, first) -> JsonBodies.value(parser, first, "the body"));
+    }
+
+    @Test
     public void aNumberNoValueCanHoldIsRefusedNamingWhere() {
         String refusal = refusal("{\"a\": [1, 9223372E36854775808]}");
         assertTrue(refusal, refusal.contains("holds a number no value can hold") && refusal.contains("line 1, column 11"));

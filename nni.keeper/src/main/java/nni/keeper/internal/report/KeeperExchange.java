@@ -59,13 +59,14 @@ final class KeeperExchange {
     /**
      * Applies the reports of a batch the keeper posted above the last sequence applied, in order.
      *
-     * @param body the request's body, {@code {"reports": [...]}}
+     * @param body   the request's body, {@code {"reports": [...]}}, in its first {@code length} bytes
+     *               (a buffer lent for the request: nothing of it is kept)
      * @return the highest sequence applied now
      * @throws HttpError 400 for a body that is not strict JSON or malformed reports (nothing applied);
      *                   the peer's own refusals (503 while its session is detached)
      */
-    long reports(KeeperLink link, byte[] body) {
-        return apply(link, ReportsBody.read(body));
+    long reports(KeeperLink link, byte[] body, int length) {
+        return apply(link, ReportsBody.read(body, length));
     }
 
     /**

@@ -43,8 +43,16 @@ final class ReportsBody {
      * @throws HttpError 400 for a body that is not strict JSON, not a batch, or holds a report with a problem
      */
     static List<KeeperReport> read(byte[] body) {
+        return read(body, body.length);
+    }
+
+    /**
+     * Reads the first {@code length} bytes of {@code body} as {@link #read(byte[])} reads an array of
+     * that length; the reports keep none of the array (it is a buffer lent for the request).
+     */
+    static List<KeeperReport> read(byte[] body, int length) {
         BatchReader reader = new BatchReader();
-        JsonBodies.read(body, WHAT, reader);
+        JsonBodies.read(body, length, WHAT, reader);
         if (reader.problem != null) {
             throw reader.problem;
         }
