@@ -217,9 +217,15 @@ public final class ExperimentStore implements AutoCloseable {
         }
         try {
             connection.setAutoCommit(false);
+            // the driver keeps each row's parameters as objects: setLong would box every timestamp,
+            // while the metrics of a batch mostly share theirs (taken when the batch arrived)
+            Long timestamp = null;
             for (PendingMetrics pending : group) {
                 for (MetricRecord metric : pending.metrics) {
-                    insertMetric.setLong(1, metric.timestamp());
+                    if (timestamp == null || timestamp != metric.timestamp()) {
+                        timestamp = metric.timestamp();
+                    }
+                    insertMetric.setObject(1, timestamp);
                     insertMetric.setString(2, metric.trialJobId());
                     insertMetric.setString(3, metric.parameterId());
                     insertMetric.setString(4, metric.type());
