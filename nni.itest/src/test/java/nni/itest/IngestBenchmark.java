@@ -92,7 +92,8 @@ public class IngestBenchmark extends RuntimeTestSupport {
                 systemProperty("bench.rounds").value(System.getProperty("bench.rounds", "3")),
                 systemProperty("bench.batches").value(System.getProperty("bench.batches", "1000")),
                 systemProperty("bench.batchSize").value(System.getProperty("bench.batchSize", "50")),
-                systemProperty("bench.rate").value(System.getProperty("bench.rate", "100000"))};
+                systemProperty("bench.rate").value(System.getProperty("bench.rate", "100000")),
+                systemProperty("bench.slowMillis").value(System.getProperty("bench.slowMillis", "0"))};
     }
 
     @Test(timeout = 900_000)
@@ -147,6 +148,7 @@ public class IngestBenchmark extends RuntimeTestSupport {
 
         long[][][] latencies = new long[rounds][keepers][batches];
         long[][][] fromSchedule = new long[rounds][keepers][batches];
+        long[][][] sentAt = new long[rounds][keepers][batches];
         // a keeper sends a batch every interval, the keepers evenly staggered
         long interval = rate == 0 ? 0 : TimeUnit.SECONDS.toNanos(1) * keepers * batchSize / rate;
         long[][] clientCpu = new long[rounds][keepers];
@@ -159,7 +161,8 @@ public class IngestBenchmark extends RuntimeTestSupport {
             Keeper keeper = new Keeper(endpoint(), experiment, launcher.specs.get(k), batches, batchSize, interval, interval * k / keepers);
             int index = k;
             clients.add(pool.submit(() -> {
-                keeper.play(rounds, roundStart, roundEnd, round -> new long[][] {latencies[round][index], fromSchedule[round][index]},
+                keeper.play(rounds, roundStart, roundEnd, round -> new long[][] {latencies[round][index], fromSchedule[round][index],
+                        sentAt[round][index]},
                         (round, cpu) -> clientCpu[round][index] = cpu);
                 return null;
             }));
@@ -170,6 +173,7 @@ public class IngestBenchmark extends RuntimeTestSupport {
                 String loadBefore = loadAverage();
                 roundStart.await(5, TimeUnit.MINUTES);
                 long began = System.nanoTime();
+                long beganMillis = System.currentTimeMillis();
                 Map<Long, Long> threadsBefore = threadCpu();
                 long processBefore = processCpu();
                 long compileBefore = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
@@ -200,6 +204,7 @@ public class IngestBenchmark extends RuntimeTestSupport {
                 System.out.printf("ingest round %d ran %.3f-%.3f s on the monotonic clock%n", round + 1, began / 1e9, (began + elapsed) / 1e9);
                 System.out.print(line);
                 figures.append(line);
+                printSlowBatches(round, latencies[round], sentAt[round], began, beganMillis);
             }
         } finally {
             pool.shutdownNow();
@@ -220,6 +225,27 @@ public class IngestBenchmark extends RuntimeTestSupport {
                 + " its answer) holds %d rows, %d distinct (trial, type, sequence), every one sent%n", stored[0], stored[1]);
         System.out.print(store);
         return figures.append(store).toString();
+    }
+
+    /**
+     * With {@code -Dbench.slowMillis=N}: prints the batches of a round that took N ms or more, by the
+     * wall clock of their send (as JFR's events are stamped), to line them up with a recording's
+     * collections and lock waits.
+     */
+    private static void printSlowBatches(int round, long[][] latencies, long[][] sentAt, long roundNanos, long roundMillis) {
+        long slowNanos = TimeUnit.MILLISECONDS.toNanos(Long.getLong("bench.slowMillis", 0));
+        if (slowNanos <= 0) {
+            return;
+        }
+        for (int k = 0; k < latencies.length; k++) {
+            for (int b = 0; b < latencies[k].length; b++) {
+                if (latencies[k][b] >= slowNanos) {
+                    System.out.printf("ingest slow batch: round %d keeper %d batch %d sent at %s took %.2f ms%n", round + 1, k, b,
+                            java.time.Instant.ofEpochMilli(roundMillis + (sentAt[k][b] - roundNanos) / 1_000_000),
+                            latencies[k][b] / 1e6);
+                }
+            }
+        }
     }
 
     private static String percentiles(long[][] nanos) {
@@ -337,7 +363,7 @@ public class IngestBenchmark extends RuntimeTestSupport {
         }
 
         /**
-         * @param latencies the arrays of a round to fill, a latency per batch in ns: from the send, from the scheduled send
+         * @param latencies the arrays of a round to fill, a latency per batch in ns: from the send, from the scheduled send; the send's monotonic time
          * @param cpu       gets per round the CPU time this thread spent writing the requests and reading the answers, in ns
          */
         void play(int rounds, CyclicBarrier roundStart, CyclicBarrier roundEnd, IntFunction<long[][]> latencies, BiConsumer<Integer, Long> cpu)
@@ -373,6 +399,7 @@ public class IngestBenchmark extends RuntimeTestSupport {
                         long answered = System.nanoTime();
                         roundLatencies[0][b] = answered - began;
                         roundLatencies[1][b] = answered - (interval > 0 ? due : began);
+                        roundLatencies[2][b] = began;
                         statuses[b] = answer.status();
                         answers[b] = answer.body();
                     }
