@@ -11,5 +11,5 @@
  * copy in each bundle could not) but not baselined, and may change with the bundles that use it.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 package nni.http;
