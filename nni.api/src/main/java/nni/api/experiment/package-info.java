@@ -26,8 +26,9 @@
  *     views over many trials such as the web UI's table and charts; {@link nni.api.experiment.ExperimentReading}:
  *     an experiment read for looking at, open or only stored, without opening it, with the
  *     {@link nni.api.experiment.GivenConfigFile} it was created from, and its
- *     {@link nni.api.experiment.ExperimentSummary} for an overview and its
- *     {@link nni.api.experiment.ExperimentMember}s with their sessions (since 1.5).</li>
+ *     {@link nni.api.experiment.ExperimentSummary} for an overview, its
+ *     {@link nni.api.experiment.ExperimentMember}s with their sessions and its trials'
+ *     {@link nni.api.experiment.TrialEvent}s (since 1.5).</li>
  * <li>{@link nni.api.experiment.StoredExperiment}: a stored experiment summed up from its database
  *     alone, for lists of old experiments (since 1.5).</li>
  * <li>{@link nni.api.experiment.PlatformSettingCheck}: the rule a platform's setting is checked by,

@@ -33,8 +33,7 @@ public class ShellOnTheApiTest {
             // the experiment commands: create from a loaded config, resume, view, the trials (of a stored experiment
             // too) and their formatting, explog's folder and trial events, the experiments list, top's progress
             "ExperimentCommands.class -> config", "ExperimentCommands.class -> experiment",
-            "ExperimentCommands.class -> store", "ExperimentCommands.class -> ui",
-            "ExperimentTimeline.class -> store",
+            "ExperimentCommands.class -> ui",
             "TopView.class -> experiment",
             // the runtime's readiness: the configuration's check, the platforms and algorithms installed
             "LaunchCommandRunner.class -> config", "LaunchCommandRunner.class -> registry",
