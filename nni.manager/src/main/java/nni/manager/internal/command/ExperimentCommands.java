@@ -346,8 +346,8 @@ public class ExperimentCommands {
     public void top(
             @Parameter(names = "--interval", absentValue = "1") @Descriptor("seconds between refreshes") int interval,
             @Parameter(names = "--once", presentValue = "true", absentValue = "false") @Descriptor("print once") boolean once)
-            throws InterruptedException {
-        new TopView(experiments::open, System.out, ClientSide.terminalColumns()).run(interval, once);
+            throws IOException, InterruptedException {
+        new TopView(service, System.out, ClientSide.terminalColumns()).run(interval, once);
     }
 
     private static String time(Object epochMillis) {

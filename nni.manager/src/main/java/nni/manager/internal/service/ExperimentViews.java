@@ -92,6 +92,7 @@ final class ExperimentViews {
                 .byStatus(byStatus)
                 .best(progress.best())
                 .timeLeft(progress.estimatedLeft())
+                .progressLine(progress.line())
                 .build();
     }
 

@@ -34,7 +34,6 @@ public class ShellOnTheApiTest {
             // too) and their formatting, explog's folder and trial events, the experiments list, top's progress
             "ExperimentCommands.class -> config", "ExperimentCommands.class -> experiment",
             "ExperimentCommands.class -> ui",
-            "TopView.class -> experiment",
             // the runtime's readiness: the configuration's check, the platforms and algorithms installed
             "LaunchCommandRunner.class -> config", "LaunchCommandRunner.class -> registry",
             "RuntimeReadiness.class -> config", "RuntimeReadiness.class -> registry",
