@@ -45,6 +45,12 @@ public interface ExperimentReading extends AutoCloseable {
     /** @return its trials in sequence order, their intermediate results counted ({@link ExperimentService#trialSummaries}) */
     List<TrialSummary> trialSummaries();
 
+    /**
+     * @return every event of its trials (the statuses they took, their cancellations asked), in the
+     *         order stored (since 1.5)
+     */
+    List<TrialEvent> trialEvents();
+
     /** @return the trial with every intermediate result; empty when the experiment has no such trial */
     Optional<TrialInfo> trial(String trialId);
 

@@ -37,6 +37,7 @@ public final class ExperimentSummary {
     private final Map<String, Integer> byStatus;
     private final Double best;
     private final Duration timeLeft;
+    private final String progressLine;
 
     private ExperimentSummary(Builder b) {
         this.configuredPlatform = b.configuredPlatform;
@@ -56,6 +57,7 @@ public final class ExperimentSummary {
         this.byStatus = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.byStatus));
         this.best = b.best;
         this.timeLeft = b.timeLeft;
+        this.progressLine = b.progressLine == null ? countsText : b.progressLine;
     }
 
     public static Builder builder() {
@@ -164,6 +166,16 @@ public final class ExperimentSummary {
         return Optional.ofNullable(timeLeft);
     }
 
+    /**
+     * @return the experiment at a glance on one line, as the console's {@code nni:top} and the run
+     *         mode show it: {@code abc12345 RUNNING  succeeded 3  failed 0  running 2  of max 8  best
+     *         0.93 (Ab1cD)  elapsed 01:02  left 00:30}; the counts text when its provider gave none
+     *         (since 1.5)
+     */
+    public String progressLine() {
+        return progressLine;
+    }
+
     @Override
     public String toString() {
         return countsText;
@@ -188,6 +200,7 @@ public final class ExperimentSummary {
         private Map<String, Integer> byStatus = Map.of();
         private Double best;
         private Duration timeLeft;
+        private String progressLine;
 
         private Builder() {
         }
@@ -249,6 +262,11 @@ public final class ExperimentSummary {
 
         public Builder timeLeft(Duration timeLeft) {
             this.timeLeft = timeLeft;
+            return this;
+        }
+
+        public Builder progressLine(String progressLine) {
+            this.progressLine = progressLine;
             return this;
         }
 

@@ -26,10 +26,14 @@
  *     views over many trials such as the web UI's table and charts; {@link nni.api.experiment.ExperimentReading}:
  *     an experiment read for looking at, open or only stored, without opening it, with the
  *     {@link nni.api.experiment.GivenConfigFile} it was created from, and its
- *     {@link nni.api.experiment.ExperimentSummary} for an overview and its
- *     {@link nni.api.experiment.ExperimentMember}s with their sessions (since 1.5).</li>
+ *     {@link nni.api.experiment.ExperimentSummary} for an overview, its
+ *     {@link nni.api.experiment.ExperimentMember}s with their sessions and its trials'
+ *     {@link nni.api.experiment.TrialEvent}s (since 1.5).</li>
  * <li>{@link nni.api.experiment.StoredExperiment}: a stored experiment summed up from its database
  *     alone, for lists of old experiments (since 1.5).</li>
+ * <li>{@link nni.api.experiment.ConfigurationRefusals}: the configuration files whose values the
+ *     runtime refused, and {@link nni.api.experiment.ProviderIntake}: whether it took in the
+ *     platforms and algorithms registered, for a face waiting for it to be ready (since 1.5).</li>
  * <li>{@link nni.api.experiment.PlatformSettingCheck}: the rule a platform's setting is checked by,
  *     for a face that edits platform configurations (since 1.5).</li>
  * </ul>

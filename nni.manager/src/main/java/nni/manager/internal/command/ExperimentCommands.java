@@ -24,8 +24,10 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.Outcome;
+import nni.api.experiment.TrialEvent;
 import nni.api.experiment.TrialInfo;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.model.TrialJob;
@@ -42,8 +44,6 @@ import nni.manager.internal.experiment.TrialSummary;
 import nni.http.JsonBodies;
 import nni.manager.internal.logs.ExperimentLogFiles;
 import nni.manager.internal.nnictl.NnictlBridge;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialEvent;
 import nni.manager.internal.ui.ExperimentList;
 
 /**
@@ -323,12 +323,8 @@ public class ExperimentCommands {
         Path file = directory.resolve("log").resolve(ExperimentLogFiles.MANAGER_LOG);
         List<String> log = Files.isRegularFile(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
         List<TrialEvent> events;
-        if (open.isPresent()) {
-            events = open.get().store().events();
-        } else {
-            try (ExperimentStore store = ExperimentStore.openReadOnly(directory)) {
-                events = store.events();
-            }
+        try (ExperimentReading reading = ConsoleAnswers.of(service.read(id))) {
+            events = reading.trialEvents();
         }
         List<String> lines = ExperimentTimeline.lines(log, events, ZoneId.systemDefault());
         if (lines.isEmpty()) {
@@ -350,8 +346,8 @@ public class ExperimentCommands {
     public void top(
             @Parameter(names = "--interval", absentValue = "1") @Descriptor("seconds between refreshes") int interval,
             @Parameter(names = "--once", presentValue = "true", absentValue = "false") @Descriptor("print once") boolean once)
-            throws InterruptedException {
-        new TopView(experiments::open, System.out, ClientSide.terminalColumns()).run(interval, once);
+            throws IOException, InterruptedException {
+        new TopView(service, System.out, ClientSide.terminalColumns()).run(interval, once);
     }
 
     private static String time(Object epochMillis) {

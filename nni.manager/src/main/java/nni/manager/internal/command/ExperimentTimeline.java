@@ -1,6 +1,5 @@
 package nni.manager.internal.command;
 
-import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -11,7 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import nni.manager.internal.store.TrialEvent;
+import nni.api.experiment.TrialEvent;
 
 /**
  * What {@code nni:explog} shows: the experiment's own log ({@code log/nnimanager.log}) and its
@@ -43,15 +42,15 @@ final class ExperimentTimeline {
         }
         Map<String, Long> sequences = new HashMap<>();
         for (TrialEvent event : events) {
-            if (event.sequenceId() != null) {
+            if (event.sequenceId() >= 0) {
                 sequences.putIfAbsent(event.trialId(), event.sequenceId());
             }
             Long sequence = sequences.get(event.trialId());
-            String message = event.message() == null || event.message().isBlank() ? "" : ": " + event.message().strip();
+            String message = event.message().filter(text -> !text.isBlank()).map(text -> ": " + text.strip()).orElse("");
             String line = String.format("%s %-7s trial %s%s %s%s",
-                    TIME.format(Instant.ofEpochMilli(event.timestamp()).atZone(zone)), "TRIAL", event.trialId(),
+                    TIME.format(event.timestamp().atZone(zone)), "TRIAL", event.trialId(),
                     sequence == null ? "" : " #" + sequence, event.event(), message);
-            entries.add(new Entry(event.timestamp(), List.of(line)));
+            entries.add(new Entry(event.timestamp().toEpochMilli(), List.of(line)));
         }
         // stable: each source keeps its own order, and the log comes first at equal times
         entries.sort(Comparator.comparingLong(Entry::millis));

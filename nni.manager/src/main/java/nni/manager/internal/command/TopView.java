@@ -1,5 +1,6 @@
 package nni.manager.internal.command;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -7,10 +8,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.Progress;
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentReading;
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.ExperimentSummary;
+import nni.api.experiment.Outcome;
 
 /**
  * {@code nni:top}'s screen: a block of a time line and a line per open experiment. On a terminal
@@ -24,29 +27,40 @@ final class TopView {
     private static final long MAX_REFRESHES = 86_400;
     private static final String ESC = "\u001b[";
 
-    private final Supplier<List<Experiment>> open;
+    private final ExperimentService service;
     private final PrintStream out;
     private final OptionalInt columns;
     private int rowsShown;
     private List<Object> stateShown;
 
     /** @param columns the terminal's width, empty when the output is not a terminal */
-    TopView(Supplier<List<Experiment>> open, PrintStream out, OptionalInt columns) {
-        this.open = open;
+    TopView(ExperimentService service, PrintStream out, OptionalInt columns) {
+        this.service = service;
         this.out = out;
         this.columns = columns;
     }
 
     /** Shows the open experiments every {@code interval} seconds until they all settled, or once. */
-    void run(int interval, boolean once) throws InterruptedException {
+    void run(int interval, boolean once) throws IOException, InterruptedException {
         for (long refresh = 0; refresh < MAX_REFRESHES; refresh++) {
-            List<Experiment> experiments = open.get();
+            List<ExperimentInfo> experiments = new ArrayList<>();
             List<String> lines = new ArrayList<>();
             List<Object> state = new ArrayList<>();
-            for (Experiment experiment : experiments) {
-                Progress progress = Progress.of(experiment);
-                lines.add(progress.line());
-                state.add(Arrays.asList(experiment.id(), experiment.status(), experiment.counts(), progress.best()));
+            for (ExperimentInfo listed : service.list()) {
+                Outcome<ExperimentReading> read = service.read(listed.id());
+                if (!read.isDone()) { // deleted since listed
+                    continue;
+                }
+                try (ExperimentReading reading = read.value()) {
+                    if (!reading.open()) { // stopped since listed: no longer one of the open ones
+                        continue;
+                    }
+                    ExperimentInfo experiment = reading.info();
+                    ExperimentSummary summary = reading.summary();
+                    experiments.add(experiment);
+                    lines.add(summary.progressLine());
+                    state.add(Arrays.asList(experiment.id(), experiment.status(), summary.byStatus(), summary.best()));
+                }
             }
             if (experiments.isEmpty()) {
                 lines.add("no experiment is open");
@@ -59,7 +73,7 @@ final class TopView {
                 lines.forEach(out::println);
                 stateShown = state;
             }
-            if (once || experiments.stream().allMatch(e -> e.status().settled())) {
+            if (once || experiments.stream().allMatch(ExperimentInfo::settled)) {
                 return;
             }
             TimeUnit.SECONDS.sleep(Math.max(1, interval));

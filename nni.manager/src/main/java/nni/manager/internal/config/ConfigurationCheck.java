@@ -4,10 +4,10 @@ import java.net.URI;
 import java.nio.file.FileSystemNotFoundException;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,6 +28,8 @@ import org.osgi.service.metatype.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.api.experiment.ConfigurationRefusals;
+
 /**
  * Checks every configuration against its Metatype before a component gets it (a Config Admin
  * plugin: SCR reads configurations through it): a value that is not of its type or not one of its
@@ -38,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * runtime configured otherwise than its files say.
  */
 // immediate: what was valid is remembered across calls (a delayed component would be disposed after each)
-@Component(immediate = true, service = {ConfigurationPlugin.class, ConfigurationCheck.class}, property = {ConfigurationPlugin.CM_RANKING + ":Integer=100", "config.plugin.id=nni.configuration.check"})
-public class ConfigurationCheck implements ConfigurationPlugin {
+@Component(immediate = true, service = {ConfigurationPlugin.class, ConfigurationCheck.class, ConfigurationRefusals.class}, property = {ConfigurationPlugin.CM_RANKING + ":Integer=100", "config.plugin.id=nni.configuration.check"})
+public class ConfigurationCheck implements ConfigurationPlugin, ConfigurationRefusals {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConfigurationCheck.class);
     /** Set by FileInstall on the configurations it reads from etc/: the file's URL. */
@@ -106,9 +108,11 @@ public class ConfigurationCheck implements ConfigurationPlugin {
         }
     }
 
-    /** @return the configuration files whose latest values were refused, with what was wrong in each */
-    public Collection<Refusal> refusals() {
-        return List.copyOf(refused.values());
+    @Override
+    public Map<Path, String> refusals() {
+        Map<Path, String> byFile = new LinkedHashMap<>();
+        refused.values().forEach(refusal -> byFile.put(refusal.file(), refusal.problems()));
+        return byFile;
     }
 
     /** @return the file FileInstall read a configuration from ({@value #FILE}, a URL), or null */

@@ -20,10 +20,9 @@ import org.osgi.util.tracker.ServiceTracker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.manager.internal.config.ConfigurationCheck;
+import nni.api.experiment.ConfigurationRefusals;
+import nni.api.experiment.ProviderIntake;
 import nni.manager.internal.config.ErrorText;
-import nni.manager.internal.registry.AlgorithmRegistry;
-import nni.manager.internal.registry.PlatformRegistry;
 
 /**
  * Carries out the command the runnable jar was started with (system property {@value #COMMAND},
@@ -62,8 +61,8 @@ public class LaunchCommandRunner {
     private final MainThreadCommand command;
 
     @Activate
-    public LaunchCommandRunner(BundleContext context, @Reference PlatformRegistry platforms,
-                               @Reference AlgorithmRegistry algorithms, @Reference ConfigurationCheck configurationCheck) {
+    public LaunchCommandRunner(BundleContext context, @Reference ProviderIntake providers,
+                               @Reference ConfigurationRefusals configurationCheck) {
         String line = context.getProperty(COMMAND);
         if (line == null || line.isBlank()) {
             registration = null;
@@ -71,7 +70,7 @@ public class LaunchCommandRunner {
             return;
         }
         List<String> words = Arrays.asList(line.split("\n"));
-        command = new MainThreadCommand(context, new RuntimeReadiness(context, platforms, algorithms, configurationCheck), words.get(0),
+        command = new MainThreadCommand(context, new RuntimeReadiness(context, providers, configurationCheck), words.get(0),
                 words.subList(1, words.size()));
         registration = context.registerService(Callable.class.getName(), command,
                 new Hashtable<>(Map.of(MAIN_THREAD, Boolean.TRUE)));

@@ -47,9 +47,8 @@ import nni.api.platform.TrainingPlatform;
 import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.DispatcherProvider;
 import nni.api.tuner.TunerProvider;
-import nni.manager.internal.config.ConfigurationCheck;
-import nni.manager.internal.registry.AlgorithmRegistry;
-import nni.manager.internal.registry.PlatformRegistry;
+import nni.api.experiment.ConfigurationRefusals;
+import nni.api.experiment.ProviderIntake;
 
 /**
  * When a launch command may start: every bundle of the runtime has registered what it provides.
@@ -73,7 +72,7 @@ import nni.manager.internal.registry.PlatformRegistry;
  *
  * <p>What can never hold ends the wait at once, with the reasons ({@link #failures()}): a jar in
  * {@code deploy/} whose bundle cannot resolve, and a configuration file with a value
- * {@link ConfigurationCheck} refused. (The runtime's own bundles are the launcher's to check: it
+ * the runtime refused ({@link ConfigurationRefusals}). (The runtime's own bundles are the launcher's to check: it
  * calls the command only once the framework tried them all.)
  */
 final class RuntimeReadiness implements AutoCloseable {
@@ -87,9 +86,8 @@ final class RuntimeReadiness implements AutoCloseable {
     private static final long RECHECK_MILLIS = 100;
 
     private final BundleContext context;
-    private final PlatformRegistry platforms;
-    private final AlgorithmRegistry algorithms;
-    private final ConfigurationCheck configurationCheck;
+    private final ProviderIntake providers;
+    private final ConfigurationRefusals configurationCheck;
     private final Object changed = new Object();
     private final AtomicBoolean shellStarted = new AtomicBoolean();
     private final ServiceTracker<ServiceComponentRuntime, ServiceComponentRuntime> scr;
@@ -100,11 +98,9 @@ final class RuntimeReadiness implements AutoCloseable {
     private final FrameworkListener frameworkListener = this::changed;
 
     /** Starts listening at once: the shell's start command may run before {@link #await} is called. */
-    RuntimeReadiness(BundleContext context, PlatformRegistry platforms, AlgorithmRegistry algorithms,
-                     ConfigurationCheck configurationCheck) {
+    RuntimeReadiness(BundleContext context, ProviderIntake providers, ConfigurationRefusals configurationCheck) {
         this.context = context;
-        this.platforms = platforms;
-        this.algorithms = algorithms;
+        this.providers = providers;
         this.configurationCheck = configurationCheck;
         context.addServiceListener(serviceListener);
         context.addBundleListener(bundleListener);
@@ -174,11 +170,11 @@ final class RuntimeReadiness implements AutoCloseable {
         String watched = context.getProperty("felix.fileinstall.dir");
         List<String> failures = new ArrayList<>();
         Set<Path> configurationFiles = files(watched, "*.{cfg,config}");
-        for (ConfigurationCheck.Refusal refusal : configurationCheck.refusals()) {
-            if (configurationFiles.contains(refusal.file().toAbsolutePath().normalize())) {
-                failures.add(refusal.file() + ": " + refusal.problems());
+        configurationCheck.refusals().forEach((file, problems) -> {
+            if (configurationFiles.contains(file.toAbsolutePath().normalize())) {
+                failures.add(file + ": " + problems);
             }
-        }
+        });
         Set<Path> jars = files(watched, "*.jar");
         List<Bundle> unresolved = new ArrayList<>();
         for (Path jar : jars) {
@@ -399,9 +395,10 @@ final class RuntimeReadiness implements AutoCloseable {
                 throw new IllegalStateException(e);
             }
             for (ServiceReference<?> reference : references == null ? new ServiceReference<?>[0] : references) {
-                boolean bound = type.equals(TrainingPlatform.class.getName()) ? platforms.binds(reference)
+                long serviceId = (Long) reference.getProperty(Constants.SERVICE_ID);
+                boolean bound = type.equals(TrainingPlatform.class.getName()) ? providers.platformTakenIn(serviceId)
                         || reference.getProperty(TrainingPlatform.PLATFORM) == null
-                        : algorithms.binds(reference) || reference.getProperty(TunerProvider.ALGORITHM) == null;
+                        : providers.algorithmTakenIn(serviceId) || reference.getProperty(TunerProvider.ALGORITHM) == null;
                 if (!bound) {
                     Object name = reference.getProperty(
                             type.equals(TrainingPlatform.class.getName()) ? TrainingPlatform.PLATFORM : TunerProvider.ALGORITHM);

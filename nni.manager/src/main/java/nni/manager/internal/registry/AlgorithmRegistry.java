@@ -235,13 +235,13 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
                 + String.join(", ", names));
     }
 
-    /** @return whether this registry has bound the tuner or assessor service behind {@code reference} */
-    public boolean binds(ServiceReference<?> reference) {
-        if (tuners.contains(reference) || assessors.contains(reference)) {
+    /** @return whether this registry has bound the tuner, assessor or dispatcher service registered with this {@code service.id} */
+    public boolean binds(long serviceId) {
+        if (tuners.contains(serviceId) || assessors.contains(serviceId)) {
             return true;
         }
         synchronized (dispatchers) {
-            return dispatchers.stream().anyMatch(entry -> entry.reference().equals(reference));
+            return dispatchers.stream().anyMatch(entry -> NamedServices.serviceId(entry.reference()) == serviceId);
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
+import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceReference;
 
 /**
@@ -81,9 +82,13 @@ public final class NamedServices<S> {
         return Optional.empty();
     }
 
-    /** @return whether the service behind {@code reference} is here (answering or shadowed) */
-    public synchronized boolean contains(ServiceReference<?> reference) {
-        return byKey.values().stream().flatMap(List::stream).anyMatch(entry -> entry.reference().equals(reference));
+    /** @return whether the service registered with this {@code service.id} is held, answering to its name or not */
+    public synchronized boolean contains(long serviceId) {
+        return byKey.values().stream().flatMap(List::stream).anyMatch(entry -> serviceId(entry.reference()) == serviceId);
+    }
+
+    static long serviceId(ServiceReference<?> reference) {
+        return (Long) reference.getProperty(Constants.SERVICE_ID);
     }
 
     /** @return the service that answers to {@code name} */

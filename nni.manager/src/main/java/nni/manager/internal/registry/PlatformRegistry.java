@@ -183,9 +183,9 @@ public class PlatformRegistry implements InstalledPlatforms {
                 platforms.shadowed().stream().map(e -> view(e, PlatformView.SHADOWED))).toList();
     }
 
-    /** @return whether this registry has bound the platform service behind {@code reference} */
-    public boolean binds(ServiceReference<?> reference) {
-        return platforms.contains(reference);
+    /** @return whether this registry has bound the platform service registered with this {@code service.id} */
+    public boolean binds(long serviceId) {
+        return platforms.contains(serviceId);
     }
 
     /** @return the names experiments can use now */

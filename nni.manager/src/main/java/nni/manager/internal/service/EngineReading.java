@@ -19,6 +19,7 @@ import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
+import nni.api.experiment.TrialEvent;
 import nni.api.experiment.TrialInfo;
 import nni.api.experiment.TrialSummary;
 import nni.manager.internal.experiment.Experiment;
@@ -68,6 +69,11 @@ public final class EngineReading implements ExperimentReading {
     @Override
     public List<TrialSummary> trialSummaries() {
         return experiment.summaries().stream().map(trial -> ExperimentViews.of(experiment, trial)).toList();
+    }
+
+    @Override
+    public List<TrialEvent> trialEvents() {
+        return experiment.store().events().stream().map(ExperimentViews::of).toList();
     }
 
     @Override

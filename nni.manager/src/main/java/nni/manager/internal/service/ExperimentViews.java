@@ -36,6 +36,7 @@ import nni.manager.internal.experiment.TrialView;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
 import nni.manager.internal.store.Profile;
+import nni.manager.internal.store.TrialEvent;
 import nni.manager.internal.store.TrialRecord;
 
 /** The engine's objects as the exported read-only views: copies taken at one moment. */
@@ -91,6 +92,7 @@ final class ExperimentViews {
                 .byStatus(byStatus)
                 .best(progress.best())
                 .timeLeft(progress.estimatedLeft())
+                .progressLine(progress.line())
                 .build();
     }
 
@@ -150,6 +152,16 @@ final class ExperimentViews {
                 .data(metric.data())
                 .parameterId(metric.parameterId())
                 .build();
+    }
+
+    static nni.api.experiment.TrialEvent of(TrialEvent event) {
+        nni.api.experiment.TrialEvent.Builder view = nni.api.experiment.TrialEvent
+                .builder(Instant.ofEpochMilli(event.timestamp()), event.trialId(), event.event())
+                .message(event.message());
+        if (event.sequenceId() != null) {
+            view.sequenceId(event.sequenceId());
+        }
+        return view.build();
     }
 
     /** NNI's experiment profile: the configuration masked, the clock, the sequence and the stored revision. */

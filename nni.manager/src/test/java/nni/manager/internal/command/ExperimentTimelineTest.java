@@ -2,6 +2,7 @@ package nni.manager.internal.command;
 
 import static org.junit.Assert.assertEquals;
 
+import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -9,15 +10,15 @@ import java.util.List;
 
 import org.junit.Test;
 
-import nni.manager.internal.store.TrialEvent;
+import nni.api.experiment.TrialEvent;
 
 /** Issue 29: nni:explog interleaves the experiment's log with its trials' state changes, by time. */
 public class ExperimentTimelineTest {
 
     private static final ZoneId ZONE = ZoneOffset.ofHours(2);
 
-    private static long at(String localTime) {
-        return LocalDateTime.parse("2026-01-01T" + localTime).atZone(ZONE).toInstant().toEpochMilli();
+    private static Instant at(String localTime) {
+        return LocalDateTime.parse("2026-01-01T" + localTime).atZone(ZONE).toInstant();
     }
 
     @Test
@@ -29,9 +30,9 @@ public class ExperimentTimelineTest {
                 "\tat somewhere",
                 "2026-01-01 10:00:09.000 INFO    [nni.manager] experiment abc DONE");
         List<TrialEvent> events = List.of(
-                new TrialEvent(at("10:00:01"), "t1", "WAITING", "{}", null, 0L, null),
-                new TrialEvent(at("10:00:02"), "t1", "RUNNING", null, null, null, ""),
-                new TrialEvent(at("10:00:08"), "t1", "FAILED", null, null, null, "exit code 3"));
+                TrialEvent.builder(at("10:00:01"), "t1", "WAITING").sequenceId(0).build(),
+                TrialEvent.builder(at("10:00:02"), "t1", "RUNNING").message("").build(),
+                TrialEvent.builder(at("10:00:08"), "t1", "FAILED").message("exit code 3").build());
         assertEquals(List.of(
                 "2026-01-01 10:00:00.000 INFO    [nni.manager] experiment abc created in /x",
                 "2026-01-01 10:00:01.000 TRIAL   trial t1 #0 WAITING",
@@ -47,7 +48,7 @@ public class ExperimentTimelineTest {
     @Test
     public void anExperimentWithoutALogStillShowsItsTrials() {
         assertEquals(List.of("2026-01-01 10:00:01.000 TRIAL   trial t2 USER_TO_CANCEL"),
-                ExperimentTimeline.lines(List.of(), List.of(new TrialEvent(at("10:00:01"), "t2", "USER_TO_CANCEL", null, null, null, null)),
+                ExperimentTimeline.lines(List.of(), List.of(TrialEvent.builder(at("10:00:01"), "t2", "USER_TO_CANCEL").build()),
                         ZONE));
     }
 }
