@@ -30,6 +30,8 @@
  *     {@link nni.api.experiment.ExperimentMember}s with their sessions (since 1.5).</li>
  * <li>{@link nni.api.experiment.StoredExperiment}: a stored experiment summed up from its database
  *     alone, for lists of old experiments (since 1.5).</li>
+ * <li>{@link nni.api.experiment.ExperimentEntry}: one experiment of the list of every one under the
+ *     root, open or stored, with its status and summary, for lists of experiments (since 1.5).</li>
  * <li>{@link nni.api.experiment.PlatformSettingCheck}: the rule a platform's setting is checked by,
  *     for a face that edits platform configurations (since 1.5).</li>
  * </ul>
