@@ -39,11 +39,10 @@ public class ShellOnTheApiTest {
             // the runtime's readiness: the configuration's check, the platforms and algorithms installed
             "LaunchCommandRunner.class -> config", "LaunchCommandRunner.class -> registry",
             "RuntimeReadiness.class -> config", "RuntimeReadiness.class -> registry",
-            // run and resume: the experiment followed until it ends, the web UI's address
-            "RunLaunchCommand.class -> config", "RunLaunchCommand.class -> experiment", "RunLaunchCommand.class -> ui",
+            // run and resume: the experiment followed until it ends
+            "RunLaunchCommand.class -> config", "RunLaunchCommand.class -> experiment",
             "RunLaunchCommand$1.class -> experiment",
-            "ResumeLaunchCommand.class -> experiment", "ResumeLaunchCommand.class -> ui",
-            "WebUiAnnouncement.class -> ui");
+            "ResumeLaunchCommand.class -> experiment");
 
     @Test
     public void theShellUsesOnlyTheListedPackagesOfTheManager() throws Exception {
