@@ -96,6 +96,8 @@ public abstract class RuntimeTestSupport {
                 bundle(reactorBundle("nni.manager")),
                 bundle(reactorBundle("nni.keeper")),
                 bundle(reactorBundle("nni.web")),
+                // the web UI's pages and its JSON routes (EndedExperimentsIT reads the experiments list there)
+                bundle(reactorBundle("nni.ui")),
                 bundle(reactorBundle("nni.ts.local")),
                 junitBundles(),
                 mavenBundle("org.awaitility", "awaitility").versionAsInProject(),

@@ -167,6 +167,28 @@ public interface ExperimentService {
      */
     Outcome<StoredExperiment> storedSummary(String experimentId) throws IOException;
 
+    /**
+     * Every experiment under {@link #root()}, open or stored, for a list of experiments: each open one
+     * with its own status, each stored one not open summed up as {@link #storedSummary} does, with the
+     * status it ended with ({@link #endedStatus}). A stored experiment whose database cannot be read
+     * is left out, as is one deleted while listing.
+     *
+     * @return the entries, newest start first (one without a start last) (since 1.5)
+     * @throws IOException when NNI's experiment registry cannot be read
+     */
+    List<ExperimentEntry> listing() throws IOException;
+
+    /**
+     * The status an experiment that is not open ended with, as NNI's experiment registry
+     * ({@link NnictlRegistry#statuses()}) keeps it: DONE or ERROR as it ended, else STOPPED; STOPPED
+     * when the registry has no entry for it, or is not there. Of an open experiment, the registry's
+     * status too, which may lag behind {@link ExperimentInfo#status()}.
+     *
+     * @return the status (since 1.5)
+     * @throws IOException when NNI's experiment registry cannot be read
+     */
+    String endedStatus(String experimentId) throws IOException;
+
     /** @return the open experiment; NOT_FOUND when it is not open */
     Outcome<ExperimentInfo> get(String experimentId);
 

@@ -34,6 +34,8 @@
  * <li>{@link nni.api.experiment.ConfigurationRefusals}: the configuration files whose values the
  *     runtime refused, and {@link nni.api.experiment.ProviderIntake}: whether it took in the
  *     platforms and algorithms registered, for a face waiting for it to be ready (since 1.5).</li>
+ * <li>{@link nni.api.experiment.ExperimentEntry}: one experiment of the list of every one under the
+ *     root, open or stored, with its status and summary, for lists of experiments (since 1.5).</li>
  * <li>{@link nni.api.experiment.PlatformSettingCheck}: the rule a platform's setting is checked by,
  *     for a face that edits platform configurations (since 1.5).</li>
  * </ul>

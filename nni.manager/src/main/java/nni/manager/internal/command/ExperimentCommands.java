@@ -23,9 +23,11 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import nni.api.experiment.ExperimentEntry;
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
+import nni.api.experiment.ExperimentSummary;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.TrialEvent;
 import nni.api.experiment.TrialInfo;
@@ -43,8 +45,6 @@ import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialSummary;
 import nni.http.JsonBodies;
 import nni.manager.internal.logs.ExperimentLogFiles;
-import nni.manager.internal.nnictl.NnictlBridge;
-import nni.manager.internal.ui.ExperimentList;
 
 /**
  * The experiment console: {@code nni:create}, {@code nni:resume}, {@code nni:view},
@@ -75,15 +75,13 @@ public class ExperimentCommands {
     private final ExperimentManager experiments;
     private final ExperimentService service;
     private final ExperimentConfigLoader loader;
-    private final ExperimentList experimentList;
 
     @Activate
     public ExperimentCommands(@Reference ExperimentManager experiments, @Reference ExperimentService service,
-                              @Reference ExperimentConfigLoader loader, @Reference NnictlBridge nnictl) {
+                              @Reference ExperimentConfigLoader loader) {
         this.experiments = experiments;
         this.service = service;
         this.loader = loader;
-        this.experimentList = new ExperimentList(service, nnictl);
     }
 
     @Descriptor("creates and starts an experiment from an NNI config file (v2 or v1 YAML)")
@@ -153,11 +151,13 @@ public class ExperimentCommands {
             + "platform, trials (succeeded, failed, ... of max), best final result, start and end")
     public String experiments() throws IOException {
         TextTable table = new TextTable(List.of("ID", "NAME", "STATUS", "PLATFORM", "TRIALS", "BEST", "START", "END"));
-        for (Map<String, Object> row : experimentList.rows()) {
-            Object trials = row.get("trials") instanceof Map<?, ?> counts ? counts.get("text") : null;
-            table.add(Arrays.asList(row.get("id"), row.get("name"), row.get("status"), row.get("platform"), trials,
-                    row.get("best") instanceof Double best ? Progress.format(best) : null,
-                    time(row.get("startTime")), time(row.get("endTime"))));
+        for (ExperimentEntry entry : service.listing()) {
+            ExperimentSummary summary = entry.summary();
+            table.add(Arrays.asList(entry.id(), entry.name().orElse(null), entry.status(),
+                    summary.configuredPlatform().orElse(null), summary.countsText(),
+                    summary.best().map(Progress::format).orElse(null),
+                    time(entry.startTime().map(Instant::toEpochMilli).orElse(null)),
+                    time(entry.endTime().map(Instant::toEpochMilli).orElse(null))));
         }
         return table.size() == 0 ? "no experiment under " + experiments.root() : table.toString();
     }

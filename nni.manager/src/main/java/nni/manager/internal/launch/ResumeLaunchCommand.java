@@ -9,7 +9,6 @@ import org.osgi.service.component.annotations.Reference;
 
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.ui.WebUiAddress;
 
 /**
  * {@code java -jar nni-osgi.jar resume <id>}: continues a stopped or crashed experiment (trials

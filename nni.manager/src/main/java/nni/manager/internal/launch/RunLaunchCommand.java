@@ -22,7 +22,6 @@ import nni.manager.internal.experiment.ExperimentManager;
 import nni.manager.internal.experiment.ExperimentStatus;
 import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialView;
-import nni.manager.internal.ui.WebUiAddress;
 
 /**
  * {@code java -jar nni-osgi.jar run <config.yml>}: runs one experiment to its end with a live

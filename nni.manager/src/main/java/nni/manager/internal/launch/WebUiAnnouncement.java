@@ -13,8 +13,6 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.servlet.runtime.HttpServiceRuntime;
 
-import nni.manager.internal.ui.WebUiAddress;
-
 /**
  * The runtime started without a command ({@code java -jar nni-osgi.jar}) says where its web UI is,
  * once the UI and the HTTP port serve: its start is otherwise quiet (the log is in

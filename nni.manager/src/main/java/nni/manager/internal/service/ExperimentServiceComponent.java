@@ -12,14 +12,18 @@ import java.util.function.Supplier;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 
 import nni.api.experiment.ConfigCheck;
+import nni.api.experiment.ExperimentEntry;
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentProfile;
 import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.MetricInfo;
+import nni.api.experiment.NnictlRegistry;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
 import nni.api.experiment.StoredExperiment;
@@ -50,6 +54,13 @@ public class ExperimentServiceComponent implements ExperimentService {
     private final ExperimentManager manager;
     private final ExperimentConfigLoader loader;
     private final StoredSummaries storedSummaries = new StoredSummaries();
+
+    /**
+     * Where the statuses of ended experiments are read. Optional and dynamic: its provider (the
+     * manager's nnictl bridge) needs this service first; until it comes, every ended one is STOPPED.
+     */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    volatile NnictlRegistry nnictl; // package-private: a test sets it as DS would
 
     @Activate
     public ExperimentServiceComponent(@Reference ExperimentManager manager, @Reference ExperimentConfigLoader loader) {
@@ -231,6 +242,29 @@ public class ExperimentServiceComponent implements ExperimentService {
     @Override
     public List<String> stored() {
         return manager.stored();
+    }
+
+    @Override
+    public List<ExperimentEntry> listing() throws IOException {
+        return ExperimentListing.of(this, endedStatuses());
+    }
+
+    @Override
+    public String endedStatus(String experimentId) throws IOException {
+        return ExperimentListing.endedStatus(endedStatuses(), experimentId);
+    }
+
+    private Map<String, String> endedStatuses() throws IOException {
+        NnictlRegistry registry = nnictl;
+        if (registry == null) {
+            return Map.of();
+        }
+        try {
+            return registry.statuses();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading NNI's experiment registry", e);
+        }
     }
 
     @Override

@@ -31,16 +31,14 @@ public class ShellOnTheApiTest {
     /** What still reads the engine, each to go as the API gains what it reads. */
     private static final Set<String> LEFT_TO_MOVE = Set.of(
             // the experiment commands: create from a loaded config, resume, view, the trials (of a stored experiment
-            // too) and their formatting, explog's folder and trial events, the experiments list, top's progress
+            // too) and their formatting, explog's folder
             "ExperimentCommands.class -> config", "ExperimentCommands.class -> experiment",
-            "ExperimentCommands.class -> ui",
             // the launch command's failure in words for the user (ErrorText, which the config loader uses too)
             "LaunchCommandRunner.class -> config",
-            // run and resume: the experiment followed until it ends, the web UI's address
-            "RunLaunchCommand.class -> config", "RunLaunchCommand.class -> experiment", "RunLaunchCommand.class -> ui",
+            // run and resume: the experiment followed until it ends
+            "RunLaunchCommand.class -> config", "RunLaunchCommand.class -> experiment",
             "RunLaunchCommand$1.class -> experiment",
-            "ResumeLaunchCommand.class -> experiment", "ResumeLaunchCommand.class -> ui",
-            "WebUiAnnouncement.class -> ui");
+            "ResumeLaunchCommand.class -> experiment");
 
     @Test
     public void theShellUsesOnlyTheListedPackagesOfTheManager() throws Exception {

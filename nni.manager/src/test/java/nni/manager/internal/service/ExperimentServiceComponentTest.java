@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -22,12 +23,14 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 import org.osgi.framework.BundleContext;
 
+import nni.api.experiment.ExperimentEntry;
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentProfile;
 import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.MetricInfo;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.ExperimentsRoot;
+import nni.api.experiment.NnictlRegistry;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
 import nni.api.experiment.StoredExperiment;
@@ -111,6 +114,54 @@ public class ExperimentServiceComponentTest {
 
         assertTrue(service.stop("svcunit1").isDone());
         refused(service.get("svcunit1"), Refusal.Kind.NOT_FOUND);
+    }
+
+    /** The experiments list: a stored one with the status NNI's registry keeps, STOPPED without it; an open one its own. */
+    @Test(timeout = 120_000)
+    public void theListingShowsAStoredExperimentAsItEndedAndAnOpenOneAsItIs() throws Exception {
+        Path code = folder.newFolder("code").toPath();
+        Files.writeString(code.resolve("trial.sh"), "exit 0\n");
+        Experiments setup = new Experiments(code, root);
+        setup.trialCommand = "bash trial.sh";
+        setup.maxTrials = 1;
+        setup.platformSettings.put("python_sdk", "never"); // a shell trial: no SDK to ship
+        Experiment ran = setup.start("svclist1", new ListTuner(1), null);
+        ran.settled().get(60, TimeUnit.SECONDS);
+        ran.stop(Duration.ofSeconds(20));
+
+        ExperimentEntry stopped = service.listing().get(0);
+        assertEquals(1, service.listing().size());
+        assertEquals("svclist1", stopped.id());
+        assertFalse(stopped.open());
+        assertEquals("STOPPED", stopped.status()); // no registry bound
+        assertEquals(1, stopped.summary().succeeded());
+        assertTrue(stopped.startTime().isPresent());
+
+        service.nnictl = new NnictlRegistry() {
+            @Override
+            public List<Map<String, Object>> entries() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Optional<Map<String, Object>> entry(String id) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Map<String, String> statuses() {
+                return Map.of("svclist1", "DONE");
+            }
+        };
+        assertEquals("DONE", service.listing().get(0).status());
+        assertEquals("DONE", service.endedStatus("svclist1"));
+        assertEquals("STOPPED", service.endedStatus("nosuch00"));
+
+        ExperimentInfo viewed = service.view("svclist1").value();
+        ExperimentEntry open = service.listing().get(0);
+        assertTrue(open.open());
+        assertEquals(viewed.status(), open.status());
+        assertEquals(1, open.summary().succeeded());
     }
 
     /** What NNI's REST routes read of an ended experiment, through the API alone. */

@@ -1,4 +1,4 @@
-package nni.manager.internal.ui;
+package nni.ui.internal.api;
 
 import java.io.IOException;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package nni.manager.internal.ui;
+package nni.ui.internal.api;
 
 import static org.awaitility.Awaitility.await;
 
@@ -27,7 +27,7 @@ import nni.manager.internal.experiment.TrialSummary;
  * {@code *Test}); run it with
  *
  * <pre>
- * mvn -B -o verify -pl nni.manager -am -Dtest=UiReadModelBenchmark -Dsurefire.failIfNoSpecifiedTests=false -DskipITs [-Dbench.trials=10000 -Dbench.metrics=100]
+ * mvn -B -o verify -pl nni.ui -am -Dtest=UiReadModelBenchmark -Dsurefire.failIfNoSpecifiedTests=false -DskipITs [-Dbench.trials=10000 -Dbench.metrics=100]
  * </pre>
  */
 public class UiReadModelBenchmark {

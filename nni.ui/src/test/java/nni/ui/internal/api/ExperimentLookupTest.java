@@ -1,4 +1,4 @@
-package nni.manager.internal.ui;
+package nni.ui.internal.api;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;

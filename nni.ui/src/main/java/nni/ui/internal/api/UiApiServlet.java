@@ -1,4 +1,4 @@
-package nni.manager.internal.ui;
+package nni.ui.internal.api;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -24,7 +24,6 @@ import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.InstalledPlatforms;
-import nni.api.experiment.NnictlRegistry;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.PlatformView;
 import nni.api.experiment.Refusal;
@@ -73,7 +72,6 @@ public class UiApiServlet extends JsonServlet {
     private final transient ExperimentService service;
     private final transient InstalledPlatforms platforms;
     private final transient ExperimentLookup lookup;
-    private final transient ExperimentList experiments;
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
@@ -83,12 +81,11 @@ public class UiApiServlet extends JsonServlet {
     @Activate
     public UiApiServlet(@Reference InstalledPlatforms platforms, @Reference RequestBodies bodies,
                         @Reference(service = Preprocessor.class, target = LoginGuard.TARGET) Preprocessor login,
-                        @Reference NnictlRegistry nnictl, @Reference ExperimentService service) {
+                        @Reference ExperimentService service) {
         super(bodies);
         this.service = service;
         this.platforms = platforms;
         this.lookup = new ExperimentLookup(service);
-        this.experiments = new ExperimentList(service, nnictl);
     }
 
     @Deactivate
@@ -104,7 +101,7 @@ public class UiApiServlet extends JsonServlet {
     @Override
     protected void routes(Router router) {
         // routes are added by the super constructor, before the fields are set: they read them late
-        router.get("/experiments", (request, path) -> experiments.rows());
+        router.get("/experiments", (request, path) -> service.listing().stream().map(ExperimentOverview::listRow).toList());
         router.get("/experiments/{id}", (request, path) -> {
             ExperimentReading experiment = experiment(path);
             boolean open = experiment.open();
@@ -178,7 +175,7 @@ public class UiApiServlet extends JsonServlet {
     /** @return an open experiment's own status, else the one it ended with */
     private String shownStatus(ExperimentReading experiment, boolean open) throws IOException {
         ExperimentInfo info = experiment.info();
-        return open ? info.status() : experiments.endedStatus(info.id());
+        return open ? info.status() : service.endedStatus(info.id());
     }
 
     private Map<String, Object> platforms() {

@@ -1,4 +1,4 @@
-package nni.manager.internal.ui;
+package nni.ui.internal.api;
 
 /**
  * Thins a series for a chart on the server, so that a browser gets a few thousand points whatever

@@ -1,4 +1,4 @@
-package nni.manager.internal.ui;
+package nni.ui.internal.api;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.Assert.assertEquals;

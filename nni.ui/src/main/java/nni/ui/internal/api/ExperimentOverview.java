@@ -1,4 +1,4 @@
-package nni.manager.internal.ui;
+package nni.ui.internal.api;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import nni.api.experiment.ExperimentEntry;
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentSummary;
@@ -47,6 +48,29 @@ final class ExperimentOverview {
         row.put("startTime", info.startTime().toEpochMilli());
         row.put("endTime", info.endTime().map(Instant::toEpochMilli).orElse(null));
         row.put("durationMillis", info.execDuration().toMillis());
+        return row;
+    }
+
+    /**
+     * @return the experiments list's row of one experiment listed, open or stored: {@code id}, {@code name},
+     *         {@code status}, {@code open}, {@code platform}, {@code trials} (counted, with their text),
+     *         {@code best}, {@code optimizeMode}, {@code startTime}, {@code endTime} (epoch ms) and
+     *         {@code durationMillis}, as {@link #listRow(ExperimentReading, boolean, String)} has them
+     */
+    static Map<String, Object> listRow(ExperimentEntry entry) {
+        ExperimentSummary summary = entry.summary();
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", entry.id());
+        row.put("name", entry.name().orElse(null));
+        row.put("status", entry.status());
+        row.put("open", entry.open());
+        row.put("platform", summary.configuredPlatform().orElse(null));
+        row.put("trials", counts(summary));
+        row.put("best", summary.best().orElse(null));
+        row.put("optimizeMode", entry.maximizing() ? "maximize" : "minimize");
+        row.put("startTime", entry.startTime().map(Instant::toEpochMilli).orElse(null));
+        row.put("endTime", entry.endTime().map(Instant::toEpochMilli).orElse(null));
+        row.put("durationMillis", entry.execDuration().map(Duration::toMillis).orElse(null));
         return row;
     }
 

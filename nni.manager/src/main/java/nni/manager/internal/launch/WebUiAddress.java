@@ -1,4 +1,4 @@
-package nni.manager.internal.ui;
+package nni.manager.internal.launch;
 
 import java.net.InetAddress;
 import java.net.URI;
