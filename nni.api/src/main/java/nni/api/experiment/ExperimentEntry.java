@@ -87,7 +87,7 @@ public final class ExperimentEntry {
     /**
      * @return its trials counted, the best final result of its succeeded trials, its configured
      *         platform ({@link ExperimentSummary#configuredPlatform()}) and {@code maxTrialNumber};
-     *         of a stored one not open, as {@link StoredExperiment#summary()} has them
+     *         of a stored one not open, as its database has them
      */
     public ExperimentSummary summary() {
         return summary;

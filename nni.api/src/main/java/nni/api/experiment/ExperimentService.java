@@ -157,20 +157,10 @@ public interface ExperimentService {
     List<String> stored();
 
     /**
-     * Sums up a stored experiment from its database alone, read-only: for a list of many stored
-     * experiments, cheaper than {@link #read}. The answer is kept until the database changes, so
-     * asking again for an experiment that did not change reads nothing. Of an open experiment, the
-     * database as last written.
-     *
-     * @return the summary; NOT_FOUND when none is stored under that id (since 1.5)
-     * @throws IOException when its database cannot be read
-     */
-    Outcome<StoredExperiment> storedSummary(String experimentId) throws IOException;
-
-    /**
      * Every experiment under {@link #root()}, open or stored, for a list of experiments: each open one
-     * with its own status, each stored one not open summed up as {@link #storedSummary} does, with the
-     * status it ended with ({@link #endedStatus}). A stored experiment whose database cannot be read
+     * with its own status, each stored one not open summed up from its database alone (cheaper than
+     * {@link #read}; kept until the database changes, so listing again reads only what changed), with
+     * the status it ended with ({@link #endedStatus}). A stored experiment whose database cannot be read
      * is left out, as is one deleted while listing.
      *
      * @return the entries, newest start first (one without a start last) (since 1.5)

@@ -29,8 +29,6 @@
  *     {@link nni.api.experiment.ExperimentSummary} for an overview, its
  *     {@link nni.api.experiment.ExperimentMember}s with their sessions and its trials'
  *     {@link nni.api.experiment.TrialEvent}s (since 1.5).</li>
- * <li>{@link nni.api.experiment.StoredExperiment}: a stored experiment summed up from its database
- *     alone, for lists of old experiments (since 1.5).</li>
  * <li>{@link nni.api.experiment.ConfigurationRefusals}: the configuration files whose values the
  *     runtime refused, and {@link nni.api.experiment.ProviderIntake}: whether it took in the
  *     platforms and algorithms registered, for a face waiting for it to be ready (since 1.5).</li>

@@ -12,15 +12,20 @@ import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentReading;
 import nni.api.experiment.ExperimentService;
 import nni.api.experiment.Outcome;
-import nni.api.experiment.StoredExperiment;
+import nni.manager.internal.service.StoredSummaries.StoredSummary;
 
 /**
  * {@link ExperimentService#listing}: every experiment under the root, open or stored, newest first,
  * read through the service itself. Stored experiments are summed up from their databases
- * ({@link ExperimentService#storedSummary}, read again only when one changes). Stateless, so
- * thread-safe.
+ * ({@link StoredSummaries}, read again only when one changes). Stateless, so thread-safe.
  */
 final class ExperimentListing {
+
+    /** Sums up a stored experiment from its database; empty when it is no longer stored. */
+    @FunctionalInterface
+    interface StoredSummaryReader {
+        Optional<StoredSummary> read(String experimentId) throws IOException;
+    }
 
     private ExperimentListing() {
     }
@@ -28,7 +33,8 @@ final class ExperimentListing {
     /**
      * @param ended each registered experiment's id to the status it ended with, as NNI's registry keeps it
      */
-    static List<ExperimentEntry> of(ExperimentService service, Map<String, String> ended) throws IOException {
+    static List<ExperimentEntry> of(ExperimentService service, Map<String, String> ended, StoredSummaryReader stored)
+            throws IOException {
         List<ExperimentEntry> entries = new ArrayList<>();
         for (ExperimentInfo open : service.list()) {
             Outcome<ExperimentReading> read = service.read(open.id());
@@ -44,7 +50,7 @@ final class ExperimentListing {
         }
         for (String id : service.stored()) {
             if (!service.get(id).isDone()) {
-                stored(service, id, endedStatus(ended, id)).ifPresent(entries::add);
+                stored(stored, id, endedStatus(ended, id)).ifPresent(entries::add);
             }
         }
         // stable: open ones before stored ones of the same start, as found
@@ -66,20 +72,15 @@ final class ExperimentListing {
     }
 
     /** @return the entry of a stored experiment not open, or empty when its database cannot be read */
-    private static Optional<ExperimentEntry> stored(ExperimentService service, String id, String status) {
-        StoredExperiment stored;
+    private static Optional<ExperimentEntry> stored(StoredSummaryReader reader, String id, String status) {
+        Optional<StoredSummary> summed;
         try {
-            Outcome<StoredExperiment> summed = service.storedSummary(id);
-            if (!summed.isDone()) {
-                return Optional.empty(); // deleted meanwhile
-            }
-            stored = summed.value();
+            summed = reader.read(id); // empty: deleted meanwhile
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
-        return Optional.of(ExperimentEntry.builder(id).name(stored.name().orElse(null)).status(status).open(false)
-                .maximizing(stored.maximizing()).startTime(stored.startTime().orElse(null))
-                .endTime(stored.endTime().orElse(null)).execDuration(stored.execDuration().orElse(null))
-                .summary(stored.summary()).build());
+        return summed.map(stored -> ExperimentEntry.builder(id).name(stored.name()).status(status).open(false)
+                .maximizing(stored.maximizing()).startTime(stored.startTime()).endTime(stored.endTime())
+                .execDuration(stored.execDuration()).summary(stored.summary()).build());
     }
 }

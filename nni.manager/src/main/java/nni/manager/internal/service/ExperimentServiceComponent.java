@@ -26,7 +26,6 @@ import nni.api.experiment.MetricInfo;
 import nni.api.experiment.NnictlRegistry;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
-import nni.api.experiment.StoredExperiment;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.experiment.TrialSummary;
@@ -199,14 +198,6 @@ public class ExperimentServiceComponent implements ExperimentService {
     }
 
     @Override
-    public Outcome<StoredExperiment> storedSummary(String experimentId) throws IOException {
-        if (experimentId == null || !manager.stored().contains(experimentId)) {
-            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
-        }
-        return Outcome.done(storedSummaries.of(experimentId, manager.root().resolve(experimentId)));
-    }
-
-    @Override
     public Path root() {
         return manager.root();
     }
@@ -246,12 +237,20 @@ public class ExperimentServiceComponent implements ExperimentService {
 
     @Override
     public List<ExperimentEntry> listing() throws IOException {
-        return ExperimentListing.of(this, endedStatuses());
+        return ExperimentListing.of(this, endedStatuses(), this::storedSummary);
     }
 
     @Override
     public String endedStatus(String experimentId) throws IOException {
         return ExperimentListing.endedStatus(endedStatuses(), experimentId);
+    }
+
+    /** @return a stored experiment summed up from its database, or empty when it is no longer stored */
+    private Optional<StoredSummaries.StoredSummary> storedSummary(String experimentId) throws IOException {
+        if (!manager.stored().contains(experimentId)) {
+            return Optional.empty();
+        }
+        return Optional.of(storedSummaries.of(experimentId, manager.root().resolve(experimentId)));
     }
 
     private Map<String, String> endedStatuses() throws IOException {

@@ -15,7 +15,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentSummary;
-import nni.api.experiment.StoredExperiment;
 import nni.api.model.TrialStatus;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.TrialCounts;
@@ -31,22 +30,30 @@ import nni.manager.internal.store.TrialRecord;
  */
 final class StoredSummaries {
 
+    /**
+     * A stored experiment as its database has it: what an experiment's list entry takes from it
+     * (the status it ended with comes from NNI's registry). Every field but the summary may be null.
+     */
+    record StoredSummary(String name, boolean maximizing, Instant startTime, Instant endTime, Duration execDuration,
+                         ExperimentSummary summary) {
+    }
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private record Cached(String stamp, StoredExperiment summary) {
+    private record Cached(String stamp, StoredSummary summary) {
     }
 
     private final Map<String, Cached> summaries = new ConcurrentHashMap<>();
 
     /** @throws IOException when the database cannot be read */
-    StoredExperiment of(String id, Path directory) throws IOException {
+    StoredSummary of(String id, Path directory) throws IOException {
         String stamp = stamp(directory);
         Cached cached = summaries.get(id);
         if (cached != null && cached.stamp().equals(stamp)) {
             return cached.summary();
         }
         try (ExperimentStore store = ExperimentStore.openReadOnly(directory)) {
-            StoredExperiment summary = read(id, store);
+            StoredSummary summary = read(store);
             summaries.put(id, new Cached(stamp, summary));
             return summary;
         } catch (RuntimeException e) {
@@ -59,7 +66,7 @@ final class StoredSummaries {
         summaries.remove(id);
     }
 
-    private static StoredExperiment read(String id, ExperimentStore store) {
+    private static StoredSummary read(ExperimentStore store) {
         Optional<Profile> profile = store.latestProfile();
         JsonNode params = profile.map(p -> parse(p.params())).orElse(JSON.createObjectNode());
         JsonNode service = params.path("trainingService");
@@ -94,14 +101,11 @@ final class StoredSummaries {
                 .byStatus(everyStatus)
                 .best(best)
                 .build();
-        return StoredExperiment.builder(id)
-                .name(params.path("experimentName").asText(null))
-                .maximizing(maximizing)
-                .startTime(profile.map(p -> Instant.ofEpochMilli(p.startTime())).orElse(null))
-                .endTime(profile.map(Profile::endTime).map(Instant::ofEpochMilli).orElse(null))
-                .execDuration(profile.map(p -> Duration.ofSeconds(p.execDurationSeconds())).orElse(null))
-                .summary(summary)
-                .build();
+        return new StoredSummary(params.path("experimentName").asText(null), maximizing,
+                profile.map(p -> Instant.ofEpochMilli(p.startTime())).orElse(null),
+                profile.map(Profile::endTime).map(Instant::ofEpochMilli).orElse(null),
+                profile.map(p -> Duration.ofSeconds(p.execDurationSeconds())).orElse(null),
+                summary);
     }
 
     /** @return a stored trial's status; one this runtime does not know (a newer NNI's) counts as UNKNOWN */

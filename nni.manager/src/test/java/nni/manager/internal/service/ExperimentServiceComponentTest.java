@@ -33,7 +33,6 @@ import nni.api.experiment.ExperimentsRoot;
 import nni.api.experiment.NnictlRegistry;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
-import nni.api.experiment.StoredExperiment;
 import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.experiment.TrialSummary;
@@ -209,13 +208,15 @@ public class ExperimentServiceComponentTest {
         refused(service.read(null), Refusal.Kind.INVALID);
 
         // summed up from its database alone, and kept while the database does not change
-        StoredExperiment summed = service.storedSummary("svcunit2").value();
+        ExperimentEntry summed = service.listing().get(0);
+        assertEquals("svcunit2", summed.id());
+        assertFalse(summed.open());
         assertEquals(Optional.of(4.5), summed.summary().best());
         assertTrue(summed.summary().countsText(), summed.summary().countsText().startsWith("succeeded 1  failed 0  "));
         assertEquals(Integer.valueOf(1), summed.summary().byStatus().get("SUCCEEDED"));
         assertTrue(summed.startTime().isPresent() && summed.execDuration().isPresent());
-        assertSame(summed, service.storedSummary("svcunit2").value());
-        refused(service.storedSummary("nosuch00"), Refusal.Kind.NOT_FOUND);
+        assertSame("the database did not change: its summary is not read again", summed.summary(),
+                service.listing().get(0).summary());
         assertTrue(service.view("svcunit2").value().settled());
         try (ExperimentReading open = service.read("svcunit2").value()) {
             assertTrue(open.open());
