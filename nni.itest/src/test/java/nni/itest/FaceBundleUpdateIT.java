@@ -33,15 +33,17 @@ import org.osgi.framework.wiring.FrameworkWiring;
 /**
  * Issue 27: a face bundle can be updated while experiments run. Updating {@code nni.web} (the login
  * gate, the HTTP limits and NNI's REST routes) withdraws the servlets that wait for the gate and registers them again
- * with the new one; the running experiment is not touched: its trials go on, end SUCCEEDED, and each
- * ran once.
+ * with the new one; updating {@code nni.ui} (the web UI's pages and its JSON) withdraws its servlet and
+ * registers it again. The running experiment is not touched by either: its trials go on, end
+ * SUCCEEDED, and each ran once.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
-public class WebBundleUpdateIT extends RuntimeTestSupport {
+public class FaceBundleUpdateIT extends RuntimeTestSupport {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final String REST_SERVLET = "(component.name=nni.web.internal.rest.NniApiServlet)";
+    private static final String UI_SERVLET = "(component.name=nni.ui.internal.api.UiApiServlet)";
 
     @Configuration
     public Option[] config() throws Exception {
@@ -61,7 +63,7 @@ public class WebBundleUpdateIT extends RuntimeTestSupport {
     }
 
     @Test(timeout = 300_000)
-    public void updatingTheWebBundleWhileAnExperimentRunsLeavesItsTrialsRunningAndServesAgain() throws Exception {
+    public void updatingTheFaceBundlesWhileAnExperimentRunsLeavesItsTrialsRunningAndServesAgain() throws Exception {
         Path code = codeFolder();
         Path release = code.resolve("release");
         Path runs = code.resolve("runs");
@@ -76,37 +78,9 @@ public class WebBundleUpdateIT extends RuntimeTestSupport {
         Set<String> running = ids(rows(id, "RUNNING"));
         assertEquals(200, get("api/v1/nni/check-status?experiment_id=" + id).statusCode());
 
-        // what happens to the REST servlet's service is recorded, not sampled
-        List<Integer> restEvents = new CopyOnWriteArrayList<>();
-        ServiceListener recorder = event -> restEvents.add(event.getType());
-        context.addServiceListener(recorder, REST_SERVLET);
-        Bundle web = installed("nni.web");
-        List<Integer> webEvents = new CopyOnWriteArrayList<>();
-        BundleListener webRecorder = event -> {
-            if (event.getBundle().equals(web)) {
-                webEvents.add(event.getType());
-            }
-        };
-        context.addBundleListener(webRecorder);
-        CountDownLatch refreshed = new CountDownLatch(1);
-        try {
-            web.update();
-            context.getBundle(0).adapt(FrameworkWiring.class).refreshBundles(List.of(web), event -> {
-                if (event.getType() == FrameworkEvent.PACKAGES_REFRESHED) {
-                    refreshed.countDown();
-                }
-            });
-            assertTrue("the refresh ended", refreshed.await(WAIT.toSeconds(), TimeUnit.SECONDS));
-            assertTrue("the bundle was updated: " + webEvents, webEvents.contains(BundleEvent.UPDATED));
-            assertEquals(Bundle.ACTIVE, web.getState());
-            await().atMost(WAIT).until(() -> get("api/v1/nni/check-status?experiment_id=" + id).statusCode() == 200);
-        } finally {
-            context.removeServiceListener(recorder);
-            context.removeBundleListener(webRecorder);
-        }
-        assertTrue("the REST servlet waited for the new gate: " + restEvents,
-                restEvents.indexOf(ServiceEvent.UNREGISTERING) >= 0
-                        && restEvents.lastIndexOf(ServiceEvent.REGISTERED) > restEvents.indexOf(ServiceEvent.UNREGISTERING));
+        updateWhileRunning("nni.web", REST_SERVLET, "api/v1/nni/check-status?experiment_id=" + id);
+        assertEquals("the trials were left running", running, ids(rows(id, "RUNNING")));
+        updateWhileRunning("nni.ui", UI_SERVLET, "api/v1/nni-ui/experiments");
         assertEquals("the trials were left running", running, ids(rows(id, "RUNNING")));
 
         Files.writeString(release, "go");
@@ -116,6 +90,44 @@ public class WebBundleUpdateIT extends RuntimeTestSupport {
         assertEquals("each trial ran once: " + started, 2, started.size());
         assertEquals(2, Set.copyOf(started).size());
         assertEquals("experiment " + id + " stopped", command("nni:halt " + id));
+    }
+
+    /**
+     * Updates and refreshes a face bundle, then asserts that its servlet's service left and came back
+     * (recorded, not sampled) and that {@code probe} answers 200 again.
+     */
+    private void updateWhileRunning(String symbolicName, String servletFilter, String probe) throws Exception {
+        assertEquals(200, get(probe).statusCode());
+        List<Integer> servletEvents = new CopyOnWriteArrayList<>();
+        ServiceListener recorder = event -> servletEvents.add(event.getType());
+        context.addServiceListener(recorder, servletFilter);
+        Bundle face = installed(symbolicName);
+        List<Integer> faceEvents = new CopyOnWriteArrayList<>();
+        BundleListener faceRecorder = event -> {
+            if (event.getBundle().equals(face)) {
+                faceEvents.add(event.getType());
+            }
+        };
+        context.addBundleListener(faceRecorder);
+        CountDownLatch refreshed = new CountDownLatch(1);
+        try {
+            face.update();
+            context.getBundle(0).adapt(FrameworkWiring.class).refreshBundles(List.of(face), event -> {
+                if (event.getType() == FrameworkEvent.PACKAGES_REFRESHED) {
+                    refreshed.countDown();
+                }
+            });
+            assertTrue("the refresh ended", refreshed.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+            assertTrue(symbolicName + " was updated: " + faceEvents, faceEvents.contains(BundleEvent.UPDATED));
+            assertEquals(Bundle.ACTIVE, face.getState());
+            await().atMost(WAIT).until(() -> get(probe).statusCode() == 200);
+        } finally {
+            context.removeServiceListener(recorder);
+            context.removeBundleListener(faceRecorder);
+        }
+        assertTrue(symbolicName + "'s servlet was withdrawn and registered again: " + servletEvents,
+                servletEvents.indexOf(ServiceEvent.UNREGISTERING) >= 0
+                        && servletEvents.lastIndexOf(ServiceEvent.REGISTERED) > servletEvents.indexOf(ServiceEvent.UNREGISTERING));
     }
 
     private Bundle installed(String symbolicName) {
