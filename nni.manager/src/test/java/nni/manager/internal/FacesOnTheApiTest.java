@@ -49,7 +49,7 @@ public class FacesOnTheApiTest {
     private static final Set<String> CONSOLE_SHELL_FELLOWS = Set.of("command/ClientSide", "launch/LaunchCommand");
 
     private static final List<String> ON_THE_API = List.of(NnictlBridge.class.getName(), ExperimentRegistry.class.getName(),
-            "nni.manager.internal.nnictl.PidSentinel", ExperimentLogFiles.class.getName());
+            "nni.manager.internal.nnictl.NnictlRegistryFile", "nni.manager.internal.nnictl.PidSentinel", ExperimentLogFiles.class.getName());
 
     @Test
     public void facesOnTheApiUseNoneOfTheEnginesPackages() throws Exception {

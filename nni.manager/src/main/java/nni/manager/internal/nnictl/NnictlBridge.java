@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.LocalDateTime;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,8 +49,8 @@ import nni.api.experiment.Outcome;
  * {@link ExperimentService} only. Registry writes and stop requests run on threads of this
  * component, never on the experiments' threads.
  */
-@Component(service = {NnictlBridge.class, NnictlRegistry.class, ExperimentListener.class}, immediate = true)
-public class NnictlBridge implements ExperimentListener, NnictlRegistry {
+@Component(service = {NnictlBridge.class, ExperimentListener.class}, immediate = true)
+public class NnictlBridge implements ExperimentListener {
 
     /** The URL prefix of one experiment's REST API: {@code /experiments/<id>/api/v1/nni/...}. */
     public static final String PREFIX = NnictlRegistry.PREFIX;
@@ -59,12 +58,12 @@ public class NnictlBridge implements ExperimentListener, NnictlRegistry {
     static final String STDERR_LOG = "nnictl_stderr.log";
 
     private static final Logger LOG = LoggerFactory.getLogger(NnictlBridge.class);
-    /** How an experiment ended for good: kept in the registry when it closes or its process goes. */
-    private static final Set<String> OUTCOMES = Set.of("DONE", "ERROR");
-    private static final String STOPPED = "STOPPED";
+    private static final Set<String> OUTCOMES = NnictlRegistryFile.OUTCOMES;
+    private static final String STOPPED = NnictlRegistryFile.STOPPED;
     private static final String VIEWED = "VIEWED";
 
     private final ExperimentService experiments;
+    private final NnictlRegistryFile registryFile;
     private final ExperimentRegistry registry;
     private final String configuredPort;
     /** Registry writes, in order. */
@@ -87,9 +86,10 @@ public class NnictlBridge implements ExperimentListener, NnictlRegistry {
     private volatile Map<String, Object> http;
 
     @Activate
-    public NnictlBridge(@Reference ExperimentService experiments, BundleContext context) {
+    public NnictlBridge(@Reference ExperimentService experiments, @Reference NnictlRegistryFile registryFile, BundleContext context) {
         this.experiments = experiments;
-        this.registry = new ExperimentRegistry(experiments.root());
+        this.registryFile = registryFile;
+        this.registry = registryFile.registry();
         this.configuredPort = context.getProperty("org.osgi.service.http.port");
         AtomicInteger count = new AtomicInteger();
         this.writer = Executors.newSingleThreadExecutor(r -> daemon(r, "nni-registry"));
@@ -198,42 +198,6 @@ public class NnictlBridge implements ExperimentListener, NnictlRegistry {
     }
 
     /**
-     * @return the registry's entries, experiments whose pid is gone marked STOPPED, as NNI's manager
-     * does, except those that ended DONE or ERROR: they keep their outcome (and lose their port)
-     */
-    @Override
-    public List<Map<String, Object>> entries() throws IOException, InterruptedException {
-        return registry.update(entries -> {
-            for (Map<String, Object> entry : entries.values()) {
-                if (!STOPPED.equals(entry.get("status")) && !alive(entry.get("pid"))) {
-                    entry.put("status", afterExit(entry.get("status")));
-                    entry.remove("port");
-                }
-            }
-            return new ArrayList<>(entries.values());
-        });
-    }
-
-    /**
-     * @return each registered experiment's status as {@link #entries} shows it, read without writing the
-     * registry (the web UI lists experiments every second)
-     */
-    public Map<String, String> statuses() throws IOException, InterruptedException {
-        Map<String, String> statuses = new LinkedHashMap<>();
-        registry.read().forEach((id, entry) -> statuses.put(id, alive(entry.get("pid")) ? String.valueOf(entry.get("status"))
-                : afterExit(entry.get("status"))));
-        return statuses;
-    }
-
-    /**
-     * @return the status an experiment whose process is gone keeps: the outcome it ended with (DONE,
-     * ERROR), else STOPPED (it was running, or being looked at, when the runtime went)
-     */
-    static String afterExit(Object recorded) {
-        return OUTCOMES.contains(String.valueOf(recorded)) ? String.valueOf(recorded) : STOPPED;
-    }
-
-    /**
      * @return the status an experiment leaves in the registry when it is closed: the outcome it ended
      * with (DONE, ERROR), or the one it had before it was opened for viewing, else STOPPED
      */
@@ -245,10 +209,10 @@ public class NnictlBridge implements ExperimentListener, NnictlRegistry {
         return VIEWED.equals(status) ? viewedFrom.getOrDefault(experiment.id(), STOPPED) : STOPPED;
     }
 
-    /** @return the status the registry has for an experiment now, as {@link #statuses} reads it */
+    /** @return the status the registry has for an experiment now, as {@link NnictlRegistryFile#statuses} reads it */
     private Optional<String> recorded(String id) {
         try {
-            return Optional.ofNullable(statuses().get(id));
+            return Optional.ofNullable(registryFile.statuses().get(id));
         } catch (IOException e) {
             LOG.warn("experiment {}: cannot read NNI's experiment registry {}: {}", id, registry.file(), e.getMessage());
             return Optional.empty();
@@ -256,12 +220,6 @@ public class NnictlBridge implements ExperimentListener, NnictlRegistry {
             Thread.currentThread().interrupt();
             return Optional.empty();
         }
-    }
-
-    /** @return the registry entry of an experiment */
-    @Override
-    public Optional<Map<String, Object>> entry(String id) throws IOException, InterruptedException {
-        return entries().stream().filter(entry -> id.equals(entry.get("id"))).findFirst();
     }
 
     /**
@@ -281,10 +239,6 @@ public class NnictlBridge implements ExperimentListener, NnictlRegistry {
 
     public ExperimentRegistry registry() {
         return registry;
-    }
-
-    private static boolean alive(Object pid) {
-        return pid instanceof Number number && ProcessHandle.of(number.longValue()).map(ProcessHandle::isAlive).orElse(false);
     }
 
     private void write(ExperimentInfo experiment, String status) {

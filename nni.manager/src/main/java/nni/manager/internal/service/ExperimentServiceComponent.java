@@ -55,8 +55,9 @@ public class ExperimentServiceComponent implements ExperimentService {
     private final StoredSummaries storedSummaries = new StoredSummaries();
 
     /**
-     * Where the statuses of ended experiments are read. Optional and dynamic: its provider (the
-     * manager's nnictl bridge) needs this service first; until it comes, every ended one is STOPPED.
+     * Where the statuses of ended experiments are read (NNI's registry file). Optional and dynamic:
+     * its provider belongs to the nnictl bridge, a face that may be absent or updated; while it is
+     * away every ended experiment is STOPPED.
      */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     volatile NnictlRegistry nnictl; // package-private: a test sets it as DS would

@@ -12,12 +12,12 @@ public class EndedStatusTest {
 
     @Test
     public void anOutcomeOutlivesTheProcess() {
-        assertEquals("DONE", NnictlBridge.afterExit("DONE"));
-        assertEquals("ERROR", NnictlBridge.afterExit("ERROR"));
+        assertEquals("DONE", NnictlRegistryFile.afterExit("DONE"));
+        assertEquals("ERROR", NnictlRegistryFile.afterExit("ERROR"));
         for (String unsettled : new String[] {"RUNNING", "NO_MORE_TRIAL", "TUNER_NO_MORE_TRIAL", "INITIALIZED", "STOPPING",
                 "VIEWED", "STOPPED"}) {
-            assertEquals(unsettled, "STOPPED", NnictlBridge.afterExit(unsettled));
+            assertEquals(unsettled, "STOPPED", NnictlRegistryFile.afterExit(unsettled));
         }
-        assertEquals("STOPPED", NnictlBridge.afterExit(null));
+        assertEquals("STOPPED", NnictlRegistryFile.afterExit(null));
     }
 }
