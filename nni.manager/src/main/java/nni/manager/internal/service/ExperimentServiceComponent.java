@@ -86,19 +86,12 @@ public class ExperimentServiceComponent implements ExperimentService {
 
     @Override
     public Outcome<ExperimentInfo> resume(String experimentId) throws IOException, PlatformException {
-        // one open only for viewing is resumed in place of the view, as the engine does
-        Optional<Experiment> open = manager.get(experimentId);
-        if (open.isPresent() && !open.get().readOnly()) {
-            return Outcome.refused(Refusal.conflict("experiment " + experimentId + " is already open (" + open.get().status() + ")"));
-        }
-        if (open.isEmpty()) {
-            Outcome<Path> stored = storedFolder(experimentId);
-            if (!stored.isDone()) {
-                return Outcome.refused(stored.refusal().orElseThrow());
-            }
-        }
+        // the engine refuses in its own words, and settles a creation that was interrupted (its folder
+        // removed, said by an IOException) before telling an experiment that is not stored
         try {
             return Outcome.done(ExperimentViews.of(manager.resume(experimentId)));
+        } catch (UnknownExperimentException e) {
+            return Outcome.refused(Refusal.notFound(e.getMessage()));
         } catch (IllegalArgumentException | IllegalStateException e) {
             return refusal(e, "id");
         }
