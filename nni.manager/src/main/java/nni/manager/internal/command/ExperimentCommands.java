@@ -31,6 +31,7 @@ import nni.api.experiment.ExperimentSummary;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.TrialEvent;
 import nni.api.experiment.TrialInfo;
+import nni.api.experiment.TrialSummary;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
@@ -41,8 +42,6 @@ import nni.manager.internal.config.ExperimentConfigLoader;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.experiment.Progress;
-import nni.manager.internal.experiment.TrialSummary;
 import nni.http.JsonBodies;
 import nni.manager.internal.logs.ExperimentLogFiles;
 
@@ -107,15 +106,17 @@ public class ExperimentCommands {
 
     @Descriptor("resumes a stopped or crashed experiment: re-attaches running trials, continues the sequence")
     public String resume(@Descriptor("experiment id") String id) throws PlatformException, IOException {
-        Experiment experiment = experiments.resume(id);
-        return "experiment " + id + " " + experiment.status() + ", " + experiment.trials().size() + " trials so far"
+        ExperimentInfo experiment = ConsoleAnswers.of(service.resume(id));
+        return "experiment " + id + " " + experiment.status() + ", " + experiment.trialCount() + " trials so far"
                 + experiment.waitingForPlatform().map(why -> "\nnot running on: " + why).orElse("");
     }
 
     @Descriptor("opens an experiment read-only")
     public String view(@Descriptor("experiment id") String id) throws IOException {
-        Experiment experiment = experiments.view(id);
-        return "experiment " + id + " " + experiment.status() + ", " + experiment.trials().size() + " trials";
+        // one open already, running or viewed, is shown as it is
+        Outcome<ExperimentInfo> open = service.get(id);
+        ExperimentInfo experiment = open.isDone() ? open.value() : ConsoleAnswers.of(service.view(id));
+        return "experiment " + id + " " + experiment.status() + ", " + experiment.trialCount() + " trials";
     }
 
     @Descriptor("stops an experiment (nnictl stop): cancels its trials and keeps its data")
@@ -155,11 +156,11 @@ public class ExperimentCommands {
             ExperimentSummary summary = entry.summary();
             table.add(Arrays.asList(entry.id(), entry.name().orElse(null), entry.status(),
                     summary.configuredPlatform().orElse(null), summary.countsText(),
-                    summary.best().map(Progress::format).orElse(null),
+                    summary.best().map(Figures::number).orElse(null),
                     time(entry.startTime().map(Instant::toEpochMilli).orElse(null)),
                     time(entry.endTime().map(Instant::toEpochMilli).orElse(null))));
         }
-        return table.size() == 0 ? "no experiment under " + experiments.root() : table.toString();
+        return table.size() == 0 ? "no experiment under " + service.root() : table.toString();
     }
 
     @Descriptor(TRIALS)
@@ -175,19 +176,10 @@ public class ExperimentCommands {
         if (head < 0 || tail < 0 || (head > 0 && tail > 0)) {
             throw new IllegalArgumentException("--head and --tail: give one of them, a number above 0");
         }
-        if (id.isEmpty()) {
-            return trials(experiments.require(null), status, sort, head, tail);
-        }
-        Optional<Experiment> open = experiments.get(id);
-        if (open.isPresent()) {
-            return trials(open.get(), status, sort, head, tail);
-        }
+        String experimentId = id.isEmpty() ? ConsoleAnswers.of(service.get(null)).id() : id;
         // an experiment that is not open is read from its store, read-only, and let go at once
-        Experiment stored = experiments.readStored(id);
-        try {
-            return trials(stored, status, sort, head, tail);
-        } finally {
-            stored.stop(Duration.ZERO);
+        try (ExperimentReading experiment = ConsoleAnswers.of(service.read(experimentId))) {
+            return trials(experiment, status, sort, head, tail);
         }
     }
 
@@ -202,7 +194,7 @@ public class ExperimentCommands {
         return trials(status, id, sort, head, tail);
     }
 
-    private String trials(Experiment experiment, String status, String sort, int head, int tail) {
+    private String trials(ExperimentReading experiment, String status, String sort, int head, int tail) {
         if (!status.isEmpty()) {
             try {
                 TrialStatus.valueOf(status.toUpperCase(Locale.ROOT));
@@ -210,8 +202,9 @@ public class ExperimentCommands {
                 throw new IllegalArgumentException("--status: expected one of " + List.of(TrialStatus.values()) + ", got '" + status + "'");
             }
         }
-        Comparator<TrialSummary> byResult = Comparator.comparing(TrialSummary::finalValue,
-                Comparator.nullsLast(experiment.maximizing() ? Comparator.<Double>reverseOrder() : Comparator.<Double>naturalOrder()));
+        ExperimentInfo info = experiment.info();
+        Comparator<TrialSummary> byResult = Comparator.comparing((TrialSummary t) -> t.finalValue().orElse(null),
+                Comparator.nullsLast(info.maximizing() ? Comparator.<Double>reverseOrder() : Comparator.<Double>naturalOrder()));
         Comparator<TrialSummary> order = switch (sort.toLowerCase(Locale.ROOT)) {
             case "sequence", "seq" -> Comparator.comparingLong(TrialSummary::sequenceId);
             case "id" -> Comparator.comparing(t -> t.job().id());
@@ -222,10 +215,11 @@ public class ExperimentCommands {
             default -> throw new IllegalArgumentException("--sort: expected sequence, id, status, result or duration, got '"
                     + sort + "'");
         };
-        List<TrialSummary> shown = experiment.summaries().stream()
+        List<TrialSummary> all = experiment.trialSummaries();
+        List<TrialSummary> shown = all.stream()
                 .filter(t -> status.isEmpty() || t.job().status().name().equalsIgnoreCase(status)).toList();
         if (head > 0 || tail > 0) {
-            List<TrialSummary> withResult = shown.stream().filter(t -> t.finalValue() != null).sorted(byResult).toList();
+            List<TrialSummary> withResult = shown.stream().filter(t -> t.finalValue().isPresent()).sorted(byResult).toList();
             shown = head > 0 ? withResult.subList(0, Math.min(head, withResult.size()))
                     : withResult.subList(Math.max(0, withResult.size() - tail), withResult.size());
         }
@@ -236,13 +230,13 @@ public class ExperimentCommands {
                 "MESSAGE"));
         for (TrialSummary trial : shown) {
             Duration took = duration(trial.job());
-            table.add(Arrays.asList(trial.job().id(), trial.sequenceId(), trial.job().status(), trial.platform(),
-                    trial.finalValue() == null ? null : Progress.format(trial.finalValue()),
-                    took == null ? null : Progress.clock(took), parameters(trial.parameters()),
+            table.add(Arrays.asList(trial.job().id(), trial.sequenceId(), trial.job().status(), trial.platform().orElse(null),
+                    trial.finalValue().map(Figures::number).orElse(null),
+                    took == null ? null : Figures.clock(took), parameters(trial.parameters()),
                     trial.job().message().isEmpty() ? null : trial.job().message()));
         }
-        return "experiment " + experiment.id() + " (" + experiment.status() + "), " + table.size() + " of "
-                + experiment.trials().size() + " trials\n" + table;
+        return "experiment " + info.id() + " (" + info.status() + "), " + table.size() + " of "
+                + all.size() + " trials\n" + table;
     }
 
     @Descriptor("shows one trial: status, why it waits or ended, where it runs, times, parameters, metrics, directory")
@@ -318,14 +312,13 @@ public class ExperimentCommands {
         if (tail < 1) {
             throw new IllegalArgumentException("--tail: expected a number of lines above 0, got " + tail);
         }
-        Optional<Experiment> open = experiments.get(id);
-        Path directory = open.isPresent() ? open.get().directory() : experiments.directoryOf(id);
-        Path file = directory.resolve("log").resolve(ExperimentLogFiles.MANAGER_LOG);
-        List<String> log = Files.isRegularFile(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
+        Path file;
         List<TrialEvent> events;
         try (ExperimentReading reading = ConsoleAnswers.of(service.read(id))) {
+            file = reading.info().directory().resolve("log").resolve(ExperimentLogFiles.MANAGER_LOG);
             events = reading.trialEvents();
         }
+        List<String> log = Files.isRegularFile(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
         List<String> lines = ExperimentTimeline.lines(log, events, ZoneId.systemDefault());
         if (lines.isEmpty()) {
             return "(experiment " + id + " has no " + file + " and no trial yet)";
@@ -368,7 +361,7 @@ public class ExperimentCommands {
     static String parameters(Map<String, Object> parameters) {
         StringBuilder text = new StringBuilder();
         parameters.forEach((name, value) -> text.append(text.length() == 0 ? "" : " ").append(name).append('=')
-                .append(value instanceof Double d ? Progress.format(d) : value));
+                .append(value instanceof Double d ? Figures.number(d) : value));
         return text.toString();
     }
 

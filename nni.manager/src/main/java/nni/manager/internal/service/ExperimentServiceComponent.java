@@ -87,16 +87,12 @@ public class ExperimentServiceComponent implements ExperimentService {
 
     @Override
     public Outcome<ExperimentInfo> resume(String experimentId) throws IOException, PlatformException {
-        // one open only for viewing is resumed in place of the view, as the engine does
-        Optional<Experiment> open = manager.get(experimentId);
-        if (open.isPresent() && !open.get().readOnly()) {
-            return Outcome.refused(Refusal.conflict("experiment " + experimentId + " is already open (" + open.get().status() + ")"));
-        }
-        if (open.isEmpty() && !manager.stored().contains(experimentId)) {
-            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
-        }
+        // the engine refuses in its own words, and settles a creation that was interrupted (its folder
+        // removed, said by an IOException) before telling an experiment that is not stored
         try {
             return Outcome.done(ExperimentViews.of(manager.resume(experimentId)));
+        } catch (UnknownExperimentException e) {
+            return Outcome.refused(Refusal.notFound(e.getMessage()));
         } catch (IllegalArgumentException | IllegalStateException e) {
             return refusal(e, "id");
         }
@@ -116,14 +112,25 @@ public class ExperimentServiceComponent implements ExperimentService {
     }
 
     /** @return done (with nothing) when the experiment is stored and not open */
-    private Outcome<ExperimentInfo> closedAndStored(String experimentId) {
+    private Outcome<ExperimentInfo> closedAndStored(String experimentId) throws IOException {
         if (manager.get(experimentId).isPresent()) {
             return Outcome.refused(Refusal.conflict("experiment " + experimentId + " is already open"));
         }
-        if (!manager.stored().contains(experimentId)) {
-            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
+        return storedFolder(experimentId).then(folder -> Outcome.done(null));
+    }
+
+    /**
+     * The engine finds a stored experiment's folder as it opens one (an interrupted creation settled
+     * first), so a refusal says what the console has always said: an id that is none, or no such folder.
+     *
+     * @return its folder; NOT_FOUND in the engine's words when none is stored under that id
+     */
+    private Outcome<Path> storedFolder(String experimentId) throws IOException {
+        try {
+            return Outcome.done(manager.directoryOf(experimentId));
+        } catch (UnknownExperimentException | IllegalArgumentException e) {
+            return Outcome.refused(Refusal.notFound(e.getMessage()));
         }
-        return Outcome.done(null);
     }
 
     @Override
@@ -212,8 +219,9 @@ public class ExperimentServiceComponent implements ExperimentService {
         if (open.isPresent()) {
             return Outcome.done(new EngineReading(open.get(), false, this::isOpen));
         }
-        if (!manager.stored().contains(experimentId)) {
-            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
+        Outcome<Path> stored = storedFolder(experimentId);
+        if (!stored.isDone()) {
+            return Outcome.refused(stored.refusal().orElseThrow());
         }
         try {
             return Outcome.done(new EngineReading(manager.readStored(experimentId), true, this::isOpen));

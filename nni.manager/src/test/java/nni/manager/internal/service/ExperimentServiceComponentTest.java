@@ -71,6 +71,18 @@ public class ExperimentServiceComponentTest {
         manager.open().forEach(e -> manager.stopIfOpen(e.id(), Duration.ofSeconds(20)));
     }
 
+    /** The console's resume, view, trials and explog say what they said when they asked the engine itself. */
+    @Test
+    public void anExperimentNotStoredIsRefusedInTheEnginesWords() throws Exception {
+        String none = "no experiment nosuch00 in " + root;
+        assertEquals(none, refused(service.read("nosuch00"), Refusal.Kind.NOT_FOUND).message());
+        assertEquals(none, refused(service.view("nosuch00"), Refusal.Kind.NOT_FOUND).message());
+        assertEquals(none, refused(service.resume("nosuch00"), Refusal.Kind.NOT_FOUND).message());
+        assertEquals("not an experiment id: ../up", refused(service.read("../up"), Refusal.Kind.NOT_FOUND).message());
+        assertEquals("not an experiment id: ../up", refused(service.view("../up"), Refusal.Kind.NOT_FOUND).message());
+        assertEquals("not an experiment id: ../up", refused(service.resume("../up"), Refusal.Kind.INVALID).message());
+    }
+
     @Test
     public void nothingOpenIsNotFoundNamingWhatIs() {
         ExperimentUpdate two = ExperimentUpdate.of(ExperimentUpdate.TRIAL_CONCURRENCY, 2).value();
