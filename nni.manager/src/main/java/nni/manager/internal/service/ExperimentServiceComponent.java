@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import org.osgi.service.component.annotations.Activate;
@@ -31,9 +33,11 @@ import nni.api.experiment.TrialInfo;
 import nni.api.experiment.TrialSummary;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.config.ConfigException;
+import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.config.ExperimentConfigLoader;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.UnknownExperimentException;
 import nni.manager.internal.store.ExperimentStore;
@@ -69,8 +73,15 @@ public class ExperimentServiceComponent implements ExperimentService {
 
     @Override
     public Outcome<ExperimentInfo> create(Path configFile) throws IOException, PlatformException {
+        return create(configFile, (id, directory) -> { });
+    }
+
+    @Override
+    public Outcome<ExperimentInfo> create(Path configFile, BiConsumer<String, Path> announce)
+            throws IOException, PlatformException {
         try {
-            return Outcome.done(ExperimentViews.of(manager.create(loader.load(configFile))));
+            ExperimentConfig loaded = loader.load(configFile);
+            return Outcome.done(ExperimentViews.of(manager.create(loaded, GivenConfig.read(configFile), announce)));
         } catch (ConfigException e) {
             // the first error's field, else the file (an error of the whole file, such as one that is missing)
             String field = e.errors().stream().map(error -> error.path()).filter(path -> path != null && !path.isEmpty())
@@ -80,22 +91,24 @@ public class ExperimentServiceComponent implements ExperimentService {
     }
 
     @Override
+    public Outcome<CompletionStage<String>> settled(String experimentId) {
+        // a minimal stage: who waits cannot complete the engine's future
+        return manager.find(experimentId).map(experiment -> experiment.settled().thenApply(Enum::name).minimalCompletionStage());
+    }
+
+    @Override
     public ConfigCheck check(Path configFile) {
         return ConfigChecks.of(loader.validate(configFile));
     }
 
     @Override
     public Outcome<ExperimentInfo> resume(String experimentId) throws IOException, PlatformException {
-        // one open only for viewing is resumed in place of the view, as the engine does
-        Optional<Experiment> open = manager.get(experimentId);
-        if (open.isPresent() && !open.get().readOnly()) {
-            return Outcome.refused(Refusal.conflict("experiment " + experimentId + " is already open (" + open.get().status() + ")"));
-        }
-        if (open.isEmpty() && !manager.stored().contains(experimentId)) {
-            return Outcome.refused(Refusal.notFound("no experiment " + experimentId + " is stored under " + manager.root()));
-        }
+        // the engine refuses in its own words, and settles a creation that was interrupted (its folder
+        // removed, said by an IOException) before telling an experiment that is not stored
         try {
             return Outcome.done(ExperimentViews.of(manager.resume(experimentId)));
+        } catch (UnknownExperimentException e) {
+            return Outcome.refused(Refusal.notFound(e.getMessage()));
         } catch (IllegalArgumentException | IllegalStateException e) {
             return refusal(e, "id");
         }
