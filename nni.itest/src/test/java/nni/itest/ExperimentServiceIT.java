@@ -107,8 +107,15 @@ public class ExperimentServiceIT extends RuntimeTestSupport {
             assertEquals(Refusal.Kind.INVALID, badConfig.kind());
             assertTrue(badConfig.message(), badConfig.message().contains("none.yml"));
 
-            ExperimentInfo created = experiments.create(config).value();
+            List<String> announced = new java.util.concurrent.CopyOnWriteArrayList<>();
+            ExperimentInfo created = experiments.create(config, (told, directory) -> announced.add(told + " " + directory)).value();
             String id = created.id();
+            // told before it existed, and created from its file, which it keeps
+            assertEquals(List.of(id + " " + created.directory()), announced);
+            try (var reading = experiments.read(id).value()) {
+                assertEquals("config.yml", reading.givenConfig().orElseThrow().fileName());
+            }
+            assertEquals("DONE", experiments.settled(id).value().toCompletableFuture().get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
             await().atMost(WAIT).until(() -> heard.stream().anyMatch(t -> t.experimentId().equals(id)
                     && t.job().status() == TrialStatus.SUCCEEDED));
             TrialInfo trial = heard.stream().filter(t -> t.job().status() == TrialStatus.SUCCEEDED).findFirst().orElseThrow();

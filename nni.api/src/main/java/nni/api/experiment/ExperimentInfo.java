@@ -31,6 +31,7 @@ public final class ExperimentInfo {
     private final boolean maximizing;
     private final Duration execDuration;
     private final String waitingForPlatform;
+    private final int trialsWhenOpened;
 
     private ExperimentInfo(Builder b) {
         this.id = Objects.requireNonNull(b.id, "id");
@@ -51,6 +52,7 @@ public final class ExperimentInfo {
         this.maximizing = b.maximizing;
         this.execDuration = b.execDuration;
         this.waitingForPlatform = b.waitingForPlatform;
+        this.trialsWhenOpened = b.trialsWhenOpened;
     }
 
     public static Builder builder(String id) {
@@ -155,6 +157,14 @@ public final class ExperimentInfo {
         return Optional.ofNullable(waitingForPlatform);
     }
 
+    /**
+     * @return how many trials it had when it was opened: those stored for one resumed or viewed, 0 for
+     *         one created; unlike {@link #trialCount()}, not moved by the trials it starts since (since 1.5)
+     */
+    public int trialsWhenOpened() {
+        return trialsWhenOpened;
+    }
+
     @Override
     public String toString() {
         return "experiment " + id + " " + status;
@@ -179,6 +189,7 @@ public final class ExperimentInfo {
         private boolean maximizing = true;
         private Duration execDuration = Duration.ZERO;
         private String waitingForPlatform;
+        private int trialsWhenOpened;
 
         private Builder(String id) {
             this.id = id;
@@ -273,6 +284,12 @@ public final class ExperimentInfo {
         /** @since 1.5 */
         public Builder waitingForPlatform(String waitingForPlatform) {
             this.waitingForPlatform = waitingForPlatform;
+            return this;
+        }
+
+        /** @since 1.5 */
+        public Builder trialsWhenOpened(int trialsWhenOpened) {
+            this.trialsWhenOpened = trialsWhenOpened;
             return this;
         }
 

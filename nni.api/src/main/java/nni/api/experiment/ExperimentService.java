@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
 
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -50,6 +52,34 @@ public interface ExperimentService {
     Outcome<ExperimentInfo> create(Path configFile) throws IOException, PlatformException;
 
     /**
+     * Creates an experiment as {@link #create(Path)} does, telling {@code announce} its id and folder
+     * first, before anything of it is written: a face that shows them at once lets its user resume
+     * (or have cleaned up) an experiment whose creation the runtime did not live through. The file is
+     * kept as written, secrets masked, as the experiment's {@link ExperimentReading#givenConfig()}.
+     *
+     * @param announce told the id and the folder on the calling thread, once; not at all when the
+     *                 creation is refused before (the config invalid, its platform not installed, its
+     *                 tuner refusing the search space); it returns at once and does not throw
+     * @return as {@link #create(Path)} (since 1.5)
+     * @throws PlatformException as {@link #create(Path)}; one thrown after the announcement leaves the
+     *         experiment announced stored
+     */
+    Outcome<ExperimentInfo> create(Path configFile, BiConsumer<String, Path> announce) throws IOException, PlatformException;
+
+    /**
+     * When an open experiment settles ({@link ExperimentInfo#settled()}): it ends by itself, fails, or
+     * is stopped, from any face.
+     *
+     * @param experimentId the experiment, or null for the only running one
+     * @return a stage completed with the status it settled with, spelled as {@link ExperimentInfo#status()}
+     *         (DONE, ERROR, STOPPED; VIEWED for one opened read-only), already complete when it has settled;
+     *         NOT_FOUND when it is not open. The stage is completed on the experiment's thread or on the
+     *         one stopping it: wait on it, or run what depends on it asynchronously, never a changing
+     *         operation on the completing thread (since 1.5)
+     */
+    Outcome<CompletionStage<String>> settled(String experimentId);
+
+    /**
      * Checks an NNI config file (v2 or v1 YAML, or JSON) as {@link #create} would load it, creating
      * nothing: every problem located, the training-service sections whose platform is not installed,
      * how algorithms not in Java run. Reads only the file and the installed platforms and algorithms;
@@ -64,7 +94,9 @@ public interface ExperimentService {
      * One open only for viewing ({@link #view}) is resumed in place of the view (since 1.5).
      *
      * @return the experiment as resumed; NOT_FOUND when none is stored under that id, CONFLICT when it
-     *         is open other than for viewing
+     *         is open other than for viewing, INVALID naming {@code id} when it is no experiment id
+     * @throws IOException also when its creation was interrupted before its definition was stored: its
+     *         folder is removed then, and the message says so
      */
     Outcome<ExperimentInfo> resume(String experimentId) throws IOException, PlatformException;
 

@@ -36,6 +36,11 @@
  *     root, open or stored, with its status and summary, for lists of experiments (since 1.5).</li>
  * <li>{@link nni.api.experiment.PlatformSettingCheck}: the rule a platform's setting is checked by,
  *     for a face that edits platform configurations (since 1.5).</li>
+ * <li>{@link nni.api.experiment.ExperimentService#create(java.nio.file.Path, java.util.function.BiConsumer)}:
+ *     an experiment created with its id told before anything of it is written, and
+ *     {@link nni.api.experiment.ExperimentService#settled(String)}: when one settles, for a face that
+ *     follows an experiment to its end; {@link nni.api.experiment.ExperimentInfo#trialsWhenOpened()}
+ *     (since 1.5).</li>
  * </ul>
  */
 @org.osgi.annotation.bundle.Export

@@ -7,8 +7,9 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.ExperimentManager;
+import nni.api.experiment.ExperimentInfo;
+import nni.api.experiment.ExperimentService;
+import nni.api.experiment.Outcome;
 
 /**
  * {@code java -jar nni-osgi.jar resume <id>}: continues a stopped or crashed experiment (trials
@@ -17,11 +18,11 @@ import nni.manager.internal.experiment.ExperimentManager;
 @Component(property = LaunchCommand.NAME + "=resume")
 public class ResumeLaunchCommand implements LaunchCommand {
 
-    private final ExperimentManager experiments;
+    private final ExperimentService experiments;
     private final WebUiAddress webUi;
 
     @Activate
-    public ResumeLaunchCommand(@Reference ExperimentManager experiments, @Reference WebUiAddress webUi) {
+    public ResumeLaunchCommand(@Reference ExperimentService experiments, @Reference WebUiAddress webUi) {
         this.experiments = experiments;
         this.webUi = webUi;
     }
@@ -33,15 +34,21 @@ public class ResumeLaunchCommand implements LaunchCommand {
                     + experiments.root() + ")");
             return 2;
         }
-        Experiment experiment;
+        ExperimentInfo experiment;
         try {
-            experiment = experiments.resume(arguments.get(0));
-        } catch (java.io.IOException | nni.api.platform.PlatformException | IllegalArgumentException | IllegalStateException e) {
+            Outcome<ExperimentInfo> resumed = experiments.resume(arguments.get(0));
+            if (!resumed.isDone()) {
+                err.println("nni-osgi: resume: " + resumed.refusal().orElseThrow().message());
+                return 1;
+            }
+            experiment = resumed.value();
+        } catch (java.io.IOException | nni.api.platform.PlatformException e) {
+            // an experiment whose creation was interrupted is cleaned up and said so as an IOException
             err.println("nni-osgi: resume: " + e.getMessage());
             return 1;
         }
         out.println("experiment " + experiment.id() + " resumed with " + experiment.trialsWhenOpened() + " trials so far");
         webUi.of(experiment.id()).ifPresent(address -> out.println("web UI: " + address));
-        return RunLaunchCommand.follow(experiments, experiment, out, err);
+        return RunLaunchCommand.follow(experiments, experiment.id(), out, err);
     }
 }

@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import org.osgi.service.component.annotations.Activate;
@@ -31,9 +33,11 @@ import nni.api.experiment.TrialInfo;
 import nni.api.experiment.TrialSummary;
 import nni.api.platform.PlatformException;
 import nni.manager.internal.config.ConfigException;
+import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.config.ExperimentConfigLoader;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
+import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.UnknownExperimentException;
 import nni.manager.internal.store.ExperimentStore;
@@ -70,14 +74,27 @@ public class ExperimentServiceComponent implements ExperimentService {
 
     @Override
     public Outcome<ExperimentInfo> create(Path configFile) throws IOException, PlatformException {
+        return create(configFile, (id, directory) -> { });
+    }
+
+    @Override
+    public Outcome<ExperimentInfo> create(Path configFile, BiConsumer<String, Path> announce)
+            throws IOException, PlatformException {
         try {
-            return Outcome.done(ExperimentViews.of(manager.create(loader.load(configFile))));
+            ExperimentConfig loaded = loader.load(configFile);
+            return Outcome.done(ExperimentViews.of(manager.create(loaded, GivenConfig.read(configFile), announce)));
         } catch (ConfigException e) {
             // the first error's field, else the file (an error of the whole file, such as one that is missing)
             String field = e.errors().stream().map(error -> error.path()).filter(path -> path != null && !path.isEmpty())
                     .findFirst().orElse(configFile.toString());
             return Outcome.refused(Refusal.invalid(field, e.getMessage()));
         }
+    }
+
+    @Override
+    public Outcome<CompletionStage<String>> settled(String experimentId) {
+        // a minimal stage: who waits cannot complete the engine's future
+        return manager.find(experimentId).map(experiment -> experiment.settled().thenApply(Enum::name).minimalCompletionStage());
     }
 
     @Override

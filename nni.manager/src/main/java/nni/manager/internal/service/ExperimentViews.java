@@ -69,6 +69,7 @@ final class ExperimentViews {
                 .maximizing(experiment.maximizing())
                 .execDuration(Duration.ofMillis(experiment.execMillis()))
                 .waitingForPlatform(experiment.waitingForPlatform().orElse(null))
+                .trialsWhenOpened(experiment.trialsWhenOpened())
                 .build();
     }
 

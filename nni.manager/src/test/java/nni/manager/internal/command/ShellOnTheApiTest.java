@@ -34,11 +34,7 @@ public class ShellOnTheApiTest {
             // opens (so that a failed start names it), the loader's error text
             "ExperimentCommands.class -> config", "ExperimentCommands.class -> experiment",
             // the launch command's failure in words for the user (ErrorText, which the config loader uses too)
-            "LaunchCommandRunner.class -> config",
-            // run and resume: the experiment followed until it ends
-            "RunLaunchCommand.class -> config", "RunLaunchCommand.class -> experiment",
-            "RunLaunchCommand$1.class -> experiment",
-            "ResumeLaunchCommand.class -> experiment");
+            "LaunchCommandRunner.class -> config");
 
     @Test
     public void theShellUsesOnlyTheListedPackagesOfTheManager() throws Exception {

@@ -127,6 +127,58 @@ public class ExperimentServiceComponentTest {
         refused(service.get("svcunit1"), Refusal.Kind.NOT_FOUND);
     }
 
+    /** A refused configuration is refused in the loader's own words, and nothing is announced. */
+    @Test
+    public void aRefusedConfigurationAnnouncesNothing() throws Exception {
+        ExperimentServiceComponent loading = new ExperimentServiceComponent(manager, nni.manager.internal.config.Loaders.builtIn());
+        Path config = folder.newFile("config.yml").toPath();
+        Files.writeString(config, "trialConcurrency: two\n");
+        List<String> announced = new java.util.ArrayList<>();
+        Refusal refusal = refused(loading.create(config, (id, directory) -> announced.add(id)), Refusal.Kind.INVALID);
+        try {
+            nni.manager.internal.config.Loaders.builtIn().load(config);
+            throw new AssertionError("loaded");
+        } catch (nni.manager.internal.config.ConfigException e) {
+            assertEquals(e.getMessage(), refusal.message());
+        }
+        assertEquals(List.of(), announced);
+        assertEquals(List.of(), service.stored());
+    }
+
+    /**
+     * What a face following an experiment reads: when it settles (at once for one that has, as a
+     * viewed one has; not at all for one no longer open), how many trials it had when opened, and a
+     * resume refused in the engine's words.
+     */
+    @Test(timeout = 120_000)
+    public void settledAnswersTheStatusAnOpenExperimentSettledWith() throws Exception {
+        Path code = folder.newFolder("code").toPath();
+        Files.writeString(code.resolve("trial.sh"), "exit 0\n");
+        Experiments setup = new Experiments(code, root);
+        setup.trialCommand = "bash trial.sh";
+        setup.maxTrials = 1;
+        setup.platformSettings.put("python_sdk", "never"); // a shell trial: no SDK to ship
+        Experiment ran = setup.start("svcsettle", new ListTuner(1), null);
+        ran.settled().get(60, TimeUnit.SECONDS);
+        ran.stop(Duration.ofSeconds(20));
+
+        refused(service.settled("svcsettle"), Refusal.Kind.NOT_FOUND);
+        Refusal badId = refused(service.resume("no/such"), Refusal.Kind.INVALID);
+        assertEquals("not an experiment id: no/such", badId.message());
+        assertEquals(Optional.of("id"), badId.field());
+        assertEquals("no experiment nosuch00 in " + root, refused(service.resume("nosuch00"), Refusal.Kind.NOT_FOUND).message());
+
+        ExperimentInfo viewed = service.view("svcsettle").value();
+        assertEquals(1, viewed.trialsWhenOpened());
+        var settled = service.settled("svcsettle").value().toCompletableFuture();
+        assertEquals("VIEWED", settled.get(10, TimeUnit.SECONDS));
+        // a waiter completing its copy changes nothing for the next
+        settled.obtrudeValue("DONE");
+        assertEquals("VIEWED", service.settled("svcsettle").value().toCompletableFuture().get(10, TimeUnit.SECONDS));
+        assertTrue(service.stop("svcsettle").isDone());
+        refused(service.settled("svcsettle"), Refusal.Kind.NOT_FOUND);
+    }
+
     /** The experiments list: a stored one with the status NNI's registry keeps, STOPPED without it; an open one its own. */
     @Test(timeout = 120_000)
     public void theListingShowsAStoredExperimentAsItEndedAndAnOpenOneAsItIs() throws Exception {
