@@ -36,12 +36,6 @@ import nni.api.experiment.ExperimentUpdate;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
-import nni.manager.internal.config.ConfigException;
-import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.config.ExperimentConfigLoader;
-import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.GivenConfig;
-import nni.manager.internal.experiment.ExperimentManager;
 import nni.http.JsonBodies;
 import nni.manager.internal.logs.ExperimentLogFiles;
 
@@ -71,27 +65,20 @@ public class ExperimentCommands {
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
-    private final ExperimentManager experiments;
     private final ExperimentService service;
-    private final ExperimentConfigLoader loader;
 
     @Activate
-    public ExperimentCommands(@Reference ExperimentManager experiments, @Reference ExperimentService service,
-                              @Reference ExperimentConfigLoader loader) {
-        this.experiments = experiments;
+    public ExperimentCommands(@Reference ExperimentService service) {
         this.service = service;
-        this.loader = loader;
     }
 
     @Descriptor("creates and starts an experiment from an NNI config file (v2 or v1 YAML)")
-    public String create(@Descriptor("the experiment config file") String file)
-            throws ConfigException, PlatformException, IOException {
+    public String create(@Descriptor("the experiment config file") String file) throws PlatformException, IOException {
         String[] created = new String[1];
-        Experiment experiment;
+        ExperimentInfo experiment;
         try {
-            Path config = ClientSide.file(file);
-            ExperimentConfig loaded = loader.load(config);
-            experiment = experiments.create(loaded, GivenConfig.read(config), (id, directory) -> created[0] = id);
+            // a configuration refused is INVALID, in the loader's words (file, line, field)
+            experiment = ConsoleAnswers.of(service.create(ClientSide.file(file), (id, directory) -> created[0] = id));
         } catch (PlatformException e) {
             if (created[0] == null) {
                 throw e;
