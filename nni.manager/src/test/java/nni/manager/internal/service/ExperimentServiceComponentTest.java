@@ -97,15 +97,7 @@ public class ExperimentServiceComponentTest {
 
     @Test(timeout = 120_000)
     public void aStoredExperimentIsViewedReadOnlyAndRefusesChangesAsConflicts() throws Exception {
-        Path code = folder.newFolder("code").toPath();
-        Files.writeString(code.resolve("trial.sh"), "exit 0\n");
-        Experiments setup = new Experiments(code, root);
-        setup.trialCommand = "bash trial.sh";
-        setup.maxTrials = 1;
-        setup.platformSettings.put("python_sdk", "never"); // a shell trial: no SDK to ship
-        Experiment ran = setup.start("svcunit1", new ListTuner(1), null);
-        ran.settled().get(60, TimeUnit.SECONDS);
-        ran.stop(Duration.ofSeconds(20));
+        storeOneTrialExperiment("svcunit1", "exit 0\n");
 
         refused(service.resume("nosuch00"), Refusal.Kind.NOT_FOUND);
         ExperimentInfo viewed = service.view("svcunit1").value();
@@ -152,15 +144,7 @@ public class ExperimentServiceComponentTest {
      */
     @Test(timeout = 120_000)
     public void settledAnswersTheStatusAnOpenExperimentSettledWith() throws Exception {
-        Path code = folder.newFolder("code").toPath();
-        Files.writeString(code.resolve("trial.sh"), "exit 0\n");
-        Experiments setup = new Experiments(code, root);
-        setup.trialCommand = "bash trial.sh";
-        setup.maxTrials = 1;
-        setup.platformSettings.put("python_sdk", "never"); // a shell trial: no SDK to ship
-        Experiment ran = setup.start("svcsettle", new ListTuner(1), null);
-        ran.settled().get(60, TimeUnit.SECONDS);
-        ran.stop(Duration.ofSeconds(20));
+        storeOneTrialExperiment("svcsettle", "exit 0\n");
 
         refused(service.settled("svcsettle"), Refusal.Kind.NOT_FOUND);
         Refusal badId = refused(service.resume("no/such"), Refusal.Kind.INVALID);
@@ -182,15 +166,7 @@ public class ExperimentServiceComponentTest {
     /** The experiments list: a stored one with the status NNI's registry keeps, STOPPED without it; an open one its own. */
     @Test(timeout = 120_000)
     public void theListingShowsAStoredExperimentAsItEndedAndAnOpenOneAsItIs() throws Exception {
-        Path code = folder.newFolder("code").toPath();
-        Files.writeString(code.resolve("trial.sh"), "exit 0\n");
-        Experiments setup = new Experiments(code, root);
-        setup.trialCommand = "bash trial.sh";
-        setup.maxTrials = 1;
-        setup.platformSettings.put("python_sdk", "never"); // a shell trial: no SDK to ship
-        Experiment ran = setup.start("svclist1", new ListTuner(1), null);
-        ran.settled().get(60, TimeUnit.SECONDS);
-        ran.stop(Duration.ofSeconds(20));
+        storeOneTrialExperiment("svclist1", "exit 0\n");
 
         ExperimentEntry stopped = service.listing().get(0);
         assertEquals(1, service.listing().size());
@@ -230,21 +206,13 @@ public class ExperimentServiceComponentTest {
     /** What NNI's REST routes read of an ended experiment, through the API alone. */
     @Test(timeout = 120_000)
     public void aStoredExperimentsTrialsAreReadInFull() throws Exception {
-        Path code = folder.newFolder("code").toPath();
-        Files.writeString(code.resolve("trial.sh"), """
+        storeOneTrialExperiment("svcunit2", """
                 emit() { local data="$1"$'\\n'; printf 'ME%06d%s' "${#data}" "$data" >> "$NNI_SYS_DIR/.nni/metrics"; }
                 metric() { echo '{"parameter_id": 0, "trial_job_id": "'"$NNI_TRIAL_JOB_ID"'", "type": "'"$1"'", "sequence": 0, "value": "'"$2"'"}'; }
                 emit "$(metric PERIODICAL 1.5)"
                 emit "$(metric FINAL 4.5)"
                 echo hello from the trial
                 """);
-        Experiments setup = new Experiments(code, root);
-        setup.trialCommand = "bash trial.sh";
-        setup.maxTrials = 1;
-        setup.platformSettings.put("python_sdk", "never");
-        Experiment ran = setup.start("svcunit2", new ListTuner(1), null);
-        ran.settled().get(60, TimeUnit.SECONDS);
-        ran.stop(Duration.ofSeconds(20));
 
         // read for looking at: a copy that is not open, seen by nothing else
         try (ExperimentReading copy = service.read("svcunit2").value()) {
@@ -350,5 +318,21 @@ public class ExperimentServiceComponentTest {
         Refusal refusal = outcome.refusal().orElseThrow();
         assertEquals(refusal.message(), kind, refusal.kind());
         return refusal;
+    }
+
+    /**
+     * Runs an experiment of one shell trial ({@code script}, no SDK shipped) to its end and stops it:
+     * stored under the root, no longer open.
+     */
+    private void storeOneTrialExperiment(String id, String script) throws Exception {
+        Path code = folder.newFolder("code-" + id).toPath();
+        Files.writeString(code.resolve("trial.sh"), script);
+        Experiments setup = new Experiments(code, root);
+        setup.trialCommand = "bash trial.sh";
+        setup.maxTrials = 1;
+        setup.platformSettings.put("python_sdk", "never");
+        Experiment ran = setup.start(id, new ListTuner(1), null);
+        ran.settled().get(60, TimeUnit.SECONDS);
+        ran.stop(Duration.ofSeconds(20));
     }
 }
