@@ -163,7 +163,8 @@ final class KubernetesCluster {
             return List.of();
         }
         try (Stream<Path> list = Files.list(folder)) {
-            return list.filter(Files::isDirectory).toList();
+            // not the hidden folder an experiment is staged in while it is being created (CreationMarker)
+            return list.filter(Files::isDirectory).filter(path -> !path.getFileName().toString().startsWith(".")).toList();
         }
     }
 
