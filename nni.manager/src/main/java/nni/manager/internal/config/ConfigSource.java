@@ -1,5 +1,6 @@
 package nni.manager.internal.config;
 
+import nni.api.experiment.ErrorText;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;

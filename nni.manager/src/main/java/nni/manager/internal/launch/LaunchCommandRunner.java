@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 import nni.api.experiment.ConfigurationRefusals;
 import nni.api.experiment.ProviderIntake;
-import nni.manager.internal.config.ErrorText;
+import nni.api.experiment.ErrorText;
 
 /**
  * Carries out the command the runnable jar was started with (system property {@value #COMMAND},

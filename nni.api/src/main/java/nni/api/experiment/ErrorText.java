@@ -1,4 +1,4 @@
-package nni.manager.internal.config;
+package nni.api.experiment;
 
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
