@@ -13,6 +13,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -23,7 +24,8 @@ import org.junit.Test;
 
 /**
  * The build's baselining compares: nni.api is built again by Maven, from a copy of this module
- * whose sources were changed, against the released 1.0.0 jar kept in {@code nni.api/baseline/}.
+ * whose sources were changed, against the released jar kept in {@code nni.api/baseline/} (the
+ * pom's {@code nni.api.baseline.version}).
  * A change the package version does not allow fails the build; an addition under a minor bump
  * passes. Each case is one real {@code mvn verify} of the copy (no tests), a few seconds.
  */
@@ -67,7 +69,8 @@ public class BaselineIT {
         assertEquals(build.output, 1, build.exitCode);
         // whatever minor version the package has reached since the release, a removal needs the next major
         assertTrue(build.report, build.packageLine("nni.api.platform").matches(".*PACKAGE\\s+MAJOR\\s+"
-                + Pattern.quote(version("nni/api/platform")) + "\\s+1\\.0\\.0\\s+2\\.0\\.0.*"));
+                + Pattern.quote(version("nni/api/platform")) + "\\s+" + Pattern.quote(released("nni.api.platform"))
+                + "\\s+" + Pattern.quote(nextMajor(released("nni.api.platform"))) + ".*"));
         assertTrue(build.output, build.output.contains("Baseline problems detected"));
     }
 
@@ -78,6 +81,7 @@ public class BaselineIT {
         Build build = build();
 
         assertEquals(build.output, 1, build.exitCode);
+        assertEquals("nni.api.model as released", "1.0.0", released("nni.api.model"));
         assertTrue(build.report, build.packageLine("nni.api.model").matches(".*PACKAGE\\s+MINOR\\s+1\\.0\\.0\\s+1\\.0\\.0\\s+1\\.1\\.0.*"));
     }
 
@@ -93,7 +97,7 @@ public class BaselineIT {
         assertTrue(build.report, build.packageLine("nni.api.model").matches(".*PACKAGE\\s+MINOR\\s+1\\.1\\.0\\s+1\\.0\\.0\\s+ok.*"));
         // the packages the edit did not touch stay as they are: accepted at whatever version they have
         assertTrue(build.report, build.packageLine("nni.api.platform").matches(".*PACKAGE\\s+\\w+\\s+"
-                + Pattern.quote(version("nni/api/platform")) + "\\s+1\\.0\\.0\\s+ok.*"));
+                + Pattern.quote(version("nni/api/platform")) + "\\s+" + Pattern.quote(released("nni.api.platform")) + "\\s+ok.*"));
     }
 
     /** @return the version a package of this module declares in its package-info.java */
@@ -102,6 +106,23 @@ public class BaselineIT {
         Matcher version = Pattern.compile("Version\\(\"([0-9.]+)\"\\)").matcher(info);
         assertTrue(packagePath + "/package-info.java declares no version", version.find());
         return version.group(1);
+    }
+
+    /** @return the version the released jar in baseline/ exports a package at */
+    private String released(String packageName) throws IOException {
+        Matcher pom = Pattern.compile("<nni.api.baseline.version>([0-9.]+)<").matcher(Files.readString(copy.resolve("pom.xml")));
+        assertTrue("the pom names no baseline version", pom.find());
+        Path jar = copy.resolve("baseline/nni/nni.api").resolve(pom.group(1)).resolve("nni.api-" + pom.group(1) + ".jar");
+        try (JarFile released = new JarFile(jar.toFile())) {
+            String exports = released.getManifest().getMainAttributes().getValue("Export-Package");
+            Matcher version = Pattern.compile(Pattern.quote(packageName) + ";version=\"([0-9.]+)\"").matcher(exports);
+            assertTrue(jar + " does not export " + packageName + ": " + exports, version.find());
+            return version.group(1);
+        }
+    }
+
+    private static String nextMajor(String version) {
+        return (Integer.parseInt(version.substring(0, version.indexOf('.'))) + 1) + ".0.0";
     }
 
     /** A new field's getter, as a platform-facing type gains one: a minor change of nni.api.model. */
