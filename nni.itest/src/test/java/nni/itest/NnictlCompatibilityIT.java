@@ -37,7 +37,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * Two experiments in one runtime, seen and driven by NNI's own tools as NNI 3.0 has them
- * ({@code nni.manager}'s test resource {@code nnictl/nni_tools.py} does what nnictl and
+ * ({@code nni.shell}'s test resource {@code nnictl/nni_tools.py} does what nnictl and
  * {@code Experiment.connect} do with the registry file and the REST API): each is listed, updated,
  * exported and stopped alone, through its pid and its URL prefix; without a name, several open
  * experiments are refused rather than mixed up.
@@ -67,7 +67,7 @@ public class NnictlCompatibilityIT extends RuntimeTestSupport {
 
     /** Runs nni_tools.py and returns its JSON answer. */
     private static JsonNode tools(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("python3", Path.of(System.getProperty("nni.bundles.dir"), "nni.manager",
+        List<String> command = new ArrayList<>(List.of("python3", Path.of(System.getProperty("nni.bundles.dir"), "nni.shell",
                 "src", "test", "resources", "nnictl", "nni_tools.py").toString()));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -98,6 +98,8 @@ public abstract class RuntimeTestSupport {
                 bundle(reactorBundle("nni.web")),
                 // the web UI's pages and its JSON routes (EndedExperimentsIT reads the experiments list there)
                 bundle(reactorBundle("nni.ui")),
+                // the Gogo commands, the nnictl registry and the log files the tests read
+                bundle(reactorBundle("nni.shell")),
                 bundle(reactorBundle("nni.ts.local")),
                 junitBundles(),
                 mavenBundle("org.awaitility", "awaitility").versionAsInProject(),

@@ -1,4 +1,4 @@
-package nni.manager.internal.command;
+package nni.shell.internal.command;
 
 import java.nio.file.Path;
 import java.util.OptionalInt;

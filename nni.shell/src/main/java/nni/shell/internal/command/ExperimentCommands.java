@@ -1,4 +1,4 @@
-package nni.manager.internal.command;
+package nni.shell.internal.command;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -37,7 +37,7 @@ import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.http.JsonBodies;
-import nni.manager.internal.logs.ExperimentLogFiles;
+import nni.shell.internal.logs.ExperimentLogFiles;
 
 /**
  * The experiment console: {@code nni:create}, {@code nni:resume}, {@code nni:view},

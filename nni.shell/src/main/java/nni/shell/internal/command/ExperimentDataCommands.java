@@ -1,4 +1,4 @@
-package nni.manager.internal.command;
+package nni.shell.internal.command;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

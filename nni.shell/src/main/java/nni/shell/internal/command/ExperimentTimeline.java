@@ -1,4 +1,4 @@
-package nni.manager.internal.command;
+package nni.shell.internal.command;
 
 import java.time.LocalDateTime;
 import java.time.ZoneId;

@@ -1,4 +1,4 @@
-package nni.manager.internal.command;
+package nni.shell.internal.command;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package nni.manager.internal.console;
+package nni.shell.internal.console;
 
 import java.io.PrintStream;
 import java.util.List;
@@ -10,7 +10,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
-import nni.manager.internal.launch.LaunchCommand;
+import nni.shell.internal.launch.LaunchCommand;
 
 /**
  * {@code java -jar nni-osgi.jar client LINE} when no runtime runs with the home: the launcher

@@ -1,4 +1,4 @@
-package nni.manager.internal.console;
+package nni.shell.internal.console;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -40,7 +40,7 @@ import org.osgi.service.servlet.whiteboard.Preprocessor;
 import nni.api.experiment.ExperimentService;
 import nni.http.LoginGuard;
 import nni.http.TokenFile;
-import nni.manager.internal.command.ClientSide;
+import nni.shell.internal.command.ClientSide;
 
 /**
  * The console of {@code java -jar nni-osgi.jar client} and of the runtime's own terminal: Gogo

@@ -1,4 +1,4 @@
-package nni.manager.internal.launch;
+package nni.shell.internal.launch;
 
 import java.io.IOException;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package nni.manager.internal.launch;
+package nni.shell.internal.launch;
 
 import java.net.InetAddress;
 import java.net.URI;

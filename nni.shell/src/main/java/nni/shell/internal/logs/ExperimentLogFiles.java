@@ -1,4 +1,4 @@
-package nni.manager.internal.logs;
+package nni.shell.internal.logs;
 
 import java.io.IOException;
 import java.nio.file.Files;

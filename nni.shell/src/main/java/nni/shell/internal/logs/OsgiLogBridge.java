@@ -1,4 +1,4 @@
-package nni.manager.internal.logs;
+package nni.shell.internal.logs;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;

@@ -1,4 +1,4 @@
-package nni.manager.internal.nnictl;
+package nni.shell.internal.nnictl;
 
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package nni.manager.internal.console;
+package nni.shell.internal.console;
 
 import static org.junit.Assert.assertEquals;
 

@@ -1,4 +1,4 @@
-package nni.manager.internal.nnictl;
+package nni.shell.internal.nnictl;
 
 import static org.junit.Assert.assertEquals;
 
