@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -30,12 +31,17 @@ import org.osgi.framework.ServiceEvent;
 import org.osgi.framework.ServiceListener;
 import org.osgi.framework.wiring.FrameworkWiring;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 /**
  * Issue 27: a face bundle can be updated while experiments run. Updating {@code nni.web} (the login
  * gate, the HTTP limits and NNI's REST routes) withdraws the servlets that wait for the gate and registers them again
  * with the new one; updating {@code nni.ui} (the web UI's pages and its JSON) withdraws its servlet and
- * registers it again. The running experiment is not touched by either: its trials go on, end
- * SUCCEEDED, and each ran once.
+ * registers it again; updating {@code nni.shell} (the Gogo commands, NNI's registry for nnictl)
+ * withdraws its commands and registers them again, and the experiment's entry in NNI's registry comes
+ * back with its status and a live pid of its own (nnictl can stop it again). The running experiment is not
+ * touched by any of them: its trials go on, end SUCCEEDED, and each ran once.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -44,6 +50,8 @@ public class FaceBundleUpdateIT extends RuntimeTestSupport {
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final String REST_SERVLET = "(component.name=nni.web.internal.rest.NniApiServlet)";
     private static final String UI_SERVLET = "(component.name=nni.ui.internal.api.UiApiServlet)";
+    private static final String SHELL_COMMANDS = "(component.name=nni.shell.internal.command.ExperimentCommands)";
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Configuration
     public Option[] config() throws Exception {
@@ -68,6 +76,7 @@ public class FaceBundleUpdateIT extends RuntimeTestSupport {
         Path release = code.resolve("release");
         Path runs = code.resolve("runs");
         // each run is recorded; the trial then waits (bounded) for the release file
+        Path experiments = Path.of(context.getProperty("nni.experiments.dir"));
         Path config = localExperiment(code, "echo \"$NNI_TRIAL_JOB_ID\" >> '" + runs + "'\n"
                 + "for i in $(seq 1500); do [ -e '" + release + "' ] && exit 0; sleep 0.1; done; exit 1\n",
                 "x: {_type: uniform, _value: [0, 1]}", 2, "Random");
@@ -78,10 +87,25 @@ public class FaceBundleUpdateIT extends RuntimeTestSupport {
         Set<String> running = ids(rows(id, "RUNNING"));
         assertEquals(200, get("api/v1/nni/check-status?experiment_id=" + id).statusCode());
 
-        updateWhileRunning("nni.web", REST_SERVLET, "api/v1/nni/check-status?experiment_id=" + id);
+        updateWhileRunning("nni.web", REST_SERVLET, served("api/v1/nni/check-status?experiment_id=" + id));
         assertEquals("the trials were left running", running, ids(rows(id, "RUNNING")));
-        updateWhileRunning("nni.ui", UI_SERVLET, "api/v1/nni-ui/experiments");
+        updateWhileRunning("nni.ui", UI_SERVLET, served("api/v1/nni-ui/experiments"));
         assertEquals("the trials were left running", running, ids(rows(id, "RUNNING")));
+
+        // with both its trials submitted the experiment is NO_MORE_TRIAL, as NNI's manager says it
+        await().atMost(WAIT).until(() -> registryEntry(experiments, id).path("status").asText().equals("NO_MORE_TRIAL"));
+        long pidBefore = registryEntry(experiments, id).get("pid").asLong();
+        updateWhileRunning("nni.shell", SHELL_COMMANDS, () -> rows(id, "RUNNING").size() == 2);
+        assertEquals("the trials were left running", running, ids(rows(id, "RUNNING")));
+        // the new bridge took the open experiment back: its status again (the old one left it STOPPED),
+        // under a pid of its own that lives
+        await().atMost(WAIT).ignoreExceptions().until(() -> {
+            JsonNode entry = registryEntry(experiments, id);
+            long pid = entry.get("pid").asLong();
+            return entry.path("status").asText().equals("NO_MORE_TRIAL") && pid != pidBefore
+                    && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        });
+        await("the old bridge's pid ended").atMost(WAIT).until(() -> ProcessHandle.of(pidBefore).map(p -> !p.isAlive()).orElse(true));
 
         Files.writeString(release, "go");
         await().atMost(WAIT).until(() -> rows(id, "SUCCEEDED").size() == 2);
@@ -92,15 +116,25 @@ public class FaceBundleUpdateIT extends RuntimeTestSupport {
         assertEquals("experiment " + id + " stopped", command("nni:halt " + id));
     }
 
+    /** @return a probe that {@code path} answers 200 */
+    private Callable<Boolean> served(String path) {
+        return () -> get(path).statusCode() == 200;
+    }
+
+    /** @return the experiment's entry in NNI's registry file, as nnictl reads it */
+    private static JsonNode registryEntry(Path experiments, String id) throws Exception {
+        return JSON.readTree(experiments.resolve(".experiment").toFile()).path(id);
+    }
+
     /**
-     * Updates and refreshes a face bundle, then asserts that its servlet's service left and came back
-     * (recorded, not sampled) and that {@code probe} answers 200 again.
+     * Updates and refreshes a face bundle, then asserts that its service (a servlet, the commands)
+     * left and came back (recorded, not sampled) and that {@code serves} holds again.
      */
-    private void updateWhileRunning(String symbolicName, String servletFilter, String probe) throws Exception {
-        assertEquals(200, get(probe).statusCode());
-        List<Integer> servletEvents = new CopyOnWriteArrayList<>();
-        ServiceListener recorder = event -> servletEvents.add(event.getType());
-        context.addServiceListener(recorder, servletFilter);
+    private void updateWhileRunning(String symbolicName, String serviceFilter, Callable<Boolean> serves) throws Exception {
+        assertTrue(symbolicName + " serves before the update", serves.call());
+        List<Integer> serviceEvents = new CopyOnWriteArrayList<>();
+        ServiceListener recorder = event -> serviceEvents.add(event.getType());
+        context.addServiceListener(recorder, serviceFilter);
         Bundle face = installed(symbolicName);
         List<Integer> faceEvents = new CopyOnWriteArrayList<>();
         BundleListener faceRecorder = event -> {
@@ -120,14 +154,14 @@ public class FaceBundleUpdateIT extends RuntimeTestSupport {
             assertTrue("the refresh ended", refreshed.await(WAIT.toSeconds(), TimeUnit.SECONDS));
             assertTrue(symbolicName + " was updated: " + faceEvents, faceEvents.contains(BundleEvent.UPDATED));
             assertEquals(Bundle.ACTIVE, face.getState());
-            await().atMost(WAIT).until(() -> get(probe).statusCode() == 200);
+            await().atMost(WAIT).ignoreExceptions().until(serves);
         } finally {
             context.removeServiceListener(recorder);
             context.removeBundleListener(faceRecorder);
         }
-        assertTrue(symbolicName + "'s servlet was withdrawn and registered again: " + servletEvents,
-                servletEvents.indexOf(ServiceEvent.UNREGISTERING) >= 0
-                        && servletEvents.lastIndexOf(ServiceEvent.REGISTERED) > servletEvents.indexOf(ServiceEvent.UNREGISTERING));
+        assertTrue(symbolicName + "'s service was withdrawn and registered again: " + serviceEvents,
+                serviceEvents.indexOf(ServiceEvent.UNREGISTERING) >= 0
+                        && serviceEvents.lastIndexOf(ServiceEvent.REGISTERED) > serviceEvents.indexOf(ServiceEvent.UNREGISTERING));
     }
 
     private Bundle installed(String symbolicName) {
