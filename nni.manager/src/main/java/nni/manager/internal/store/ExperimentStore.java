@@ -21,6 +21,8 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import org.sqlite.JDBC;
 import org.sqlite.SQLiteConfig;
@@ -45,7 +47,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * SQLite in WAL mode with {@code synchronous=NORMAL}: a committed row survives the runtime being
  * killed (-9); only an operating-system crash can lose the last transactions. All methods use one
  * connection under the store's monitor; a write has been committed when it returns, so "returned"
- * means "durable". Concurrent {@link #addMetrics} calls share one transaction (group commit).
+ * means "durable". Concurrent {@link #addMetrics} calls share one transaction (group commit), and
+ * wait for their own batch's commit rather than for the monitor.
  * Checkpoints (copying the WAL into the database file, with its fsync) run on a thread of the
  * store's own, see {@link Checkpointer}.
  */
@@ -63,6 +66,8 @@ public final class ExperimentStore implements AutoCloseable {
     private final boolean readOnly;
     private final PreparedStatement insertMetric;
     private final Queue<PendingMetrics> pendingMetrics = new ConcurrentLinkedQueue<>();
+    /** Whether a caller of {@link #addMetrics} commits the queued metrics now or is about to. */
+    private final AtomicBoolean leading = new AtomicBoolean();
     private final Checkpointer checkpointer;
 
     private ExperimentStore(Connection connection, Checkpointer checkpointer) throws SQLException {
@@ -174,9 +179,13 @@ public final class ExperimentStore implements AutoCloseable {
 
     /**
      * Stores several metrics, each at most once, committed when this returns. Concurrent callers
-     * share transactions (group commit): each caller queues its metrics; whoever holds the
-     * connection next inserts everything queued with one prepared batch and commits once, then
-     * every caller whose metrics were in that transaction returns.
+     * share transactions (group commit): each caller queues its metrics; one caller at a time
+     * leads, taking the store's monitor to insert everything queued with one prepared batch and
+     * commit once, then wakes every caller whose metrics were in that transaction and, if more were
+     * queued meanwhile, one of their callers to lead next. The others wait for their own batch
+     * only: while they queued for the monitor itself, a committed batch's caller still had to take
+     * the monitor in turn to learn so, and under CPU load these hand-overs, one after the other,
+     * were most of a slow batch's wait.
      *
      * @return for each metric, whether it was new
      */
@@ -184,12 +193,34 @@ public final class ExperimentStore implements AutoCloseable {
         if (metrics.isEmpty()) {
             return new boolean[0];
         }
-        PendingMetrics mine = new PendingMetrics(metrics);
+        PendingMetrics mine = new PendingMetrics(metrics, Thread.currentThread());
         pendingMetrics.add(mine);
-        synchronized (this) {
-            if (!mine.committed) {
-                commitPendingMetrics();
+        boolean interrupted = false;
+        while (!mine.committed) {
+            if (leading.compareAndSet(false, true)) {
+                try {
+                    synchronized (this) {
+                        if (!mine.committed) {
+                            commitPendingMetrics();
+                        }
+                    }
+                } finally {
+                    leading.set(false);
+                }
+                // batches queued after this group's were taken wait for a leader; a caller queuing
+                // after this point finds no leader and leads itself
+                PendingMetrics next = pendingMetrics.peek();
+                if (next != null) {
+                    LockSupport.unpark(next.caller);
+                }
+            } else {
+                LockSupport.park(this);
+                // uninterruptible like the monitor it replaces: the batch may be committed anyway
+                interrupted |= Thread.interrupted();
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         if (mine.failure != null) {
             throw new StoreException("cannot store " + metrics.size() + " metrics of trial " + metrics.get(0).trialJobId(), mine.failure);
@@ -197,15 +228,20 @@ public final class ExperimentStore implements AutoCloseable {
         return mine.fresh;
     }
 
-    /** One caller's metrics waiting for the next group commit; fields guarded by the store's monitor. */
+    /**
+     * One caller's metrics waiting for the next group commit; {@code fresh} and {@code failure} are
+     * written by the leader before {@code committed}, and read by the caller after it.
+     */
     private static final class PendingMetrics {
         final List<MetricRecord> metrics;
+        final Thread caller;
         boolean[] fresh;
         SQLException failure;
-        boolean committed;
+        volatile boolean committed;
 
-        PendingMetrics(List<MetricRecord> metrics) {
+        PendingMetrics(List<MetricRecord> metrics, Thread caller) {
             this.metrics = metrics;
+            this.caller = caller;
         }
     }
 
@@ -255,13 +291,16 @@ public final class ExperimentStore implements AutoCloseable {
                 pending.failure = e;
             }
         } finally {
-            for (PendingMetrics pending : group) {
-                pending.committed = true;
-            }
             try {
                 connection.setAutoCommit(true);
             } catch (SQLException ignored) {
                 // the connection is broken; the next call reports it
+            }
+            for (PendingMetrics pending : group) {
+                pending.committed = true;
+                if (pending.caller != Thread.currentThread()) {
+                    LockSupport.unpark(pending.caller);
+                }
             }
         }
     }

@@ -191,8 +191,10 @@ public class ExperimentStoreTest {
                         return store.addMetrics(batch);
                     }));
                 }
+                // queued, each caller waits: the one to commit next for the monitor, the others for their batch
                 org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> callerThreads.size() == callers
-                        && callerThreads.stream().allMatch(thread -> thread.getState() == Thread.State.BLOCKED));
+                        && callerThreads.stream().filter(thread -> thread.getState() == Thread.State.BLOCKED).count() == 1
+                        && callerThreads.stream().filter(thread -> thread.getState() == Thread.State.WAITING).count() == callers - 1);
             }
             for (Future<boolean[]> result : results) {
                 try {
