@@ -109,6 +109,9 @@ public class PlatformRegistryIT extends RuntimeTestSupport {
         await().atMost(WAIT).until(() -> String.valueOf(command("nni:platforms")).contains("local"));
         Object version = command("nni:version");
         assertTrue(String.valueOf(version), version instanceof Map<?, ?> map && map.containsKey("manager") && map.containsKey("api"));
+        // the engine's bundle, not the shell's whose command answers
+        assertEquals(bundle("nni.manager").getVersion().toString(), ((Map<?, ?>) version).get("manager"));
+        assertEquals(bundle("nni.api").getVersion().toString(), ((Map<?, ?>) version).get("api"));
         String help = String.valueOf(command("help nni:platforms"));
         assertTrue(help, help.contains("lists the installed training platforms"));
     }

@@ -83,11 +83,12 @@ public class PlatformCommands {
 
     @Descriptor("shows the versions of the manager, the platform SPI, the framework and Java")
     public Map<String, String> version() {
-        Bundle manager = context.getBundle();
+        // the engine's bundle, whose component lists the platforms (this command's bundle is the shell)
+        Bundle manager = FrameworkUtil.getBundle(installed.getClass());
         Bundle api = FrameworkUtil.getBundle(TrainingPlatform.class);
         Bundle framework = context.getBundle(0);
         Map<String, String> versions = new LinkedHashMap<>();
-        versions.put("manager", manager.getVersion().toString());
+        versions.put("manager", manager == null ? "?" : manager.getVersion().toString());
         versions.put("api", api == null ? "?" : api.getVersion().toString());
         versions.put("framework", framework.getSymbolicName() + " " + framework.getVersion());
         versions.put("java", System.getProperty("java.version"));

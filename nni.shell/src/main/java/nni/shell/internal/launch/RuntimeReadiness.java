@@ -108,7 +108,7 @@ final class RuntimeReadiness implements AutoCloseable {
         registrations.add(context.registerService(ConfigurationListener.class, event -> changed(event), null));
         registrations.add(context.registerService(CommandSessionListener.class, new ShellStart(), null));
         if (active(GOGO_SHELL)) {
-            // started before us (it starts at a later start level than nni.manager): its start command cannot be heard
+            // started before us (it starts at a later start level than nni.shell): its start command cannot be heard
             shellStarted.set(true);
         }
         scr = new ServiceTracker<>(context, ServiceComponentRuntime.class, null);
