@@ -361,6 +361,7 @@ public final class SshdHarness implements AutoCloseable {
     public synchronized void close() {
         machines.forEach(SshdMachine::stop);
         endProcessesStartedHere();
+        removePerfDataDirectory();
         if (!Files.exists(directory)) {
             return;
         }
@@ -368,6 +369,19 @@ public final class SshdHarness implements AutoCloseable {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
         } catch (IOException | java.io.UncheckedIOException e) {
             // best effort: a temporary directory
+        }
+    }
+
+    /**
+     * Every JVM {@link #USER} starts over ssh (the keeper probe's {@code java -version}, the Java
+     * keeper) makes HotSpot's {@code /tmp/hsperfdata_nnitest}, outside the harness's directory, and
+     * leaves it behind empty. Removed only when empty: a JVM of that user still running keeps it.
+     */
+    private static void removePerfDataDirectory() {
+        try {
+            Files.deleteIfExists(Path.of("/tmp", "hsperfdata_" + USER));
+        } catch (IOException e) {
+            // not empty (a JVM of the user still runs) or not ours to remove: leave it
         }
     }
 
