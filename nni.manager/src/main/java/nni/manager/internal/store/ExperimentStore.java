@@ -20,7 +20,6 @@ import java.util.Properties;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
@@ -50,7 +49,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * means "durable". Concurrent {@link #addMetrics} calls share one transaction (group commit), and
  * wait for their own batch's commit rather than for the monitor.
  * Checkpoints (copying the WAL into the database file, with its fsync) run on a thread of the
- * store's own, see {@link Checkpointer}.
+ * store's own, see {@link WalCheckpointer}.
  */
 public final class ExperimentStore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ExperimentStore.class);
@@ -68,13 +67,18 @@ public final class ExperimentStore implements AutoCloseable {
     private final Queue<PendingMetrics> pendingMetrics = new ConcurrentLinkedQueue<>();
     /** Whether a caller of {@link #addMetrics} commits the queued metrics now or is about to. */
     private final AtomicBoolean leading = new AtomicBoolean();
-    private final Checkpointer checkpointer;
+    private final WalCheckpointer checkpointer;
 
-    private ExperimentStore(Connection connection, Checkpointer checkpointer) throws SQLException {
+    /**
+     * @param checkpointConnection the checkpoints' own connection to {@code database}, null to open
+     *                             the store for reading only
+     */
+    private ExperimentStore(Connection connection, Connection checkpointConnection, Path database) throws SQLException {
         this.connection = connection;
-        this.readOnly = checkpointer == null;
-        this.checkpointer = checkpointer;
+        this.readOnly = checkpointConnection == null;
         this.insertMetric = readOnly ? null : connection.prepareStatement("insert or ignore into MetricData values (?,?,?,?,?,?)");
+        // the store's monitor is the lock every write holds
+        this.checkpointer = readOnly ? null : new WalCheckpointer(checkpointConnection, database, this);
     }
 
     /** Opens (creating if needed) the store of the experiment in {@code experimentDirectory}. */
@@ -88,8 +92,8 @@ public final class ExperimentStore implements AutoCloseable {
             config.setBusyTimeout(10_000);
             Connection connection = connect(file, config);
             try (Statement statement = connection.createStatement()) {
-                // the Checkpointer keeps the WAL short; SQLite's own checkpoint inside a commit stays as a backstop
-                statement.execute("PRAGMA wal_autocheckpoint=" + Checkpointer.BACKSTOP_PAGES);
+                // the WalCheckpointer keeps the WAL short; SQLite's own checkpoint inside a commit stays as a backstop
+                statement.execute("PRAGMA wal_autocheckpoint=" + WalCheckpointer.BACKSTOP_PAGES);
                 statement.executeUpdate("create table if not exists TrialJobEvent (timestamp integer, trialJobId text, "
                         + "event text, data text, logPath text, sequenceId integer, message text, environmentId text)");
                 statement.executeUpdate("create index if not exists TrialJobEvent_trialJobId on TrialJobEvent(trialJobId)");
@@ -110,7 +114,7 @@ public final class ExperimentStore implements AutoCloseable {
                 statement.executeUpdate(CREATE_TRIAL_MEMBER);
                 statement.executeUpdate(CREATE_TRIAL_LAUNCH);
             }
-            return new ExperimentStore(connection, new Checkpointer(connect(file, config), experimentDirectory));
+            return new ExperimentStore(connection, connect(file, config), file);
         } catch (SQLException e) {
             throw new IOException("cannot open the experiment database " + file + ": " + e.getMessage(), e);
         }
@@ -125,7 +129,7 @@ public final class ExperimentStore implements AutoCloseable {
         try {
             SQLiteConfig config = new SQLiteConfig();
             config.setReadOnly(true);
-            return new ExperimentStore(connect(file, config), null);
+            return new ExperimentStore(connect(file, config), null, file);
         } catch (SQLException e) {
             throw new IOException("cannot open the experiment database " + file + ": " + e.getMessage(), e);
         }
@@ -645,96 +649,22 @@ public final class ExperimentStore implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
+    public void close() {
+        // first, not holding the monitor: a checkpoint under way may be waiting for it
         if (checkpointer != null) {
             checkpointer.close();
         }
-        try {
-            connection.close();
-        } catch (SQLException e) {
-            throw new StoreException("cannot close the experiment database", e);
+        synchronized (this) {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                throw new StoreException("cannot close the experiment database", e);
+            }
         }
     }
 
-    /**
-     * Copies the WAL into the database file off the commit path. With SQLite's automatic checkpoint
-     * the commit that crosses the threshold does the copy and its fsync, and that commit's callers
-     * (a whole group of metric batches) waited 7-17 ms for it. Here each commit only wakes this
-     * thread, which runs a PASSIVE checkpoint (it never blocks writers) on a connection of its own,
-     * at most every {@value #MIN_INTERVAL_MILLIS} ms so that a stream of small commits does not turn
-     * into a stream of fsyncs. Should it fall behind, SQLite's automatic checkpoint at
-     * {@value #BACKSTOP_PAGES} pages still bounds the WAL.
-     */
-    private static final class Checkpointer implements AutoCloseable {
-        static final int BACKSTOP_PAGES = 8000;
-        static final long MIN_INTERVAL_MILLIS = 250;
-
-        private final Connection connection;
-        private final Thread thread;
-        private final Object lock = new Object();
-        private boolean dirty;
-        private boolean closed;
-
-        Checkpointer(Connection connection, Path experimentDirectory) {
-            this.connection = connection;
-            this.thread = new Thread(this::run, "nni-store-checkpoint-" + experimentDirectory.getFileName());
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        void committed() {
-            synchronized (lock) {
-                if (!dirty) {
-                    dirty = true;
-                    lock.notifyAll();
-                }
-            }
-        }
-
-        private void run() {
-            long last = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(MIN_INTERVAL_MILLIS);
-            while (true) {
-                synchronized (lock) {
-                    try {
-                        while (!closed && !dirty) {
-                            lock.wait();
-                        }
-                        long due = last + TimeUnit.MILLISECONDS.toNanos(MIN_INTERVAL_MILLIS);
-                        for (long left = due - System.nanoTime(); !closed && left > 0; left = due - System.nanoTime()) {
-                            lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                        }
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    if (closed) {
-                        return;
-                    }
-                    dirty = false;
-                }
-                try (Statement statement = connection.createStatement()) {
-                    statement.execute("PRAGMA wal_checkpoint(PASSIVE)");
-                } catch (SQLException e) {
-                    // a later checkpoint, or SQLite's own, catches up; the data is safe in the WAL meanwhile
-                    LOG.debug("checkpoint failed: {}", e.toString());
-                }
-                last = System.nanoTime();
-            }
-        }
-
-        @Override
-        public void close() {
-            synchronized (lock) {
-                closed = true;
-                lock.notifyAll();
-            }
-            try {
-                thread.join(TimeUnit.SECONDS.toMillis(10));
-                connection.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (SQLException e) {
-                LOG.debug("closing the checkpoint connection failed: {}", e.toString());
-            }
-        }
+    /** @return how many checkpoints started the WAL over (see {@link WalCheckpointer}); 0 when read-only */
+    long completedCheckpoints() {
+        return checkpointer == null ? 0 : checkpointer.completedCheckpoints();
     }
 }

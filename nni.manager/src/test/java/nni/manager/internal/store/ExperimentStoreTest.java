@@ -116,6 +116,40 @@ public class ExperimentStoreTest {
     }
 
     /**
+     * Commits that never pause (a writer always running) leave no moment for a PASSIVE checkpoint to
+     * reach the WAL's end: without the checkpoint thread's completing step the WAL would only start
+     * over when SQLite's automatic checkpoint, inside a commit, synced both files. Here a writer
+     * commits batch after batch until the checkpoint thread has completed a checkpoint (SQLite
+     * reporting every WAL frame copied) while that writer was still committing, then once more, and
+     * every metric is there once.
+     */
+    @Test(timeout = 120_000)
+    public void aSteadyStreamOfCommitsStillLetsTheCheckpointThreadStartTheWalOver() throws Exception {
+        Path directory = folder.getRoot().toPath();
+        try (ExperimentStore store = ExperimentStore.open(directory)) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            long sequence = 0;
+            long completedWhileWriting = 0;
+            while (completedWhileWriting < 2 && System.nanoTime() < deadline) {
+                List<MetricRecord> metrics = new ArrayList<>();
+                for (int i = 0; i < 50; i++, sequence++) {
+                    // 8 trials, as 8 keepers report: each commit touches pages all over the index
+                    metrics.add(new MetricRecord(sequence, "trial" + (sequence % 8), "0", "PERIODICAL", sequence, "\"0." + i + "\""));
+                }
+                store.addMetrics(metrics);
+                completedWhileWriting = store.completedCheckpoints();
+            }
+            assertTrue("no checkpoint reached the WAL's end while " + sequence + " metrics were committed without a pause",
+                    completedWhileWriting >= 2);
+            int stored = 0;
+            for (int trial = 0; trial < 8; trial++) {
+                stored += store.metrics("trial" + trial, "PERIODICAL").size();
+            }
+            assertEquals(sequence, stored);
+        }
+    }
+
+    /**
      * Concurrent batches (group commit): every caller learns exactly which of its metrics were new,
      * overlapping batches of different callers store each metric once, and every row is there after.
      */
