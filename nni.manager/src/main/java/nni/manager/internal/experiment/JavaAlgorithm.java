@@ -189,7 +189,7 @@ final class JavaAlgorithm implements Algorithm {
                     tuner.receiveTrialResult(number.longValue(), trial.parameters, value);
                 }
             } else if ("PERIODICAL".equals(type) && assessor != null && !trial.job.status().isTerminal()
-                    && assessor.assessTrial(trial.id, List.copyOf(trial.intermediate)) == Assessor.Verdict.BAD) {
+                    && assessor.assessTrial(trial.id, trial.intermediate.toList()) == Assessor.Verdict.BAD) {
                 host.kill(trial.id);
             }
         } catch (RuntimeException e) {

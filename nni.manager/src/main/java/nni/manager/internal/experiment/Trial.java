@@ -1,8 +1,5 @@
 package nni.manager.internal.experiment;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 
@@ -20,7 +17,7 @@ final class Trial {
     final String packed;
     volatile TrialJob job;
     // appended for every PERIODICAL metric, copied by readers: a copy-on-write list would copy on every append
-    final List<Double> intermediate = Collections.synchronizedList(new ArrayList<>());
+    final NumberSeries intermediate = new NumberSeries();
     volatile Double finalValue;
     /** The experiment member the trial was placed on; its platform runs it. */
     volatile int member;

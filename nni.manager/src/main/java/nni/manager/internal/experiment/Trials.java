@@ -103,7 +103,7 @@ final class Trials {
     }
 
     private TrialView view(Trial t) {
-        return new TrialView(t.job, t.sequenceId, t.packed, t.finalValue, List.copyOf(t.intermediate), platformOf.apply(t.member));
+        return new TrialView(t.job, t.sequenceId, t.packed, t.finalValue, t.intermediate.toList(), platformOf.apply(t.member));
     }
 
     /** @return the trials in sequence order, their intermediate results counted and not copied */
@@ -115,7 +115,7 @@ final class Trials {
             int count;
             synchronized (t.intermediate) {
                 count = t.intermediate.size();
-                latest = count == 0 ? null : t.intermediate.get(count - 1);
+                latest = t.intermediate.latest();
             }
             summaries.add(new TrialSummary(t.job, t.sequenceId, Collections.unmodifiableMap(t.parameters), t.finalValue,
                     latest, count, platformOf.apply(t.member)));
