@@ -174,9 +174,12 @@ public class KeeperLinks implements ExperimentListener {
 
     public void unregister(KeeperLink link) {
         String key = key(link.experimentId(), link.keeperId());
-        if (links.remove(key, link) && link.stopSent()) {
+        // remembered before the link goes, not after: a request of this keeper that finds no link
+        // (TrialReportServlet asks links first, then this memory) must find its stop, never neither
+        if (link.stopSent() && links.get(key) == link) {
             stopped.put(key, link.tokenCheck());
         }
+        links.remove(key, link);
         link.close(true);
     }
 
