@@ -724,6 +724,25 @@ public class ExperimentConfigLoaderTest {
         assertTrue(errors.get(1).message(), errors.get(1).message().startsWith("expected"));
     }
 
+    @Test
+    public void aFormatThatFailsIsOneErrorWithTheFileNotAnException() throws Exception {
+        ExperimentConfigLoader loader = Loaders.withoutFormats();
+        loader.addFormat(new nni.api.config.ConfigFormat() {
+            @Override
+            public boolean recognises(Map<String, Object> root) {
+                return true;
+            }
+
+            @Override
+            public nni.api.config.ConfigConversion convert(Map<String, Object> root) {
+                throw new IllegalStateException("broken converter");
+            }
+        }, Map.of());
+        Path file = write("exp/any.yml", "trialConcurrency: 1\n");
+        assertEquals(List.of(file + ":1:1: the experiment file format bundle failed to read this file: broken converter"),
+                loader.validate(file).lines());
+    }
+
     /** Each platform's secrets, as its section check marks them, are listed and masked for storing and serving. */
     @Test
     public void secretsOfEveryPlatformAreListedAndMasked() throws Exception {
