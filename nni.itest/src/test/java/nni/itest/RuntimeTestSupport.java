@@ -94,6 +94,8 @@ public abstract class RuntimeTestSupport {
                 bundle(reactorBundle("nni.api")),
                 bundle(reactorBundle("nni.http")),
                 bundle(reactorBundle("nni.manager")),
+                // NNI's v1 experiment files, converted to v2 for the manager (a ConfigFormat service)
+                bundle(reactorBundle("nni.config.v1")),
                 bundle(reactorBundle("nni.keeper")),
                 bundle(reactorBundle("nni.web")),
                 // the web UI's pages and its JSON routes (EndedExperimentsIT reads the experiments list there)

@@ -22,7 +22,8 @@ import org.osgi.framework.Bundle;
 /**
  * {@code nni:validate} in the running runtime: the manager checks the common part, the tuner
  * bundle the classArgs, and each platform bundle its section through the SPI; a platform whose
- * bundle is stopped is reported as not checked, and checked again once it is back.
+ * bundle is stopped is reported as not checked, and checked again once it is back. A v1 file is
+ * read through nni.config.v1's format service, and named as needing that bundle while it is stopped.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -94,6 +95,44 @@ public class ValidateCommandIT extends RuntimeTestSupport {
             remote.start();
         }
         await().atMost(WAIT).until(() -> validate(file).get(0).contains("expected a port number"));
+    }
+
+    private static final String V1_REMOTE = """
+            authorName: me
+            trialConcurrency: 1
+            trainingServicePlatform: remote
+            searchSpacePath: ss.json
+            tuner: {builtinTunerName: TPE, classArgs: {optimize_mode: maximize}}
+            trial: {command: python3 main.py, codeDir: .}
+            machineList:
+              - {ip: 192.0.2.1, username: u, passwd: secret-value, port: 22a}
+            """;
+
+    @Test
+    public void aV1FileIsConvertedAndItsProblemsPointIntoIt() throws Exception {
+        Path file = write(V1_REMOTE);
+        Files.writeString(file.resolveSibling("ss.json"), "{\"lr\": {\"_type\": \"loguniform\", \"_value\": [0.0001, 0.1]}}");
+        List<String> lines = await().atMost(WAIT).until(() -> validate(file), l -> l.size() == 1);
+        assertEquals(file + ":8:62: trainingService.machineList[0].port: expected a port number 1-65535, got \"22a\"",
+                lines.get(0));
+        assertTrue(lines.stream().noneMatch(l -> l.contains("secret-value")));
+    }
+
+    @Test
+    public void withoutTheV1FormatBundleAV1FileNamesTheBundleAndV2FilesStillValidate() throws Exception {
+        Path v1 = write(V1_REMOTE);
+        Path v2 = write(REMOTE.formatted("22"));
+        Bundle format = bundle("nni.config.v1");
+        format.stop();
+        try {
+            assertEquals(List.of(v1 + ":3:26: trainingServicePlatform: this is an NNI v1 experiment file (it has "
+                    + "trainingServicePlatform), and no bundle reading v1 files is installed: install bundle nni.config.v1, "
+                    + "or write the file in the v2 format"), validate(v1));
+            assertEquals(List.of("OK: " + v2), validate(v2));
+        } finally {
+            format.start();
+        }
+        await().atMost(WAIT).until(() -> validate(v1).stream().anyMatch(l -> l.contains("expected a port number")));
     }
 
     private Bundle bundle(String symbolicName) {

@@ -73,9 +73,19 @@ final class ConfigSource {
         }
     }
 
-    /** A source built from a value tree (a converted v1 file), with positions mapped by the converter. */
-    static ConfigSource of(Path file, Object root, Map<String, Position> positions) {
-        return new ConfigSource(file, root, positions);
+    /**
+     * @param origins v2 key path to the key path in this file it came from ({@link nni.api.config.ConfigConversion#origins()})
+     * @return the v2 form a format converted this file to, each v2 path located where its origin is in this file
+     */
+    ConfigSource converted(Map<String, Object> tree, Map<String, String> origins) {
+        Map<String, Position> located = new HashMap<>();
+        origins.forEach((path, origin) -> {
+            Position position = positions.get(normalizePath(origin));
+            if (position != null) {
+                located.put(normalizePath(path), position);
+            }
+        });
+        return new ConfigSource(file, tree, located);
     }
 
     Path file() {
@@ -84,10 +94,6 @@ final class ConfigSource {
 
     Object root() {
         return root;
-    }
-
-    Map<String, Position> positions() {
-        return positions;
     }
 
     /** @return the position of the value at {@code keyPath}, or of the nearest enclosing one that exists */

@@ -19,10 +19,15 @@ import java.util.function.Supplier;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import nni.api.config.ConfigConversion;
+import nni.api.config.ConfigFormat;
 import nni.api.config.ConfigProblem;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.config.ConfigReader;
@@ -35,14 +40,15 @@ import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
 
 /**
- * Loads NNI experiment files (v2, and v1 converted to v2) exactly as NNI does, and reports every
- * problem at once with file, line, column and key path.
+ * Loads NNI experiment files (v2, and other formats such as v1 converted to v2 by the
+ * {@link ConfigFormat} services installed) exactly as NNI does, and reports every problem at once
+ * with file, line, column and key path.
  *
  * <p>The manager checks the common part (top-level fields, tuner and assessor, search space, shared
  * storage); each training-service section is checked by its platform's
  * {@link TrainingPlatform#checkSection}, and the tuner and assessor by what runs them (the Java
  * providers check their {@code classArgs}; a {@link DispatcherProvider} checks the sections and the
- * search space, as far as its algorithms declare what they read). Stateless and thread-safe.
+ * search space, as far as its algorithms declare what they read). Thread-safe.
  */
 @Component(service = ExperimentConfigLoader.class)
 public class ExperimentConfigLoader {
@@ -71,6 +77,7 @@ public class ExperimentConfigLoader {
     private final Function<String, Optional<TrainingPlatform>> platforms;
     private final nni.manager.internal.registry.AlgorithmLookup algorithms;
     private final Supplier<List<String>> installedPlatforms;
+    private final ConfigFormats formats = new ConfigFormats();
 
     @Activate
     public ExperimentConfigLoader(@Reference PlatformRegistry platformRegistry, @Reference AlgorithmRegistry algorithms) {
@@ -83,6 +90,17 @@ public class ExperimentConfigLoader {
         this.platforms = platforms;
         this.algorithms = algorithms;
         this.installedPlatforms = installedPlatforms;
+    }
+
+    /** A format bundle coming or going changes which files load, not a loading under way. */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void addFormat(ConfigFormat format, Map<String, Object> properties) {
+        formats.add(format, properties);
+    }
+
+    void removeFormat(ConfigFormat format) {
+        formats.remove(format);
     }
 
     /**
@@ -146,13 +164,13 @@ public class ExperimentConfigLoader {
                     + Units.describe(source.root()))));
         }
         Map<String, Object> root = (Map<String, Object>) source.root();
-        if (V1Converter.isV1(root)) {
-            V1Converter.Result converted = V1Converter.convert(root, source.positions());
+        ConfigConversion converted = convert(root, source);
+        if (converted != null) {
             for (ConfigProblem problem : converted.problems()) {
                 outcome.errors.add(source.error(problem.path(), problem.message()));
             }
-            root = converted.v2();
-            source = ConfigSource.of(absolute, root, converted.positions());
+            root = converted.tree();
+            source = source.converted(root, converted.origins());
             outcome.source = source;
         }
         Path base = absolute.getParent();
@@ -177,6 +195,29 @@ public class ExperimentConfigLoader {
             outcome.config = config;
         }
         return outcome;
+    }
+
+    /**
+     * @return the file converted to v2 by the format that recognises it, or null for a v2 file
+     * @throws ConfigException for a v1 file without the bundle that reads it, or a format that failed
+     */
+    private ConfigConversion convert(Map<String, Object> root, ConfigSource source) throws ConfigException {
+        Optional<ConfigFormat> format;
+        try {
+            format = formats.recognising(root);
+            if (format.isPresent()) {
+                return format.get().convert(root);
+            }
+        } catch (RuntimeException e) {
+            throw new ConfigException(List.of(source.error("", "the experiment file format bundle failed to read this file: "
+                    + ErrorText.of(e))));
+        }
+        if (ConfigFormats.isV1(root)) {
+            throw new ConfigException(List.of(source.error("trainingServicePlatform", "this is an NNI v1 experiment file "
+                    + "(it has trainingServicePlatform), and no bundle reading v1 files is installed: install bundle "
+                    + ConfigFormats.V1_BUNDLE + ", or write the file in the v2 format")));
+        }
+        return null;
     }
 
     @SuppressWarnings("unchecked")

@@ -669,6 +669,80 @@ public class ExperimentConfigLoaderTest {
         assertEquals(51, errors.get(1).column());
     }
 
+    @Test
+    public void aV1FileWithoutTheV1FormatBundleIsOneErrorNamingTheFileAndTheBundle() throws Exception {
+        Path file = write("exp/v1.yml", """
+                authorName: me
+                trialConcurrency: 1
+                trainingServicePlatform: local
+                tuner: {builtinTunerName: Random}
+                trial: {command: python3 a.py, codeDir: .}
+                """);
+        ValidationReport report = Loaders.withoutFormats().validate(file);
+        assertEquals(List.of(file + ":3:26: trainingServicePlatform: this is an NNI v1 experiment file (it has "
+                + "trainingServicePlatform), and no bundle reading v1 files is installed: install bundle nni.config.v1, "
+                + "or write the file in the v2 format"), report.lines());
+    }
+
+    @Test
+    public void aV2FileNeedsNoFormatBundle() throws Exception {
+        ExperimentConfig config = Loaders.withoutFormats().load(write("exp/config.yml",
+                COMMON + "searchSpace: {}\ntrainingService: {platform: local}\n"));
+        assertEquals("local", config.platform());
+    }
+
+    /** A format's origins are where the manager's own problems with the converted file point. */
+    @Test
+    public void problemsInAConvertedFileAreLocatedByTheFormatsOrigins() throws Exception {
+        ExperimentConfigLoader loader = Loaders.withoutFormats();
+        loader.addFormat(new nni.api.config.ConfigFormat() {
+            @Override
+            public boolean recognises(Map<String, Object> root) {
+                return root.containsKey("legacy");
+            }
+
+            @Override
+            @SuppressWarnings("unchecked")
+            public nni.api.config.ConfigConversion convert(Map<String, Object> root) {
+                Map<String, Object> legacy = (Map<String, Object>) root.get("legacy");
+                Map<String, Object> v2 = new java.util.LinkedHashMap<>(Map.of("searchSpace", Map.of(),
+                        "trialCommand", "python3 a.py", "tuner", Map.of("name", "Random"),
+                        "trainingService", Map.of("platform", "local")));
+                v2.put("trialConcurrency", legacy.get("workers"));
+                return nni.api.config.ConfigConversion.builder(v2).origin("trialConcurrency", "legacy.workers")
+                        .problem(new nni.api.config.ConfigProblem("legacy.colour", "unknown key")).build();
+            }
+        }, Map.of());
+        List<ConfigError> errors = assertThrows(ConfigException.class, () -> loader.load(write("exp/legacy.yml", """
+                legacy:
+                  colour: blue
+                  workers: -1
+                """))).errors();
+        assertEquals(List.of("2:11 legacy.colour", "3:12 trialConcurrency"),
+                errors.stream().map(e -> e.line() + ":" + e.column() + " " + e.path()).toList());
+        assertEquals("unknown key", errors.get(0).message());
+        assertTrue(errors.get(1).message(), errors.get(1).message().startsWith("expected"));
+    }
+
+    @Test
+    public void aFormatThatFailsIsOneErrorWithTheFileNotAnException() throws Exception {
+        ExperimentConfigLoader loader = Loaders.withoutFormats();
+        loader.addFormat(new nni.api.config.ConfigFormat() {
+            @Override
+            public boolean recognises(Map<String, Object> root) {
+                return true;
+            }
+
+            @Override
+            public nni.api.config.ConfigConversion convert(Map<String, Object> root) {
+                throw new IllegalStateException("broken converter");
+            }
+        }, Map.of());
+        Path file = write("exp/any.yml", "trialConcurrency: 1\n");
+        assertEquals(List.of(file + ":1:1: the experiment file format bundle failed to read this file: broken converter"),
+                loader.validate(file).lines());
+    }
+
     /** Each platform's secrets, as its section check marks them, are listed and masked for storing and serving. */
     @Test
     public void secretsOfEveryPlatformAreListedAndMasked() throws Exception {

@@ -63,8 +63,18 @@ public final class Loaders {
                 () -> List.copyOf(platforms.keySet()));
     }
 
-    /** Every built-in platform of this project, every built-in algorithm (Java advisors included) and NNI's dispatcher. */
+    /**
+     * Every built-in platform of this project, every built-in algorithm (Java advisors included), NNI's
+     * dispatcher and the v1 file format.
+     */
     public static ExperimentConfigLoader builtIn() {
+        ExperimentConfigLoader loader = withoutFormats();
+        loader.addFormat(new nni.config.v1.internal.V1Format(), Map.of());
+        return loader;
+    }
+
+    /** {@link #builtIn} without any file format but v2: as a runtime without nni.config.v1. */
+    static ExperimentConfigLoader withoutFormats() {
         Map<String, TrainingPlatform> platforms = new LinkedHashMap<>();
         platforms.put("local", new nni.ts.local.internal.LocalPlatform(defaults(nni.ts.local.internal.LocalPlatform.Config.class)));
         platforms.put("remote", new nni.ts.remote.internal.RemotePlatform(defaults(nni.ts.remote.internal.RemotePlatform.Config.class), null));

@@ -1,20 +1,23 @@
-package nni.manager.internal.config;
+package nni.config.v1.internal;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import nni.api.config.ConfigConversion;
 import nni.api.config.ConfigProblem;
-import nni.manager.internal.config.ConfigSource.Position;
+import nni.api.config.KeyPaths;
+import nni.api.config.Units;
 
 /**
  * Converts an NNI v1 experiment file ({@code authorName}, {@code trainingServicePlatform},
- * {@code trial:}, ...) to the v2 form, as NNI's {@code convert.to_v2} does, and carries the line and
- * column of every moved value along, so that problems found in the v2 form point into the v1 file.
+ * {@code trial:}, ...) to the v2 form, as NNI's {@code convert.to_v2} does, and records for every
+ * moved value the v1 key path it came from, so that the manager points problems it finds in the v2
+ * form into the v1 file.
  * Beyond NNI, it also converts {@code adl}, {@code dlts} and {@code hybrid} files, which NNI cannot
  * convert, to sections with platforms {@code adl}, {@code dlts} and a training-service list.
  *
@@ -28,15 +31,31 @@ final class V1Converter {
     private static final List<String> PLATFORMS = List.of("local", "remote", "pai", "kubeflow", "frameworkcontroller",
             "aml", "adl", "dlts", "hybrid");
 
+    /** A deep copy of the file's mapping: conversion takes values out of it to find the keys left over. */
     private final Map<String, Object> v1;
-    private final Map<String, Position> from;
-    private final Map<String, Position> to = new HashMap<>();
+    /** Every key path of the v1 file, as it was before conversion took anything out. */
+    private final List<String> sourcePaths = new ArrayList<>();
+    private final Set<String> sourcePathSet = new HashSet<>();
+    /** v2 key path to the v1 key path it came from. */
+    private final Map<String, String> origins = new LinkedHashMap<>();
     private final List<ConfigProblem> problems = new ArrayList<>();
     private final Set<String> used = new LinkedHashSet<>();
 
-    private V1Converter(Map<String, Object> v1, Map<String, Position> from) {
-        this.v1 = v1;
-        this.from = from;
+    private V1Converter(Map<String, Object> root) {
+        this.v1 = KeyPaths.copy(root);
+        collectPaths(v1, "");
+        sourcePathSet.addAll(sourcePaths);
+    }
+
+    private void collectPaths(Object node, String path) {
+        sourcePaths.add(path);
+        if (node instanceof Map<?, ?> map) {
+            map.forEach((key, value) -> collectPaths(value, child(path, String.valueOf(key))));
+        } else if (node instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                collectPaths(list.get(i), path + "[" + i + "]");
+            }
+        }
     }
 
     /** @return whether NNI would treat the file as v1: a truthy top-level {@code trainingServicePlatform} */
@@ -45,19 +64,18 @@ final class V1Converter {
         return platform != null && !Boolean.FALSE.equals(platform) && !"".equals(platform);
     }
 
-    /** The v2 form with its positions, and the problems conversion found (paths in v1 spelling). */
-    record Result(Map<String, Object> v2, Map<String, Position> positions, List<ConfigProblem> problems) {
-    }
-
-    static Result convert(Map<String, Object> v1, Map<String, Position> positions) {
-        V1Converter converter = new V1Converter(v1, positions);
-        Map<String, Object> v2 = converter.run();
-        return new Result(v2, converter.to, converter.problems);
+    /** @return the v2 form, the v1 origin of its values, and the problems conversion found (paths in v1 spelling) */
+    static ConfigConversion convert(Map<String, Object> root) {
+        V1Converter converter = new V1Converter(root);
+        ConfigConversion.Builder result = ConfigConversion.builder(converter.run());
+        converter.origins.forEach(result::origin);
+        converter.problems.forEach(result::problem);
+        return result.build();
     }
 
     private Map<String, Object> run() {
         Map<String, Object> v2 = new LinkedHashMap<>();
-        to.put("", from.getOrDefault("", new Position(1, 1)));
+        origins.put("", "");
         String platform = String.valueOf(v1.get("trainingServicePlatform"));
         if (!PLATFORMS.contains(platform)) {
             problem("trainingServicePlatform", "expected one of " + String.join(", ", PLATFORMS) + ", got \"" + platform + "\"");
@@ -131,11 +149,10 @@ final class V1Converter {
         return v2;
     }
 
-    /** Gives {@code v2Path} the position of {@code v1Path} when it has none of its own. */
+    /** Gives {@code v2Path} the origin {@code v1Path}, when the file has it and {@code v2Path} has no origin of its own. */
     private void near(String v2Path, String v1Path) {
-        Position position = from.get(ConfigSource.normalizePath(v1Path));
-        if (position != null) {
-            to.putIfAbsent(ConfigSource.normalizePath(v2Path), position);
+        if (sourcePathSet.contains(v1Path)) {
+            origins.putIfAbsent(v2Path, v1Path);
         }
     }
 
@@ -405,7 +422,7 @@ final class V1Converter {
             return null;
         }
         if (!(value instanceof Map<?, ?> map)) {
-            problem(ConfigSource.child(parentPath, key), "expected a mapping, got " + nni.api.config.Units.describe(value));
+            problem(child(parentPath, key), "expected a mapping, got " + Units.describe(value));
             return null;
         }
         return new LinkedHashMap<>(cast(map));
@@ -433,31 +450,32 @@ final class V1Converter {
         Object value = source.remove(key);
         if (value != null) {
             target.put(targetKey, value);
-            alias(ConfigSource.child(sourcePath, key), ConfigSource.child(targetPath, targetKey));
+            alias(child(sourcePath, key), child(targetPath, targetKey));
         }
     }
 
-    /** Every position at or under {@code v1Path} is also the position of the same place under {@code v2Path}. */
+    /** Every key path at or under {@code v1Path} in the file is the origin of the same place under {@code v2Path}. */
     private void alias(String v1Path, String v2Path) {
-        String source = ConfigSource.normalizePath(v1Path);
-        String target = ConfigSource.normalizePath(v2Path);
-        for (Map.Entry<String, Position> entry : from.entrySet()) {
-            String key = entry.getKey();
-            if (key.equals(source)) {
-                to.put(target, entry.getValue());
-            } else if (key.startsWith(source + ".") || key.startsWith(source + "[")) {
-                to.put(target + key.substring(source.length()), entry.getValue());
+        for (String path : sourcePaths) {
+            if (path.equals(v1Path)) {
+                origins.put(v2Path, path);
+            } else if (path.startsWith(v1Path + ".") || path.startsWith(v1Path + "[")) {
+                origins.put(v2Path + path.substring(v1Path.length()), path);
             }
         }
     }
 
     private void leftovers(Map<String, Object> rest, String path) {
         for (String key : rest.keySet()) {
-            problem(ConfigSource.child(path, key), "unknown key \"" + key + "\" in a v1 experiment file");
+            problem(child(path, key), "unknown key \"" + key + "\" in a v1 experiment file");
         }
     }
 
     private void problem(String v1Path, String message) {
         problems.add(new ConfigProblem(v1Path, message));
+    }
+
+    private static String child(String path, String key) {
+        return path.isEmpty() ? key : path + "." + key;
     }
 }
