@@ -63,7 +63,8 @@ public interface DispatcherContext {
     /**
      * @return on resume, every trial the experiment had, in sequence order, with its parameter id,
      *         parameters, results and status (what an algorithm that keeps its own record, a Java
-     *         {@link Tuner}, replays); empty for a new experiment
+     *         {@link Tuner}, replays); empty for a new experiment. Made when first asked, so read it
+     *         in {@link DispatcherProvider#start}, before the continuing trials report more
      * @since 1.2
      */
     List<PastTrial> pastTrials();

@@ -63,8 +63,7 @@ final class DispatcherAlgorithm implements Algorithm {
     @Override
     public void start(Host host, boolean resuming, List<Trial> history, List<String> imported)
             throws PlatformException {
-        Context context = new Context(host, resuming, resumeData(history, imported), resumed(history), pastTrials(history),
-                imported);
+        Context context = new Context(host, resuming, resumeData(history, imported), resumed(history), history, imported);
         try {
             dispatcher = provider.start(context);
         } catch (DispatcherException e) {
@@ -226,21 +225,26 @@ final class DispatcherAlgorithm implements Algorithm {
         private final boolean resuming;
         private final String resumeData;
         private final List<String> resumed;
-        private final List<PastTrial> pastTrials;
+        /** The resumed trials; made {@link PastTrial}s when first asked: NNI's dispatcher never asks (copies of every result). */
+        private final List<Trial> history;
+        private List<PastTrial> pastTrials;
         private final List<String> imported;
 
-        Context(Host host, boolean resuming, String resumeData, List<String> resumed, List<PastTrial> pastTrials,
+        Context(Host host, boolean resuming, String resumeData, List<String> resumed, List<Trial> history,
                 List<String> imported) {
             this.host = host;
             this.resuming = resuming;
             this.resumeData = resumeData;
             this.resumed = List.copyOf(resumed);
-            this.pastTrials = List.copyOf(pastTrials);
+            this.history = List.copyOf(history);
             this.imported = List.copyOf(imported);
         }
 
         @Override
-        public List<PastTrial> pastTrials() {
+        public synchronized List<PastTrial> pastTrials() {
+            if (pastTrials == null) {
+                pastTrials = List.copyOf(DispatcherAlgorithm.pastTrials(history));
+            }
             return pastTrials;
         }
 
