@@ -103,8 +103,9 @@ public interface DispatcherContext {
      * Refuses the change the manager is giving: called during {@link Dispatcher#updateSearchSpace}
      * (the tuner cannot take the new space) or {@link Dispatcher#importData} (it does not learn
      * from imported results), on the thread that called it. The manager then refuses the user's
-     * request with {@code reason} and keeps nothing of it: the experiment's search space stays
-     * the old one, an import is not kept for a resume. Heard only during such a call on its
+     * request and keeps nothing of it: a search space is refused with {@code reason} (the old one
+     * stays), an import as one the tuner does not learn from ({@code reason} is logged) and it is
+     * not kept for a resume. Heard only during such a call on its
      * thread (what an algorithm that answers at once can do); at any other time it is ignored,
      * and a change not refused during the call is taken.
      *
