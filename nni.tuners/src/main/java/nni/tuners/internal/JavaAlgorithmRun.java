@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import nni.api.model.TrialStatus;
@@ -38,6 +39,7 @@ import nni.api.tuner.Tuner;
 public final class JavaAlgorithmRun implements Dispatcher {
 
     private static final Logger LOG = LoggerFactory.getLogger(JavaAlgorithmRun.class);
+    private static final TypeReference<Map<String, Object>> PARAMETERS = new TypeReference<>() { };
 
     private final DispatcherContext context;
     private final Tuner tuner;
@@ -119,8 +121,9 @@ public final class JavaAlgorithmRun implements Dispatcher {
                 i--;
                 continue;
             }
-            given.put(parameterId, parameters.get());
-            context.newTrial(json(packed(parameterId, parameters.get(), null, 0)));
+            String packed = json(packed(parameterId, parameters.get(), null, 0));
+            given.put(parameterId, asTrialSees(parameters.get()));
+            context.newTrial(packed);
         }
     }
 
@@ -212,7 +215,7 @@ public final class JavaAlgorithmRun implements Dispatcher {
         long parameterId = nextParameterId++;
         Optional<Map<String, Object>> parameters = generate(parameterId);
         if (parameters != null) {
-            parameters.ifPresent(values -> given.put(parameterId, values));
+            parameters.ifPresent(values -> given.put(parameterId, asTrialSees(values)));
             context.sendParameters(json(packed(parameterId, parameters.orElse(null), trialId, index)));
         }
     }
@@ -286,6 +289,19 @@ public final class JavaAlgorithmRun implements Dispatcher {
             return ResultNumbers.JSON.readTree(json(parameters));
         } catch (IOException e) {
             return ResultNumbers.JSON.valueToTree(parameters);
+        }
+    }
+
+    /**
+     * @return the parameters as the trial reads them back from its JSON (a generated {@code 3L} is
+     *         then an {@code Integer} 3): what the tuner is given with the trial's result, as the
+     *         manager gives a resumed trial's
+     */
+    private static Map<String, Object> asTrialSees(Map<String, Object> parameters) {
+        try {
+            return ResultNumbers.JSON.readValue(json(parameters), PARAMETERS);
+        } catch (JsonProcessingException e) {
+            return parameters;
         }
     }
 

@@ -99,6 +99,27 @@ public class JavaAlgorithmRunTest {
         assertEquals(List.of("generate 0", "result 0 {x=0} 0.75", "result 0 {x=0} 0.5", "end 0 true"), tuner.calls);
     }
 
+    /** The manager gave the trial's parameters as read back from its JSON; so does the runner. */
+    @Test
+    public void aResultComesWithTheParametersAsTheTrialReadThem() {
+        List<Object> given = new ArrayList<>();
+        Tuner longs = new ScriptedTuner(1) {
+            @Override
+            public Optional<Map<String, Object>> generateParameters(long parameterId) {
+                return Optional.of(Map.of("x", 3L));
+            }
+
+            @Override
+            public void receiveTrialResult(long parameterId, Map<String, Object> parameters, double value) {
+                given.add(parameters.get("x"));
+            }
+        };
+        JavaAlgorithmRun run = new JavaAlgorithmRun(context(), longs, null);
+        run.requestTrials(1);
+        run.reportMetric(metric("trial1", 0, "FINAL", "1"));
+        assertEquals(List.of(Integer.valueOf(3)), given);
+    }
+
     @Test
     public void aBadVerdictKillsTheTrialWithItsWholeHistoryJudged() {
         List<List<Double>> judged = new ArrayList<>();
