@@ -98,10 +98,25 @@ public class JavaAlgorithmsProvider implements DispatcherProvider {
         return new ConfigProblem(kind + ".classArgs" + (problem.path().isEmpty() ? "" : "." + problem.path()), problem.message());
     }
 
-    /** Java tuners read the whole search space: all of it is checked. */
+    /**
+     * Java tuners read the whole search space: all of it is checked, then the tuner is made for it
+     * ({@link TunerProvider#create} is side-effect free) when its arguments are valid, so that a space
+     * its algorithm cannot handle (GridSearch and no parameter) is refused here, before an experiment
+     * exists or a running tuner is given it.
+     */
     @Override
     public List<ConfigProblem> checkSearchSpace(AlgorithmSection tuner, Object searchSpace) {
-        return SearchSpace.check(searchSpace);
+        List<ConfigProblem> problems = SearchSpace.check(searchSpace);
+        Optional<TunerProvider> provider = tuner.name().flatMap(tuners::get);
+        if (!problems.isEmpty() || provider.isEmpty() || !provider.get().checkArguments(tuner.classArgs()).isEmpty()) {
+            return problems;
+        }
+        try {
+            provider.get().create(tuner.classArgs(), SearchSpace.parse(searchSpace));
+            return List.of();
+        } catch (SearchSpaceException | IllegalArgumentException e) {
+            return List.of(new ConfigProblem("", e.getMessage()));
+        }
     }
 
     @Override

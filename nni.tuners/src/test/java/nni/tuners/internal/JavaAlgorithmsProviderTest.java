@@ -119,6 +119,18 @@ public class JavaAlgorithmsProviderTest {
                 .get(0).path());
     }
 
+    /** What the manager's Java path met only when it made the tuner is found by the provider's check. */
+    @Test
+    public void aSearchSpaceTheTunerCannotHandleIsAProblemOfTheCheck() {
+        JavaAlgorithmsProvider provider = new JavaAlgorithmsProvider();
+        provider.addTuner("GridSearch", new GridSearchTunerProvider());
+        assertEquals(List.of(), provider.checkSearchSpace(named("GridSearch", Map.of()), SPACE));
+        List<ConfigProblem> empty = provider.checkSearchSpace(named("GridSearch", Map.of()), Map.of());
+        assertEquals(1, empty.size());
+        assertEquals("", empty.get(0).path());
+        assertEquals("GridSearch needs a search space with at least one parameter", empty.get(0).message());
+    }
+
     @Test
     public void aTunerThatRefusesTheSearchSpaceRefusesToStartNamingIt() {
         JavaAlgorithmsProvider provider = new JavaAlgorithmsProvider();
