@@ -205,11 +205,15 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
         if (!custom && (asked == null || asked.equalsIgnoreCase(JAVA))) {
             Optional<TunerProvider> javaTuner = installed.tuner(tuner.name());
             Optional<AssessorProvider> javaAssessor = assessor == null ? Optional.empty() : installed.assessor(assessor.name());
-            Optional<DispatcherProvider> runner = installed.javaRunner();
-            if (javaTuner.isPresent() && (assessor == null || javaAssessor.isPresent()) && runner.isPresent()) {
-                return new JavaAlgorithms(runner.get());
-            }
-            if (asked != null && !javaDispatcherRuns(tuner, assessor, installed)) {
+            if (javaTuner.isPresent() && (assessor == null || javaAssessor.isPresent())) {
+                Optional<DispatcherProvider> runner = installed.javaRunner();
+                if (runner.isPresent()) {
+                    return new JavaAlgorithms(runner.get());
+                }
+                if (asked != null) {
+                    return runnerMissing(tuner);
+                } // else another provider may run them
+            } else if (asked != null && !javaDispatcherRuns(tuner, assessor, installed)) {
                 return javaTuner.isEmpty() ? new Unavailable(key(tuner, "tuner"), "no Java tuner named \"" + tuner.name()
                         + "\" is installed; installed: " + String.join(", ", installed.tunerNames()))
                         : new Unavailable("assessor.name", "no Java assessor named \"" + assessor.name()
@@ -242,12 +246,15 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
         return kind + (section.className() != null ? ".className" : ".name");
     }
 
+    private static Unavailable runnerMissing(AlgorithmConfig tuner) {
+        return new Unavailable(key(tuner, "tuner"), "Java tuners and assessors run through bundle nni.tuners, which is not installed");
+    }
+
     private static Unavailable unavailable(AlgorithmConfig tuner, AlgorithmConfig assessor, String asked, AlgorithmLookup installed) {
         List<DispatcherEntry> candidates = installed.dispatchers();
         if (installed.javaRunner().isEmpty() && tuner.className() == null && installed.tuner(tuner.name()).isPresent()
                 && (assessor == null || (assessor.className() == null && installed.assessor(assessor.name()).isPresent()))) {
-            return new Unavailable(key(tuner, "tuner"), "Java tuners and assessors run through bundle nni.tuners,"
-                    + " which is not installed");
+            return runnerMissing(tuner);
         }
         if (asked != null && candidates.stream().noneMatch(entry -> asked.equalsIgnoreCase(entry.implementation()))) {
             List<String> known = new ArrayList<>(List.of(JAVA));
