@@ -44,10 +44,18 @@ public interface Dispatcher {
      */
     void trialEnded(String trialId, TrialStatus status, String hyperParameters);
 
-    /** NNI's {@code SS}: the user changed the search space (already checked by the provider). */
+    /**
+     * NNI's {@code SS}: the user changed the search space (already checked by the provider's
+     * {@link DispatcherProvider#checkSearchSpace}). An algorithm that cannot take it answers
+     * {@link DispatcherContext#refuseChange} before returning (since 1.2); the change is then refused.
+     */
     void updateSearchSpace(Map<String, Object> searchSpace);
 
-    /** NNI's {@code FD}: results of trials run elsewhere, NNI's JSON list {@code [{"parameter", "value"}]}. */
+    /**
+     * NNI's {@code FD}: results of trials run elsewhere, NNI's JSON list {@code [{"parameter", "value"}]}
+     * (checked by the manager). An algorithm that does not learn from them answers
+     * {@link DispatcherContext#refuseChange} before returning (since 1.2); the import is then refused.
+     */
     void importData(String results);
 
     /**

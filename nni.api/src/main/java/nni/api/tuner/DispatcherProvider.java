@@ -16,8 +16,10 @@ import nni.api.config.ConfigProblem;
  * {@link TunerProvider} or {@link AssessorProvider} of the same name.
  *
  * <p>The manager chooses, per experiment, the Java providers when both the tuner and the assessor
- * have one and the file does not ask otherwise; else a dispatcher provider that runs both. The
- * check methods are thread-safe and side-effect free.
+ * have one and the file does not ask otherwise; else a dispatcher provider that runs both. Java
+ * providers are run by the dispatcher provider registered with {@value #RUNS_PROVIDERS}{@code =true}
+ * (bundle {@code nni.tuners} has it): the engine itself speaks this protocol only. The check
+ * methods are thread-safe and side-effect free.
  *
  * @since 1.1
  */
@@ -26,6 +28,16 @@ public interface DispatcherProvider {
 
     /** Service property: {@code true} when the provider runs custom classes. */
     String CLASSES = "nni.algorithm.classes";
+
+    /**
+     * Service property: {@code true} on the one provider that runs the {@link TunerProvider} and
+     * {@link AssessorProvider} services found in the service registry (whoever registers them);
+     * the manager gives it the experiments its choice rule gives the Java providers. It names no
+     * algorithm in {@value TunerProvider#ALGORITHM}: the providers' own registrations name them.
+     *
+     * @since 1.2
+     */
+    String RUNS_PROVIDERS = "nni.algorithm.providers";
 
     /** Service property: the implementation's name an algorithm section's {@code implementation:} asks for. */
     String IMPLEMENTATION = "nni.algorithm.implementation";

@@ -11,7 +11,9 @@ import nni.api.searchspace.SearchSpace;
  * One experiment's tuner: NNI's {@code Tuner} ({@code generate_parameters},
  * {@code receive_trial_result}, {@code trial_end}, {@code update_search_space}).
  *
- * <p>The manager calls a tuner from one thread at a time, so implementations need no locking.
+ * <p>A tuner is called from one thread at a time (bundle {@code nni.tuners} runs every
+ * {@link TunerProvider}'s tuners as a {@link Dispatcher}, on the experiment's thread), so
+ * implementations need no locking.
  * Parameter ids are 0, 1, 2, ... in the order the manager asks. An exception from a call ends the
  * experiment in ERROR with its message.
  */

@@ -69,7 +69,8 @@ public class RemotePlatformIT extends RuntimeTestSupport {
 
     @Configuration
     public Option[] config() throws IOException {
-        return new Option[] {baseOptions(),
+        // nni.tuners runs the test's own Java tuner: every TunerProvider runs through its runner
+        return new Option[] {baseOptions(), bundle(reactorBundle("nni.tuners")),
                 bundle(reactorBundle("nni.ts.remote")),
                 bundle(reactorBundle("nni.itest.sshd"))};
     }
@@ -80,7 +81,7 @@ public class RemotePlatformIT extends RuntimeTestSupport {
         if (sshd == null) {
             String unavailable = SshdHarness.unavailableReason();
             assumeTrue("skipped: " + unavailable, unavailable == null);
-            // parameter set k is {"x": k}: no tuner bundle needed
+            // parameter set k is {"x": k}, from a tuner of this test bundle (a third party's, to the runtime)
             Dictionary<String, Object> algorithm = new Hashtable<>();
             algorithm.put(TunerProvider.ALGORITHM, TUNER);
             context.registerService(TunerProvider.class, new TunerProvider() {

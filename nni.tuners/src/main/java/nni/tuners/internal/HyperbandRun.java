@@ -125,7 +125,7 @@ final class HyperbandRun implements Dispatcher {
         guarded(() -> {
             JsonNode line = JSON.readTree(metric);
             String type = line.path("type").asText();
-            Long id = id(line.path("parameter_id"));
+            Long id = ResultNumbers.parameterId(line.path("parameter_id"));
             Bracket bracket = id == null ? null : owners.get(id);
             if (bracket == null || !(type.equals("FINAL") || type.equals("PERIODICAL"))) {
                 return; // a trial of an earlier run, a customized trial, or a request this advisor does not serve
@@ -149,7 +149,7 @@ final class HyperbandRun implements Dispatcher {
     @Override
     public synchronized void trialEnded(String trialId, TrialStatus status, String hyperParameters) {
         guarded(() -> {
-            Long id = id(JSON.readTree(hyperParameters).path("parameter_id"));
+            Long id = ResultNumbers.parameterId(JSON.readTree(hyperParameters).path("parameter_id"));
             Bracket bracket = id == null ? null : owners.get(id);
             if (bracket == null) {
                 return;
@@ -242,26 +242,14 @@ final class HyperbandRun implements Dispatcher {
 
     // ------------------------------------------------------------------ reading NNI's JSON
 
-    /** @return an integer parameter id (a number, or a string of one, as NNI's SDK may report it); null for any other */
-    private static Long id(JsonNode id) {
-        if (id.isIntegralNumber()) {
-            return id.asLong();
-        }
-        if (id.isTextual() && id.asText().matches("-?\\d{1,18}")) {
-            return Long.valueOf(id.asText());
-        }
-        return null;
-    }
-
-    /** @return a metric's number: its {@code value} is the JSON of a number or of a mapping with {@code default} */
-    private double value(JsonNode value) throws JsonProcessingException {
-        JsonNode parsed = value.isTextual() ? JSON.readTree(value.asText()) : value;
-        JsonNode number = parsed.isObject() ? parsed.path("default") : parsed;
-        if (!number.isNumber()) {
+    /** @return a metric's number, read as for every Java algorithm ({@link ResultNumbers#value}) */
+    private static double value(JsonNode value) {
+        Double number = ResultNumbers.value(value);
+        if (number == null) {
             throw new IllegalArgumentException("a result must be a number or a mapping with a number \"default\", got "
                     + value.asText());
         }
-        return number.asDouble();
+        return number;
     }
 
     private interface Step {

@@ -11,14 +11,19 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.tuner.AlgorithmSection;
 import nni.api.tuner.DispatcherContext;
+import nni.api.tuner.PastTrial;
 
 /** A {@link DispatcherContext} that records the algorithm's answers in order. */
 final class RecordingContext implements DispatcherContext {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
-    /** The answers, in order: "TR <packed>", "NO", "FAILED <message>". */
+    /** The answers, in order: "TR <packed>", "SP <packed>", "NO", "EXHAUSTED", "KI <trial>", "REFUSED <reason>", "FAILED <message>". */
     final List<String> answers = new ArrayList<>();
+    /** What a resumed experiment gives: its trials and earlier imports (empty: a new experiment). */
+    final List<PastTrial> pastTrials = new ArrayList<>();
+    final List<String> importedData = new ArrayList<>();
+    private AlgorithmSection assessor;
     private final Map<String, Object> searchSpace;
     private final AlgorithmSection tuner;
     private final List<String> resumed;
@@ -57,7 +62,7 @@ final class RecordingContext implements DispatcherContext {
 
     @Override
     public boolean resuming() {
-        return !resumed.isEmpty();
+        return !resumed.isEmpty() || !pastTrials.isEmpty();
     }
 
     @Override
@@ -77,7 +82,7 @@ final class RecordingContext implements DispatcherContext {
 
     @Override
     public Optional<AlgorithmSection> assessor() {
-        return Optional.empty();
+        return Optional.ofNullable(assessor);
     }
 
     @Override
@@ -88,6 +93,32 @@ final class RecordingContext implements DispatcherContext {
     @Override
     public List<String> resumedParameters() {
         return resumed;
+    }
+
+    /** Gives the experiment an assessor section. */
+    RecordingContext withAssessor(AlgorithmSection section) {
+        this.assessor = section;
+        return this;
+    }
+
+    @Override
+    public List<PastTrial> pastTrials() {
+        return pastTrials;
+    }
+
+    @Override
+    public List<String> importedData() {
+        return importedData;
+    }
+
+    @Override
+    public void exhausted() {
+        answers.add("EXHAUSTED");
+    }
+
+    @Override
+    public void refuseChange(String reason) {
+        answers.add("REFUSED " + reason);
     }
 
     @Override

@@ -66,7 +66,7 @@ public final class OrchestrationBenchmark {
         Experiment experiment = Experiment.create(id, config);
         LocalPlatform platform = new LocalPlatform(platformConfig());
         long start = System.nanoTime();
-        experiment.start(new CounterTuner(), null, platform::open);
+        experiment.start(JavaRuns.of(experiment, new CounterTuner(), null), platform::open);
         ExperimentStatus end = experiment.settled().get(30, TimeUnit.MINUTES);
         double wall = (System.nanoTime() - start) / 1e9;
         List<TrialView> views = experiment.trials();

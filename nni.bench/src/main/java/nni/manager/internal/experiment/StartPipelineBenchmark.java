@@ -149,7 +149,7 @@ public final class StartPipelineBenchmark {
         Experiment experiment = Experiment.create(id, config);
         experiment.listen(recorder);
         LocalPlatform platform = new LocalPlatform(platformConfig());
-        experiment.start(new CounterTuner(), null, platform::open);
+        experiment.start(JavaRuns.of(experiment, new CounterTuner(), null), platform::open);
         return experiment;
     }
 

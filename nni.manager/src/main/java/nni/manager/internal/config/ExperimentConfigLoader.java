@@ -379,11 +379,9 @@ public class ExperimentConfigLoader {
     private static void checkAlgorithms(AlgorithmRegistry.Choice choice, AlgorithmConfig tuner, AlgorithmConfig assessor,
             String tunerKey, ConfigReader reader, Outcome outcome) {
         if (choice instanceof AlgorithmRegistry.JavaAlgorithms java) {
-            java.tuner().checkArguments(tuner.classArgs()).forEach(p -> reader.problem(classArgsPath(tunerKey, p), p.message()));
-            if (java.assessor() != null) {
-                java.assessor().checkArguments(assessor.classArgs())
-                        .forEach(p -> reader.problem(classArgsPath("assessor", p), p.message()));
-            }
+            // as any provider's, without the note: Java algorithms are this runtime's own way
+            java.runner().checkAlgorithms(tuner.section(), assessor == null ? null : assessor.section())
+                    .forEach(p -> reader.problem(underKey(p.path(), tunerKey), p.message()));
         } else if (choice instanceof AlgorithmRegistry.ThroughDispatcher dispatcher) {
             dispatcher.provider().checkAlgorithms(tuner.section(), assessor == null ? null : assessor.section())
                     .forEach(p -> reader.problem(underKey(p.path(), tunerKey), p.message()));
@@ -393,10 +391,6 @@ public class ExperimentConfigLoader {
         } else if (choice instanceof AlgorithmRegistry.Unavailable missing) {
             reader.problem(underKey(missing.path(), tunerKey), missing.message());
         }
-    }
-
-    private static String classArgsPath(String key, ConfigProblem problem) {
-        return key + ".classArgs" + (problem.path().isEmpty() ? "" : "." + problem.path());
     }
 
     /** @return a path under {@code tuner} moved under the key the tuner is written with */
@@ -475,6 +469,9 @@ public class ExperimentConfigLoader {
         List<ConfigProblem> found = ExperimentUpdate.nonFiniteNumbers(json);
         if (!found.isEmpty()) {
             return found;
+        }
+        if (choice instanceof AlgorithmRegistry.JavaAlgorithms java) {
+            return java.runner().checkSearchSpace(tuner.section(), json);
         }
         if (choice instanceof AlgorithmRegistry.ThroughDispatcher dispatcher) {
             return json instanceof Map<?, ?> ? dispatcher.provider().checkSearchSpace(tuner.section(), json)

@@ -7,10 +7,11 @@ import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 
 /**
- * An experiment's tuner and assessor, whatever runs them: Java providers ({@link JavaAlgorithm})
- * or a dispatcher ({@link DispatcherAlgorithm}). The experiment speaks NNI's dispatcher protocol to
- * it: it asks for trials and hears of metrics and ends; the algorithm answers through its
- * {@link Host}, at once or later.
+ * An experiment's tuner and assessor: run by a dispatcher provider ({@link DispatcherAlgorithm};
+ * Java tuners and assessors too, through the provider of bundle nni.tuners), or none because the
+ * stored definition was refused ({@link RefusedAlgorithm}). The experiment speaks NNI's dispatcher
+ * protocol to it: it asks for trials and hears of metrics and ends; the algorithm answers through
+ * its {@link Host}, at once or later.
  *
  * <p>Called from the experiment's thread only (start: before that thread runs anything of it).
  */
@@ -57,8 +58,11 @@ interface Algorithm {
 
     void trialEnded(Trial trial, TrialStatus status);
 
-    /** @return whether the algorithm uses imported results (if not, nothing was given to it) */
-    boolean importData(List<ImportedResults.Result> results, String json);
+    /**
+     * @param json results checked as {@link ImportedResults} reads them
+     * @return whether the algorithm uses imported results (if not, it took nothing of them)
+     */
+    boolean importData(String json);
 
     /** @throws IllegalArgumentException naming the problem when the algorithm cannot take the space */
     void updateSearchSpace(Map<String, Object> searchSpace);

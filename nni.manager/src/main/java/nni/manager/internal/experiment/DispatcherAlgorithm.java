@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,6 +24,7 @@ import nni.api.tuner.Dispatcher;
 import nni.api.tuner.DispatcherContext;
 import nni.api.tuner.DispatcherException;
 import nni.api.tuner.DispatcherProvider;
+import nni.api.tuner.PastTrial;
 import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
 
@@ -34,12 +38,20 @@ import nni.manager.internal.config.ExperimentConfig;
 final class DispatcherAlgorithm implements Algorithm {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Logger LOG = LoggerFactory.getLogger(DispatcherAlgorithm.class);
 
     private final DispatcherProvider provider;
     private final String experimentId;
     private final Path directory;
     private final ExperimentConfig config;
     private Dispatcher dispatcher;
+    /**
+     * The thread inside {@link Dispatcher#importData} or {@link Dispatcher#updateSearchSpace} now
+     * (null: none), and the refusal it was answered with: {@link DispatcherContext#refuseChange}
+     * is heard only there.
+     */
+    private volatile Thread changing;
+    private volatile String refusal;
 
     DispatcherAlgorithm(DispatcherProvider provider, String experimentId, Path directory, ExperimentConfig config) {
         this.provider = provider;
@@ -51,7 +63,7 @@ final class DispatcherAlgorithm implements Algorithm {
     @Override
     public void start(Host host, boolean resuming, List<Trial> history, List<String> imported)
             throws PlatformException {
-        Context context = new Context(host, resuming, resumeData(history, imported), resumed(history));
+        Context context = new Context(host, resuming, resumeData(history, imported), resumed(history), history, imported);
         try {
             dispatcher = provider.start(context);
         } catch (DispatcherException e) {
@@ -81,6 +93,18 @@ final class DispatcherAlgorithm implements Algorithm {
             }
         }
         return all.toString();
+    }
+
+    /** @return every trial of a resumed experiment as {@link DispatcherContext#pastTrials()} gives it */
+    private static List<PastTrial> pastTrials(List<Trial> history) {
+        List<PastTrial> past = new ArrayList<>(history.size());
+        for (Trial trial : history) {
+            past.add(PastTrial.builder(trial.id)
+                    .parameterId(trial.parameterId instanceof Number number ? Long.valueOf(number.longValue()) : null)
+                    .parameters(trial.parameters).finalResult(trial.finalValue).intermediateResults(trial.intermediate.toList())
+                    .status(trial.job.status()).build());
+        }
+        return past;
     }
 
     /**
@@ -118,19 +142,27 @@ final class DispatcherAlgorithm implements Algorithm {
     @Override
     public void metric(Trial trial, String type, Double value, String line) {
         if (!"PERIODICAL".equals(type) || dispatcher.wantsIntermediateResults()) {
-            dispatcher.reportMetric(withTrialId(trial.id, line));
+            dispatcher.reportMetric(withIds(trial, line));
         }
     }
 
-    /** NNI's dispatcher reads {@code trial_job_id} from every metric; a trial that left it out gets it added. */
-    private static String withTrialId(String trialId, String line) {
-        if (line.contains("\"trial_job_id\"")) {
+    /**
+     * NNI's dispatcher reads {@code trial_job_id} and {@code parameter_id} from every metric; a trial
+     * that left them out gets them added: the trial's id, and the parameter id it was started with.
+     */
+    private static String withIds(Trial trial, String line) {
+        if (line.contains("\"trial_job_id\"") && line.contains("\"parameter_id\"")) {
             return line;
         }
         try {
             JsonNode node = JSON.readTree(line);
             if (node instanceof ObjectNode object) {
-                object.put("trial_job_id", trialId);
+                if (!object.has("trial_job_id")) {
+                    object.put("trial_job_id", trial.id);
+                }
+                if (!object.has("parameter_id")) {
+                    object.set("parameter_id", JSON.valueToTree(trial.parameterId));
+                }
                 return object.toString();
             }
         } catch (JsonProcessingException e) {
@@ -145,9 +177,24 @@ final class DispatcherAlgorithm implements Algorithm {
     }
 
     @Override
-    public boolean importData(List<ImportedResults.Result> results, String json) {
-        dispatcher.importData(json);
-        return true;
+    public boolean importData(String json) {
+        String refused = changing(() -> dispatcher.importData(json));
+        if (refused != null) {
+            LOG.info("experiment {}: the algorithm refused the import: {}", experimentId, refused);
+        }
+        return refused == null;
+    }
+
+    /** @return the refusal the dispatcher answered the change with while it ran (on this thread), or null */
+    private String changing(Runnable change) {
+        refusal = null;
+        changing = Thread.currentThread();
+        try {
+            change.run();
+        } finally {
+            changing = null;
+        }
+        return refusal;
     }
 
     @Override
@@ -159,7 +206,10 @@ final class DispatcherAlgorithm implements Algorithm {
             problems.forEach(p -> messages.add((p.path().isEmpty() ? "searchSpace" : "searchSpace." + p.path()) + ": " + p.message()));
             throw new IllegalArgumentException(String.join("; ", messages));
         }
-        dispatcher.updateSearchSpace(searchSpace);
+        String refused = changing(() -> dispatcher.updateSearchSpace(searchSpace));
+        if (refused != null) {
+            throw new IllegalArgumentException(refused);
+        }
     }
 
     @Override
@@ -175,12 +225,46 @@ final class DispatcherAlgorithm implements Algorithm {
         private final boolean resuming;
         private final String resumeData;
         private final List<String> resumed;
+        /** The resumed trials; made {@link PastTrial}s when first asked: NNI's dispatcher never asks (copies of every result). */
+        private final List<Trial> history;
+        private List<PastTrial> pastTrials;
+        private final List<String> imported;
 
-        Context(Host host, boolean resuming, String resumeData, List<String> resumed) {
+        Context(Host host, boolean resuming, String resumeData, List<String> resumed, List<Trial> history,
+                List<String> imported) {
             this.host = host;
             this.resuming = resuming;
             this.resumeData = resumeData;
             this.resumed = List.copyOf(resumed);
+            this.history = List.copyOf(history);
+            this.imported = List.copyOf(imported);
+        }
+
+        @Override
+        public synchronized List<PastTrial> pastTrials() {
+            if (pastTrials == null) {
+                pastTrials = List.copyOf(DispatcherAlgorithm.pastTrials(history));
+            }
+            return pastTrials;
+        }
+
+        @Override
+        public List<String> importedData() {
+            return imported;
+        }
+
+        @Override
+        public void exhausted() {
+            host.noMoreTrials(true);
+        }
+
+        @Override
+        public void refuseChange(String reason) {
+            if (changing == Thread.currentThread()) {
+                refusal = reason;
+            } else {
+                LOG.warn("experiment {}: the algorithm refused a change it is not being given, ignored: {}", experimentId, reason);
+            }
         }
 
         @Override

@@ -20,8 +20,6 @@ import nni.api.experiment.ExperimentUpdate;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
-import nni.api.tuner.Assessor;
-import nni.api.tuner.Tuner;
 import nni.manager.internal.config.ExperimentConfig;
 import nni.manager.internal.store.ExperimentStore;
 import nni.manager.internal.store.MetricRecord;
@@ -243,19 +241,9 @@ public final class Experiment {
 
     // ------------------------------------------------------------------ lifecycle
 
-    /** Starts with a Java tuner and assessor (may be null); see {@link #start(Algorithm, TrialScheduler.SessionOpener)}. */
-    void start(Tuner newTuner, Assessor newAssessor, TrialScheduler.SessionOpener opener) throws PlatformException {
-        start(new JavaAlgorithm(newTuner, newAssessor), opener);
-    }
-
     /** Starts the algorithm, opens the members' platform sessions and starts submitting trials. */
     void start(Algorithm newAlgorithm, TrialScheduler.SessionOpener opener) throws PlatformException {
         run(newAlgorithm, false, opener);
-    }
-
-    /** Resumes with a Java tuner and assessor (may be null); see {@link #resume(Algorithm, TrialScheduler.SessionOpener)}. */
-    void resume(Tuner newTuner, Assessor newAssessor, TrialScheduler.SessionOpener opener) throws PlatformException {
-        resume(new JavaAlgorithm(newTuner, newAssessor), opener);
     }
 
     /**

@@ -29,10 +29,6 @@ import nni.api.experiment.Refusal;
 import nni.api.experiment.ExperimentsRoot;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
-import nni.api.searchspace.SearchSpace;
-import nni.api.searchspace.SearchSpaceException;
-import nni.api.tuner.Assessor;
-import nni.api.tuner.Tuner;
 import nni.manager.internal.ids.Ids;
 import nni.manager.internal.config.AlgorithmConfig;
 import nni.manager.internal.config.ExperimentConfig;
@@ -176,7 +172,6 @@ public class ExperimentManager {
         Path workingDirectory = config.experimentWorkingDirectory();
         String id = Ids.experimentId(candidate -> experiments.containsKey(candidate)
                 || Files.exists(workingDirectory.resolve(candidate)));
-        // a tuner that refuses the search space refuses before anything of the experiment exists
         Algorithm algorithm = algorithm(choice, id, config.experimentWorkingDirectory().resolve(id), config);
         announce.accept(id, config.experimentWorkingDirectory().resolve(id));
         Experiment experiment = Experiment.create(id, config, file);
@@ -431,29 +426,9 @@ public class ExperimentManager {
         return choice;
     }
 
-    private static Algorithm algorithm(AlgorithmRegistry.Choice choice, String id, Path directory, ExperimentConfig config)
-            throws PlatformException {
-        if (choice instanceof AlgorithmRegistry.ThroughDispatcher through) {
-            return new DispatcherAlgorithm(through.provider(), id, directory, config);
-        }
-        AlgorithmRegistry.JavaAlgorithms java = (AlgorithmRegistry.JavaAlgorithms) choice;
-        Tuner tuner;
-        try {
-            tuner = java.tuner().create(config.tuner().classArgs(), SearchSpace.parse(config.searchSpace()));
-        } catch (SearchSpaceException e) {
-            throw new PlatformException("searchSpace: " + e.getMessage(), e);
-        } catch (IllegalArgumentException e) {
-            throw new PlatformException("tuner " + config.tuner().name() + ": " + e.getMessage(), e);
-        }
-        Assessor assessor = null;
-        if (java.assessor() != null) {
-            try {
-                assessor = java.assessor().create(config.assessor().classArgs());
-            } catch (IllegalArgumentException e) {
-                throw new PlatformException("assessor " + config.assessor().name() + ": " + e.getMessage(), e);
-            }
-        }
-        return new JavaAlgorithm(tuner, assessor);
+    /** @return the chosen provider's run of the experiment's tuner and assessor (it starts with the experiment) */
+    private static Algorithm algorithm(AlgorithmRegistry.Choice choice, String id, Path directory, ExperimentConfig config) {
+        return new DispatcherAlgorithm(AlgorithmRegistry.provider(choice), id, directory, config);
     }
 
 }

@@ -1,11 +1,6 @@
 package nni.manager.internal.experiment;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -13,13 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * Trial results from elsewhere, as {@code nnictl experiment import} sends them
  * ({@code POST /experiment/import-data}): a JSON list of {@code {"parameter": {...}, "value": ...}},
  * where the value is a number, a dict with a {@code default} entry, or such a value as JSON text
- * (what {@code nnictl experiment export} and NNI's {@code export-data} give).
+ * (what {@code nnictl experiment export} and NNI's {@code export-data} give). Checked here, once,
+ * for every algorithm; the algorithm reads the results it learns from itself.
  */
 public final class ImportedResults {
-
-    /** One result: the trial's parameters and its number. */
-    public record Result(Map<String, Object> parameters, double value) {
-    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -27,9 +19,10 @@ public final class ImportedResults {
     }
 
     /**
+     * @return how many results the data holds
      * @throws IllegalArgumentException naming the first entry that is not a result
      */
-    public static List<Result> parse(String json) {
+    public static int count(String json) {
         JsonNode list;
         try {
             list = JSON.readTree(json);
@@ -40,7 +33,6 @@ public final class ImportedResults {
         if (list == null || !list.isArray()) {
             throw new IllegalArgumentException("expected a JSON list of {\"parameter\": {...}, \"value\": ...}");
         }
-        List<Result> results = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
             JsonNode entry = list.get(i);
             JsonNode parameter = entry.get("parameter");
@@ -54,8 +46,7 @@ public final class ImportedResults {
                 throw new IllegalArgumentException("[" + i + "].value: expected a number or a dict with a \"default\" "
                         + "number, got " + value);
             }
-            results.add(new Result(JSON.convertValue(parameter, new TypeReference<Map<String, Object>>() { }), number));
         }
-        return results;
+        return list.size();
     }
 }

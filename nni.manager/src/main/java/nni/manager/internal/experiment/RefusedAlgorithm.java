@@ -47,7 +47,7 @@ final class RefusedAlgorithm implements Algorithm {
     }
 
     @Override
-    public boolean importData(List<ImportedResults.Result> results, String json) {
+    public boolean importData(String json) {
         return false;
     }
 

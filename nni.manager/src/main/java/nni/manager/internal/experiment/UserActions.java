@@ -46,19 +46,19 @@ final class UserActions {
 
     /** See {@link Experiment#importData}. */
     int importData(String json) {
-        List<ImportedResults.Result> results = ImportedResults.parse(json);
+        int results = ImportedResults.count(json);
         return parts.thread().call(() -> {
             Algorithm algorithm = parts.experiment().algorithm();
-            if (algorithm == null || !algorithm.importData(results, json)) {
+            if (algorithm == null || !algorithm.importData(json)) {
                 ExperimentConfig config = parts.experiment().config();
                 throw new IllegalArgumentException("the tuner " + (config.tuner() == null ? "" : config.tuner().name() + " ")
                         + "does not learn from imported results; nothing was imported");
             }
             parts.store().addEvent(
                     new TrialEvent(System.currentTimeMillis(), "", "IMPORT_DATA", json, null, null, null));
-            LOG.info("experiment {}: {} imported results given to the tuner", parts.experiment().id(), results.size());
+            LOG.info("experiment {}: {} imported results given to the tuner", parts.experiment().id(), results);
             drawing.fill();
-            return results.size();
+            return results;
         });
     }
 

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 
 import nni.api.tuner.AssessorProvider;
+import nni.api.tuner.DispatcherProvider;
 import nni.api.tuner.TunerProvider;
 
 /** What {@link AlgorithmRegistry#choose(nni.manager.internal.config.AlgorithmConfig, nni.manager.internal.config.AlgorithmConfig, AlgorithmLookup)} looks algorithms up in. */
@@ -16,6 +17,9 @@ public interface AlgorithmLookup {
 
     List<String> assessorNames();
 
-    /** @return the dispatcher providers, best-ranked first */
+    /** @return the provider that runs the Java tuners and assessors (bundle nni.tuners), or empty when none is installed */
+    Optional<DispatcherProvider> javaRunner();
+
+    /** @return the dispatcher providers, best-ranked first, without the {@link #javaRunner()} */
     List<AlgorithmRegistry.DispatcherEntry> dispatchers();
 }

@@ -29,7 +29,9 @@ import nni.manager.internal.config.AlgorithmConfig;
  * NNI matches {@code builtinTunerName}). Found exactly as platforms are, so a third-party bundle adds
  * an algorithm by registering a {@link TunerProvider} or {@link AssessorProvider}, or many at once
  * (custom classes included) by registering a {@link DispatcherProvider}. {@link #choose} decides
- * which runs an experiment's tuner and assessor.
+ * which runs an experiment's tuner and assessor; whatever it chooses is a dispatcher provider: Java
+ * providers run through the one registered with {@value DispatcherProvider#RUNS_PROVIDERS}
+ * (bundle nni.tuners), so the Java providers are known here by name only, to choose and list them.
  */
 @Component(service = {AlgorithmRegistry.class, InstalledAlgorithms.class}, immediate = true)
 public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
@@ -64,6 +66,14 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void bindDispatcher(ServiceReference<DispatcherProvider> reference, DispatcherProvider provider) {
+        if (Boolean.parseBoolean(String.valueOf(reference.getProperty(DispatcherProvider.RUNS_PROVIDERS)))) {
+            synchronized (runners) {
+                runners.add(new DispatcherEntry(reference, provider, Set.of(), false, JAVA));
+                runners.sort((a, b) -> b.reference().compareTo(a.reference()));
+            }
+            LOG.debug("the runner of Java tuners and assessors bound from {}", reference.getBundle());
+            return;
+        }
         DispatcherEntry entry = new DispatcherEntry(reference, provider, names(reference.getProperty(TunerProvider.ALGORITHM)),
                 Boolean.parseBoolean(String.valueOf(reference.getProperty(DispatcherProvider.CLASSES))),
                 String.valueOf(reference.getProperty(DispatcherProvider.IMPLEMENTATION)));
@@ -76,6 +86,9 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
     }
 
     void unbindDispatcher(ServiceReference<DispatcherProvider> reference) {
+        synchronized (runners) {
+            runners.removeIf(entry -> entry.reference().equals(reference));
+        }
         synchronized (dispatchers) {
             dispatchers.removeIf(entry -> entry.reference().equals(reference));
         }
@@ -111,13 +124,15 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
     }
 
     private final List<DispatcherEntry> dispatchers = new ArrayList<>();
+    /** The providers that run the Java providers, best-ranked first; kept apart: they name no algorithm of their own. */
+    private final List<DispatcherEntry> runners = new ArrayList<>();
 
     /** Which provider runs an experiment's tuner and assessor. */
     public sealed interface Choice permits JavaAlgorithms, ThroughDispatcher, Unavailable {
     }
 
-    /** The Java providers: a {@link TunerProvider}, and an {@link AssessorProvider} when there is an assessor (else null). */
-    public record JavaAlgorithms(TunerProvider tuner, AssessorProvider assessor) implements Choice {
+    /** The Java providers, run by {@code runner}: the dispatcher provider that runs the TunerProvider and AssessorProvider services. */
+    public record JavaAlgorithms(DispatcherProvider runner) implements Choice {
     }
 
     /** A dispatcher provider runs both. */
@@ -126,6 +141,14 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
 
     /** Nothing installed runs them: {@code path} ({@code tuner.name}) and why. */
     public record Unavailable(String path, String message) implements Choice {
+    }
+
+    /** @return the provider that runs a choice that is not {@link Unavailable} */
+    public static DispatcherProvider provider(Choice choice) {
+        if (choice instanceof JavaAlgorithms java) {
+            return java.runner();
+        }
+        return ((ThroughDispatcher) choice).provider();
     }
 
     /** The value of an algorithm section's {@code implementation:} that asks for the Java providers. */
@@ -162,6 +185,13 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
     }
 
     @Override
+    public Optional<DispatcherProvider> javaRunner() {
+        synchronized (runners) {
+            return runners.stream().findFirst().map(DispatcherEntry::provider);
+        }
+    }
+
+    @Override
     public List<DispatcherEntry> dispatchers() {
         synchronized (dispatchers) {
             return List.copyOf(dispatchers);
@@ -176,9 +206,14 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
             Optional<TunerProvider> javaTuner = installed.tuner(tuner.name());
             Optional<AssessorProvider> javaAssessor = assessor == null ? Optional.empty() : installed.assessor(assessor.name());
             if (javaTuner.isPresent() && (assessor == null || javaAssessor.isPresent())) {
-                return new JavaAlgorithms(javaTuner.get(), javaAssessor.orElse(null));
-            }
-            if (asked != null && !javaDispatcherRuns(tuner, assessor, installed)) {
+                Optional<DispatcherProvider> runner = installed.javaRunner();
+                if (runner.isPresent()) {
+                    return new JavaAlgorithms(runner.get());
+                }
+                if (asked != null) {
+                    return runnerMissing(tuner);
+                } // else another provider may run them
+            } else if (asked != null && !javaDispatcherRuns(tuner, assessor, installed)) {
                 return javaTuner.isEmpty() ? new Unavailable(key(tuner, "tuner"), "no Java tuner named \"" + tuner.name()
                         + "\" is installed; installed: " + String.join(", ", installed.tunerNames()))
                         : new Unavailable("assessor.name", "no Java assessor named \"" + assessor.name()
@@ -211,8 +246,16 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
         return kind + (section.className() != null ? ".className" : ".name");
     }
 
+    private static Unavailable runnerMissing(AlgorithmConfig tuner) {
+        return new Unavailable(key(tuner, "tuner"), "Java tuners and assessors run through bundle nni.tuners, which is not installed");
+    }
+
     private static Unavailable unavailable(AlgorithmConfig tuner, AlgorithmConfig assessor, String asked, AlgorithmLookup installed) {
         List<DispatcherEntry> candidates = installed.dispatchers();
+        if (installed.javaRunner().isEmpty() && tuner.className() == null && installed.tuner(tuner.name()).isPresent()
+                && (assessor == null || (assessor.className() == null && installed.assessor(assessor.name()).isPresent()))) {
+            return runnerMissing(tuner);
+        }
         if (asked != null && candidates.stream().noneMatch(entry -> asked.equalsIgnoreCase(entry.implementation()))) {
             List<String> known = new ArrayList<>(List.of(JAVA));
             candidates.stream().map(DispatcherEntry::implementation)
@@ -239,6 +282,11 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
     public boolean binds(long serviceId) {
         if (tuners.contains(serviceId) || assessors.contains(serviceId)) {
             return true;
+        }
+        synchronized (runners) {
+            if (runners.stream().anyMatch(entry -> NamedServices.serviceId(entry.reference()) == serviceId)) {
+                return true;
+            }
         }
         synchronized (dispatchers) {
             return dispatchers.stream().anyMatch(entry -> NamedServices.serviceId(entry.reference()) == serviceId);

@@ -33,7 +33,16 @@ public final class Loaders {
     /** @param dispatchers dispatcher providers, best first */
     static ExperimentConfigLoader with(Map<String, TrainingPlatform> platforms, Map<String, TunerProvider> tuners,
             Map<String, AssessorProvider> assessors, List<AlgorithmRegistry.DispatcherEntry> dispatchers) {
+        // the Java providers run as in the runtime: through nni.tuners' runner, which finds them by name
+        nni.tuners.internal.JavaAlgorithmsProvider runner = new nni.tuners.internal.JavaAlgorithmsProvider();
+        tuners.forEach(runner::addTuner);
+        assessors.forEach(runner::addAssessor);
         nni.manager.internal.registry.AlgorithmLookup algorithms = new nni.manager.internal.registry.AlgorithmLookup() {
+            @Override
+            public Optional<nni.api.tuner.DispatcherProvider> javaRunner() {
+                return Optional.of(runner);
+            }
+
             @Override
             public Optional<TunerProvider> tuner(String name) {
                 return Optional.ofNullable(tuners.get(name.toLowerCase(Locale.ROOT)));

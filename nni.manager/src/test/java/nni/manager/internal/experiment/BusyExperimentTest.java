@@ -33,7 +33,7 @@ public class BusyExperimentTest {
         setup.concurrency = 1_000_000;
         setup.maxTrials = 1_000_000;
         Experiment experiment = Experiment.create("busy0001", setup.config());
-        experiment.start(new ListTuner(2_000_000), null, member -> {
+        experiment.start(JavaRuns.of(experiment, new ListTuner(2_000_000), null), member -> {
             session.set(new HeldSession(member));
             return session.get();
         });

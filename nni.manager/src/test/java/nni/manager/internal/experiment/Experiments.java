@@ -96,7 +96,7 @@ public final class Experiments {
     public Experiment start(String id, Tuner tuner, Assessor assessor) throws Exception {
         Experiment experiment = Experiment.create(id, config());
         LocalPlatform platform = platform();
-        experiment.start(tuner, assessor, platform::open);
+        experiment.start(JavaRuns.of(experiment, tuner, assessor), platform::open);
         return experiment;
     }
 
@@ -106,7 +106,7 @@ public final class Experiments {
      */
     public Experiment start(String id, ExperimentConfig config, Tuner tuner) throws Exception {
         Experiment experiment = Experiment.create(id, config);
-        experiment.start(tuner, null, members(platform()));
+        experiment.start(JavaRuns.of(experiment, tuner, null), members(platform()));
         return experiment;
     }
 
@@ -118,7 +118,7 @@ public final class Experiments {
     /** Resumes a stopped or crashed experiment. */
     public Experiment resume(String id, Tuner tuner) throws Exception {
         Experiment experiment = Experiment.reopen(id, workingDirectory.resolve(id));
-        experiment.resume(tuner, null, members(platform()));
+        experiment.resume(JavaRuns.of(experiment, tuner, null), members(platform()));
         return experiment;
     }
 
@@ -131,7 +131,7 @@ public final class Experiments {
                                 java.util.function.Function<nni.api.platform.SessionContext, nni.api.platform.TrainingSession> sessions)
             throws Exception {
         Experiment experiment = Experiment.create(id, config());
-        experiment.start(tuner, null, sessions::apply);
+        experiment.start(JavaRuns.of(experiment, tuner, null), sessions::apply);
         return experiment;
     }
 }

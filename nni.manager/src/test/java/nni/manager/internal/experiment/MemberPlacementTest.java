@@ -42,7 +42,7 @@ public class MemberPlacementTest extends ExperimentTestSupport {
         setup.concurrency = 4;
         setup.maxTrials = 6;
         experiment = Experiment.create("hybrid01", setup.hybridConfig("small", "large"));
-        experiment.start(new ListTuner(6), null, member -> machine(member, member.platform().equals("small") ? 1 : 3));
+        experiment.start(JavaRuns.of(experiment, new ListTuner(6), null), member -> machine(member, member.platform().equals("small") ? 1 : 3));
         HeldSession small = machines.get("small");
         HeldSession large = machines.get("large");
 
@@ -76,7 +76,7 @@ public class MemberPlacementTest extends ExperimentTestSupport {
         setup.concurrency = 3;
         setup.maxTrials = 10;
         experiment = Experiment.create("hybrid02", setup.hybridConfig("a", "b"));
-        experiment.start(new ListTuner(10), null, member -> machine(member, -1));
+        experiment.start(JavaRuns.of(experiment, new ListTuner(10), null), member -> machine(member, -1));
         HeldSession a = machines.get("a");
         HeldSession b = machines.get("b");
         await().atMost(Duration.ofSeconds(10)).until(() -> a.submitted.size() + b.submitted.size() == 3);
@@ -98,7 +98,7 @@ public class MemberPlacementTest extends ExperimentTestSupport {
         setup.concurrency = 4;
         setup.maxTrials = 8;
         experiment = Experiment.create("hybrid06", setup.hybridConfig("cluster", "machine"));
-        experiment.start(new ListTuner(8), null, member -> machine(member, member.platform().equals("cluster") ? -1 : 1));
+        experiment.start(JavaRuns.of(experiment, new ListTuner(8), null), member -> machine(member, member.platform().equals("cluster") ? -1 : 1));
         HeldSession cluster = machines.get("cluster");
         HeldSession machine = machines.get("machine");
         await().atMost(Duration.ofSeconds(10)).until(() -> cluster.submitted.size() + machine.submitted.size() == 4);
@@ -112,7 +112,7 @@ public class MemberPlacementTest extends ExperimentTestSupport {
         setup.maxTrials = 4;
         AtomicBoolean brokenOpens = new AtomicBoolean();
         experiment = Experiment.create("hybrid03", setup.hybridConfig("good", "broken"));
-        experiment.start(new ListTuner(4), null, member -> {
+        experiment.start(JavaRuns.of(experiment, new ListTuner(4), null), member -> {
             if (member.platform().equals("broken") && !brokenOpens.get()) {
                 throw new PlatformException("host 192.0.2.1 does not answer");
             }
@@ -143,7 +143,7 @@ public class MemberPlacementTest extends ExperimentTestSupport {
         AtomicBoolean opens = new AtomicBoolean(true);
         AtomicInteger refusals = new AtomicInteger();
         experiment = Experiment.create("hybrid07", setup.hybridConfig("good", "returning"));
-        experiment.start(new ListTuner(4), null, member -> {
+        experiment.start(JavaRuns.of(experiment, new ListTuner(4), null), member -> {
             if (member.platform().equals("returning") && !opens.get()) {
                 refusals.incrementAndGet();
                 throw new PlatformException("reuseMode needs the keeper sessions of bundle nni.keeper, which is not active");
@@ -173,7 +173,7 @@ public class MemberPlacementTest extends ExperimentTestSupport {
     @Test
     public void whenNoMemberOpensTheExperimentFailsNamingEachMemberAndWhy() throws Exception {
         experiment = Experiment.create("hybrid04", setup.hybridConfig("local", "remote"));
-        PlatformException refused = assertThrows(PlatformException.class, () -> experiment.start(new ListTuner(1), null, member -> {
+        PlatformException refused = assertThrows(PlatformException.class, () -> experiment.start(JavaRuns.of(experiment, new ListTuner(1), null), member -> {
             throw new PlatformException(member.platform().equals("local") ? "no python3" : "authentication failed");
         }));
         assertEquals("no member of the hybrid experiment could be opened: trainingService[0] (local) could not be opened: "
@@ -185,7 +185,7 @@ public class MemberPlacementTest extends ExperimentTestSupport {
         setup.concurrency = 2;
         setup.maxTrials = 5;
         experiment = Experiment.create("hybrid05", setup.hybridConfig("first", "second"));
-        experiment.start(new ListTuner(5), null, member -> machine(member, 1));
+        experiment.start(JavaRuns.of(experiment, new ListTuner(5), null), member -> machine(member, 1));
         HeldSession first = machines.get("first");
         HeldSession second = machines.get("second");
         await().atMost(Duration.ofSeconds(10)).until(() -> first.submitted.size() == 1 && second.submitted.size() == 1);
@@ -207,7 +207,7 @@ public class MemberPlacementTest extends ExperimentTestSupport {
         experiment = Experiment.reopen("hybrid05", setup.workingDirectory.resolve("hybrid05"));
         assertEquals("second", experiment.trial(onSecond).orElseThrow().platform());
         assertEquals("first", experiment.trial(first.submitted.get(1)).orElseThrow().platform());
-        experiment.resume(new ListTuner(5), null, member -> machine(member, 0));
+        experiment.resume(JavaRuns.of(experiment, new ListTuner(5), null), member -> machine(member, 0));
         // HeldSession cannot re-attach: the running trials are FAILED, each reported by the experiment (not its member)
         await().atMost(Duration.ofSeconds(10)).until(() -> experiment.trial(onSecond).orElseThrow().job().status().isTerminal());
         assertEquals("second", experiment.trial(onSecond).orElseThrow().platform());

@@ -125,7 +125,7 @@ public class SessionOutcomesTest {
         setup.maxTrials = maxTrials;
         ScriptedSession[] session = new ScriptedSession[1];
         experiment = Experiment.create("outcome1", setup.config());
-        experiment.start(new ListTuner(maxTrials), null, member -> session[0] = new ScriptedSession(member));
+        experiment.start(JavaRuns.of(experiment, new ListTuner(maxTrials), null), member -> session[0] = new ScriptedSession(member));
         return session[0];
     }
 
@@ -162,7 +162,7 @@ public class SessionOutcomesTest {
                 experiment.trial(trialId).map(TrialView::job).ifPresent(job -> seen.add(job.status() + " " + job.message()));
             }
         });
-        experiment.start(new ListTuner(1), null, member -> {
+        experiment.start(JavaRuns.of(experiment, new ListTuner(1), null), member -> {
             session[0] = new ScriptedSession(member);
             session[0].transientRefusals.set(3);
             return session[0];
@@ -191,7 +191,7 @@ public class SessionOutcomesTest {
         Experiments setup = new Experiments(code, folder.newFolder("work").toPath());
         setup.maxTrials = 1;
         experiment = Experiment.create("outcome3", setup.config());
-        experiment.start(new ListTuner(1), null, member -> {
+        experiment.start(JavaRuns.of(experiment, new ListTuner(1), null), member -> {
             ScriptedSession session = new ScriptedSession(member);
             session.permanentRefusal = true;
             return session;
@@ -224,7 +224,7 @@ public class SessionOutcomesTest {
         setup.maxTrials = 3;
         ScriptedSession[] session = new ScriptedSession[1];
         experiment = Experiment.create("outcome4", setup.config());
-        experiment.start(new ListTuner(3), null, member -> {
+        experiment.start(JavaRuns.of(experiment, new ListTuner(3), null), member -> {
             session[0] = new ScriptedSession(member);
             session[0].capacity = Capacity.freeTrialSlots(1);
             return session[0];

@@ -43,7 +43,7 @@ public class TrialEndedInsideSubmitTest extends ExperimentTestSupport {
             public void closed(Experiment closed, boolean stopped) {
             }
         });
-        experiment.start(new ListTuner(maxTrials), null, member -> {
+        experiment.start(JavaRuns.of(experiment, new ListTuner(maxTrials), null), member -> {
             session = new HeldSession(member);
             session.endingInsideSubmit = endingInsideSubmit;
             return session;
