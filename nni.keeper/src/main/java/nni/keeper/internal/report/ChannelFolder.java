@@ -296,10 +296,10 @@ final class ChannelFolder {
      * look would delete that copy.
      */
     private void deleteAcknowledgedReports() {
-        long applied;
-        synchronized (link.reportLock()) {
-            applied = link.applied();
-        }
+        // not under the report lock: close is called with the session's lock held (an environment that
+        // ended, a session that closes), and the watcher applying this keeper's reports holds the report
+        // lock while it waits for the session's; a batch being applied now is deleted by that look
+        long applied = link.appliedSoFar();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(reports)) {
             for (Path entry : entries) {
                 Matcher m = REPORT_FILE.matcher(entry.getFileName().toString());

@@ -21,7 +21,8 @@ public final class KeeperLink {
     private final byte[] token;
     private volatile KeeperPeer peer;
     private final Object reportLock = new Object();
-    private long applied;
+    /** Written with {@link #reportLock} held; volatile for {@link #appliedSoFar}, which reads it without. */
+    private volatile long applied;
     private final List<Map<String, Object>> commands = new ArrayList<>();
     /** Long polls waiting for a command: answered by {@link #send}, {@link #close} or their deadline. */
     private final List<CompletableFuture<List<Map<String, Object>>>> polls = new ArrayList<>();
@@ -112,6 +113,15 @@ public final class KeeperLink {
 
     void applied(long seq) {
         applied = seq;
+    }
+
+    /**
+     * @return the highest report sequence applied so far, read without {@link #reportLock()}: for a
+     *         thread that may hold its session's lock (closing the link's channel folder), which a
+     *         batch being applied under the report lock may be waiting for; it may lag that batch
+     */
+    long appliedSoFar() {
+        return applied;
     }
 
     /** @return the commands queued for the keeper that it has not confirmed having (by a later poll), oldest first */

@@ -390,15 +390,15 @@ final class KeeperSession implements TrainingSession {
      */
     private void takeLeftoversBack() {
         for (KeeperLinkFile.Keeper keeper : linkFile.previousLeft()) {
-            Environment environment = adopt(keeper.id());
+            // marked taken back (its reports answered "later") before its link can be reached, not after
+            Environment environment = adopt(keeper.id(), keeper);
             if (environment == null) {
-                environment = restore(keeper);
+                environment = restore(keeper, true);
             }
             if (environment == null) {
                 linkFile.remove(keeper.id());
                 continue;
             }
-            environment.leftover = keeper;
             environments.put(keeper.id(), environment);
             LOG.info("experiment {}: keeper {} of the runtime before the restart taken back{}", context.experimentId(),
                     keeper.id(), keeper.trial() == null ? " (idle)" : " (trial " + keeper.trial() + ")");
@@ -1067,7 +1067,7 @@ final class KeeperSession implements TrainingSession {
                 return Optional.empty();
             }
             Environment leftover = leftoverOf(stored.id(), handleEnvironment);
-            Environment environment = leftover != null ? leftover : adopt(handleEnvironment);
+            Environment environment = leftover != null ? leftover : adopt(handleEnvironment, null);
             if (leftover != null) {
                 keeper = leftover.leftover;
             } else if (environment == null && keeper == null) {
@@ -1098,7 +1098,7 @@ final class KeeperSession implements TrainingSession {
                     return Optional.of(stored);
                 }
                 if (environment == null) {
-                    environment = restore(keeper);
+                    environment = restore(keeper, false); // its trial is given to it below, before this lock is let go
                 }
                 if (environment == null) {
                     return Optional.empty();
@@ -1145,12 +1145,18 @@ final class KeeperSession implements TrainingSession {
         return null;
     }
 
-    /** @return a new environment holding the live link of keeper {@code id} in this runtime, or null. Holds the lock. */
-    private Environment adopt(String id) {
+    /**
+     * @param leftover as the link file lists the keeper when it is taken back as the session opens
+     *                 (its reports are answered "later" until its trial is re-attached), else null
+     * @return a new environment holding the live link of keeper {@code id} in this runtime, or null. Holds the lock.
+     */
+    private Environment adopt(String id, KeeperLinkFile.Keeper leftover) {
         if (id.isEmpty() || environments.containsKey(id)) {
             return null;
         }
         Environment environment = new Environment(id);
+        // before the link names it as the keeper's peer: a report arriving from then on must find it taken back
+        environment.leftover = leftover;
         Optional<KeeperLink> live = links.adopt(context.experimentId(), id, environment);
         if (live.isEmpty()) {
             return null;
@@ -1160,14 +1166,20 @@ final class KeeperSession implements TrainingSession {
     }
 
     /**
+     * @param leftover the keeper is taken back as the session opens, its trial not yet: its reports
+     *                 are answered "later" until {@link #reattach} gives it its trial
      * @return a new environment with the link of a keeper a runtime before a restart started,
      *         registered again from the link file; null when it cannot be. Holds the lock.
      */
-    private Environment restore(KeeperLinkFile.Keeper keeper) {
+    private Environment restore(KeeperLinkFile.Keeper keeper, boolean leftover) {
         if (environments.containsKey(keeper.id())) {
             return null;
         }
         Environment environment = new Environment(keeper.id());
+        // before the link is registered and its channel folder looked at: the keeper's reports, sent again
+        // since the restart, may be applied from then on (on a request's thread or the share's watcher), and
+        // one applied before the trial is known here would be acknowledged and dropped as naming no trial
+        environment.leftover = leftover ? keeper : null;
         try {
             environment.link = links.restore(context.experimentId(), keeper.id(), keeper.token(), keeper.applied(), environment);
         } catch (IllegalStateException stale) {

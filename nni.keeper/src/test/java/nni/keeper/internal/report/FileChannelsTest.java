@@ -195,6 +195,70 @@ public class FileChannelsTest {
         assertEquals("nothing applied on close", List.of(), applied);
     }
 
+    /**
+     * A session forgets a keeper (its environment ended, the session closes) holding its own lock,
+     * while the share's watcher may be applying that keeper's last report file: the watcher then
+     * holds the keeper's report lock and waits for the session's lock, which the session needs to
+     * apply a report (a trial's end, or the check that a metric's trial is the keeper's). Closing
+     * the folder must not wait for the report lock, or neither ever goes on (the share's watcher,
+     * which serves every keeper on that storage, stuck with them). The order is made certain: the
+     * report is being applied, waiting for the session's lock, before the session unregisters the
+     * link while holding it.
+     */
+    @Test(timeout = 60_000)
+    public void unregisteringALinkUnderTheSessionsLockWhileItsReportWaitsForThatLockDoesNotDeadlock() throws Exception {
+        Object sessionLock = new Object();
+        java.util.concurrent.CountDownLatch applying = new java.util.concurrent.CountDownLatch(1);
+        KeeperPeer session = new KeeperPeer() {
+            @Override
+            public Map<String, Object> handshakeAccepted(String keeperVersion) {
+                return Map.of();
+            }
+
+            @Override
+            public void handshakeRefused(String message) {
+            }
+
+            @Override
+            public void apply(List<KeeperReport> reports) {
+                applying.countDown(); // the watcher holds this keeper's report lock from here on
+                synchronized (sessionLock) {
+                    reports.forEach(r -> applied.add(r.seq()));
+                }
+            }
+        };
+        KeeperLink link = links.restore("exp", "K5", "secret", 0, session);
+        Path folder = channels.open(root, link, true);
+        java.util.concurrent.CountDownLatch sessionHoldsItsLock = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread ending = new Thread(() -> {
+            try {
+                synchronized (sessionLock) {
+                    sessionHoldsItsLock.countDown();
+                    if (applying.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                        links.unregister(link); // as KeeperSession.environmentEnded and close do, under the session's lock
+                    } else {
+                        failure.set(new AssertionError("the watcher never applied the report file"));
+                    }
+                }
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "session-ending-K5");
+        ending.setDaemon(true); // left blocked if the two do deadlock, so that the test can say so
+        ending.start();
+        assertTrue(sessionHoldsItsLock.await(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
+        report(folder, 1, 1);
+        ending.join(WAIT.toMillis());
+        assertFalse("unregistering the link under the session's lock waited for the report lock its report held:"
+                + " the session and the share's watcher deadlocked", ending.isAlive());
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertTrue(read(folder.resolve("gone.json")).contains("K5"));
+        await().atMost(WAIT).until(() -> applied.equals(List.of(1L))); // applied once the session let go of its lock
+    }
+
     private static void report(Path folder, long first, long last) throws Exception {
         StringBuilder body = new StringBuilder("{\"reports\":[");
         for (long seq = first; seq <= last; seq++) {

@@ -26,6 +26,8 @@ final class SessionFixture extends ExternalResource {
 
     final KeeperLinks links = new KeeperLinks("9.9.9");
     final List<TrialJob> changes = new CopyOnWriteArrayList<>();
+    /** Every metric line stored, as {@code <trial> <line>}. */
+    final List<String> metrics = new CopyOnWriteArrayList<>();
     private ScheduledExecutorService clock;
     private ExecutorService workers;
 
@@ -42,16 +44,21 @@ final class SessionFixture extends ExternalResource {
     }
 
     KeeperSession open(Path directory, KeeperOptions options, EnvironmentLauncher launcher) {
+        return open(directory, options, launcher, links);
+    }
+
+    /** A session on {@code keeperLinks} instead of this fixture's own links (a test that watches what the session does with them). */
+    KeeperSession open(Path directory, KeeperOptions options, EnvironmentLauncher launcher, KeeperLinks keeperLinks) {
         SessionContext context = new SessionContext() {
             @Override public String experimentId() { return EXPERIMENT; }
             @Override public Path experimentDirectory() { return directory; }
             @Override public String platform() { return options.platform(); }
             @Override public Map<String, Object> section() { return Map.of("trialCommand", "true"); }
             @Override public void trialChanged(TrialJob trial) { changes.add(trial); }
-            @Override public void metricReported(String trialId, String line) { }
+            @Override public void metricReported(String trialId, String line) { metrics.add(trialId + " " + line); }
             @Override public void capacityChanged() { }
         };
-        return new KeeperSession(context, launcher, options, links, null, Map.of(KeeperRuntime.JAVA, directory.resolve("keeper.jar")), directory.resolve("code.tgz"), URL,
+        return new KeeperSession(context, launcher, options, keeperLinks, null, Map.of(KeeperRuntime.JAVA, directory.resolve("keeper.jar")), directory.resolve("code.tgz"), URL,
                 KeeperLinkFile.open(directory, URL), new SessionTimer(clock, workers, "test"), ended -> { });
     }
 }
