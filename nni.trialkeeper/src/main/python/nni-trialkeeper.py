@@ -7,8 +7,8 @@ a handshake naming the protocol version, numbered report batches from an on-disk
 forgotten only once the manager acknowledges them, and long-polled commands. Standard library only;
 one file, so that it can be copied to a worker and run as ``python3 nni-trialkeeper.py``.
 
-Exit codes: the trial's code (trial mode), 0 (stopped, also when refused after the stop), 2 (bad
-command line), 3 (refused by the manager: token, protocol version, session gone), 4 (manager
+Exit codes: the trial's code (trial mode, also when the session is gone after the trial's end), 0
+(stopped, also when refused after the stop), 2 (bad command line), 3 (refused by the manager: token, protocol version, session gone), 4 (manager
 unreachable, or answering nothing usable, for longer than --give-up-seconds).
 """
 
@@ -531,9 +531,11 @@ class Refused(Exception):
     """The manager said, in its own words (a JSON error), that this keeper must stop. after_stop: it had
     written this keeper a stop before it ended the session, so this is the end it asked for."""
 
-    def __init__(self, message, after_stop=False):
+    def __init__(self, message, after_stop=False, session_gone=False):
         Exception.__init__(self, message)
         self.after_stop = after_stop
+        # 410: the session is gone (it ended), not this keeper refused for what it is
+        self.session_gone = session_gone
 
 
 class Unusable(Exception):
@@ -636,7 +638,7 @@ class ManagerClient(object):
         message = answer.get("error") if isinstance(answer.get("error"), str) else None
         if message is not None and (status in (401, 410) or (status == 409 and handshake)):
             # "stopped": the session ended after sending this keeper a stop it may not have taken yet
-            raise Refused(message, answer.get("stopped") is True)
+            raise Refused(message, answer.get("stopped") is True, status == 410)
         raise Unusable(status, "the manager answered %d: %s" % (status, message if message is not None else shorten(text)))
 
     def _drop(self):
@@ -702,7 +704,7 @@ class FileChannel(object):
         if isinstance(answer.get("error"), str):
             status = answer.get("status") if is_whole(answer.get("status")) else 0
             if status in (401, 409, 410):
-                raise Refused(answer["error"])
+                raise Refused(answer["error"], session_gone=status == 410)
             raise Unusable(status, "the manager answered %d: %s" % (status, answer["error"]))
         answer.pop("nonce", None)
         return answer
@@ -792,7 +794,7 @@ class FileChannel(object):
         # it takes the first, and the refusal is then the end it was asked for
         gone = self._read_json(os.path.join(self.folder, "gone.json"))
         if gone is not None:
-            raise Refused(str(gone.get("error")), self._stop_written())
+            raise Refused(str(gone.get("error")), self._stop_written(), True)
 
     def _stop_written(self):
         """Whether a stop is among the command files, taken or not (a torn file ahead of it does not hide it)."""
@@ -1177,8 +1179,12 @@ class Keeper(object):
         self.stopping = False
         self.abandoned = False  # refused for good or given up: nothing more will be delivered (a trial may exit 3 or 4 itself)
         self.told_to_stop = False  # a refusal after the manager's stop is the session it stopped for ending
+        self.session_gone = False  # refused with 410: the session ended (see fail)
+        self.trial_end_code = None  # trial mode: the trial's exit code once its end is reported (spooled)
 
     def report(self, report):
+        if not self.options.runner and report.get("kind") == "ended" and is_whole(report.get("code")):
+            self.trial_end_code = report["code"]  # before the end can be sent, so before any answer to it
         self.spool.append(report)
 
     def run(self):
@@ -1365,11 +1371,15 @@ class Keeper(object):
         before. Everything the main thread reads is set before the event is set and before the spool ends a wait
         for acknowledgements, so that it can never take the orderly path of a keeper that was refused."""
         stopped_as_told = code == EXIT_REFUSED and self.told_to_stop
-        log(message + ("; it had told this keeper to stop, so this is the end it asked for" if stopped_as_told else ""))
         with self.ending:
+            # trial mode: the session may end as soon as it has applied the trial's end, before this keeper
+            # sees the acknowledgement; its trial ran to its end, and the job's outcome is the trial's
+            trial_code = self.trial_end_code if code == EXIT_REFUSED and self.session_gone and not self.abandoned else None
+            log(message + ("; its trial had ended with exit code %d, which stands" % trial_code if trial_code is not None
+                           else "; it had told this keeper to stop, so this is the end it asked for" if stopped_as_told else ""))
             # a session that ends stops its keepers and forgets them at once: refused then, a keeper has done
             # what it was told, and exits 0 (a cluster counts a job that exits non-zero as failed)
-            self.exit_code = 0 if stopped_as_told else code
+            self.exit_code = trial_code if trial_code is not None else 0 if stopped_as_told else code
             self.abandoned = True
             self.stopping = True
             self.spool.abandon()
@@ -1377,9 +1387,12 @@ class Keeper(object):
         return self.exit_code
 
     def refused(self, refusal, what):
-        """Refused for good: ends this keeper, with 0 when the manager had told it to stop before (see fail)."""
+        """Refused for good: ends this keeper, with 0 when the manager had told it to stop before, and with its trial's
+        code when the trial had ended and the session is gone (410) (see fail)."""
         if refusal.after_stop:
             self.told_to_stop = True
+        if refusal.session_gone:
+            self.session_gone = True
         self.fail(EXIT_REFUSED, what % refusal)
 
     def finish(self, code):

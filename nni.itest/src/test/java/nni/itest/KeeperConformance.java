@@ -654,6 +654,42 @@ public abstract class KeeperConformance extends RuntimeTestSupport {
     }
 
     /**
+     * A session may end as soon as it has applied a trial's end, before the keeper running that trial
+     * sees the acknowledgement (over shared files the watcher applies the report, the session closes and
+     * writes {@code gone.json} before the acknowledgement): refused with 410 then, the keeper has run its
+     * trial to its end, and exits with the trial's code, not 3 (a cluster would count the job failed).
+     * The order is made certain here: the batch holding the trial's end is answered with the refusal.
+     */
+    @Test(timeout = 120_000)
+    public void aTrialKeeperWhoseSessionIsGoneAfterItsTrialEndedExitsWithTheTrialsCode() throws Exception {
+        Pattern trialEnd = Pattern.compile("\"kind\"\\s*:\\s*\"ended\"");
+        AtomicBoolean gone = new AtomicBoolean();
+        try (FakeManager manager = new FakeManager(request -> {
+            if (request.path().endsWith("/handshake")) {
+                return handshakeWithTrial("Sg001", TrialScripts.parameters(1, 2, 0, null, 5));
+            }
+            if (gone.get() || request.path().contains("/reports") && trialEnd.matcher(request.body()).find()) {
+                gone.set(true);
+                return new FakeManager.Answer(410, "{\"error\":\"the experiment's session has ended\"}");
+            }
+            return request.path().contains("/reports") ? new FakeManager.Answer(200, "{\"acked\":" + lastSeq(request.body()) + "}")
+                    : noCommands();
+        })) {
+            Process keeper = startKeeper(manager, "trial", "Sg001", packedTrialCode(), List.of("--give-up-seconds", "900"));
+            StringBuilder said = new StringBuilder();
+            StderrReader reader = readStderr(keeper, said, NO_LINE);
+            boolean exited = keeper.waitFor(60, TimeUnit.SECONDS);
+            reader.thread().join(exited ? 10_000 : 0);
+            synchronized (said) {
+                assertTrue("the keeper did not exit within 60 s; it said:\n" + said, exited);
+                assertTrue("the manager never saw the trial's end; the keeper said:\n" + said, gone.get());
+                assertEquals(said.toString(), 5, keeper.exitValue());
+                assertTrue(said.toString(), said.toString().contains("the experiment's session has ended"));
+            }
+        }
+    }
+
+    /**
      * A restarted manager cannot know whether a runner keeper got the new-trial command the runtime
      * before the crash queued for it (its link file lists the trial as the keeper's), so it sends
      * the command again: a keeper given a trial it has already started runs it once, whether the

@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * {@code runner} mode it says {@code ready} and runs the trials the manager sends, one after
  * another, until the manager says {@code stop}.
  *
- * <p>Exit codes: the trial's code (trial mode), 0 (stopped, also when refused after the stop), 2 (bad command line),
+ * <p>Exit codes: the trial's code (trial mode, also when the session is gone after the trial's end), 0 (stopped,
+ * also when refused after the stop), 2 (bad command line),
  * 3 (refused by the manager: token, version, session gone), 4 (manager unreachable, or answering
  * nothing usable, for longer than {@code --give-up-seconds}). Refused for good, the keeper kills its
  * trials' process groups and exits at once; the reports it could not deliver stay in its spool.
@@ -64,6 +65,10 @@ final class Keeper implements TrialProcess.Host {
     private volatile boolean abandoned;
     /** The manager sent a stop: a refusal after it is the session it stopped for ending. */
     private volatile boolean toldToStop;
+    /** The manager answered 410: the session is gone (it ended), not this keeper refused for what it is. */
+    private volatile boolean sessionGone;
+    /** Trial mode: the trial's exit code once its end is reported (spooled), else null. */
+    private volatile Integer trialEndCode;
 
     Keeper(KeeperOptions options) throws IOException {
         this.options = options;
@@ -84,6 +89,9 @@ final class Keeper implements TrialProcess.Host {
 
     @Override
     public void report(Map<String, Object> report) throws IOException, InterruptedException {
+        if (!options.runner() && "ended".equals(report.get("kind")) && report.get("code") instanceof Number code) {
+            trialEndCode = code.intValue(); // before the end can be sent, so before any answer to it
+        }
         spool.append(report);
     }
 
@@ -329,8 +337,12 @@ final class Keeper implements TrialProcess.Host {
      */
     private synchronized int fail(int code, String message) {
         boolean stoppedAsTold = code == EXIT_REFUSED && toldToStop;
-        System.err.println(message + (stoppedAsTold ? "; it had told this keeper to stop, so this is the end it asked for" : ""));
-        exitCode = stoppedAsTold ? 0 : code;
+        // trial mode: the session may end as soon as it has applied the trial's end, before this keeper
+        // sees the acknowledgement; its trial ran to its end, and the job's outcome is the trial's
+        Integer trialCode = code == EXIT_REFUSED && sessionGone && !abandoned ? trialEndCode : null;
+        System.err.println(message + (trialCode != null ? "; its trial had ended with exit code " + trialCode + ", which stands"
+                : stoppedAsTold ? "; it had told this keeper to stop, so this is the end it asked for" : ""));
+        exitCode = trialCode != null ? trialCode : stoppedAsTold ? 0 : code;
         abandoned = true;
         stopping = true;
         spool.abandon();
@@ -338,10 +350,16 @@ final class Keeper implements TrialProcess.Host {
         return exitCode;
     }
 
-    /** Refused for good: ends this keeper, with 0 when the manager had told it to stop before ({@link #fail}). */
+    /**
+     * Refused for good: ends this keeper, with 0 when the manager had told it to stop before, and with
+     * its trial's code when the trial had ended and the session is gone (410) ({@link #fail}).
+     */
     private void refused(ManagerClient.Refused e, String what) {
         if (e.afterStop) {
             toldToStop = true;
+        }
+        if (e.status == 410) {
+            sessionGone = true;
         }
         fail(EXIT_REFUSED, what + e.getMessage());
     }
