@@ -13,7 +13,7 @@ import nni.api.tuner.Tuner;
 import nni.tuners.internal.JavaAlgorithmRun;
 
 /**
- * A test's own tuner and assessor objects, run as the runtime runs every Java algorithm: by
+ * A test's or benchmark's own tuner and assessor objects, run as the runtime runs every Java algorithm: by
  * nni.tuners' {@link JavaAlgorithmRun} behind a dispatcher provider, spoken to through the
  * experiment's one {@link DispatcherAlgorithm}.
  */
