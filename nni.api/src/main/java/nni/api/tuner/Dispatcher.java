@@ -1,6 +1,8 @@
 package nni.api.tuner;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import org.osgi.annotation.versioning.ConsumerType;
 
@@ -16,7 +18,7 @@ import nni.api.model.TrialStatus;
  * <p>Made by {@link DispatcherProvider#start}. The manager calls these methods from the
  * experiment's one thread, in the order things happen; they hand the command on and return at once
  * (they never wait for the algorithm). Commands given before the algorithm is ready are kept and
- * given once it is. After {@link #close()} nothing else is called.
+ * given once it is. After {@link #close()} nothing else is called but {@link #ended()}.
  *
  * @since 1.1
  */
@@ -60,7 +62,24 @@ public interface Dispatcher {
 
     /**
      * NNI's {@code TE}: the experiment stops (or the runtime lets go of it). The algorithm gets a
-     * bounded time to end, then is ended. Idempotent; reports nothing afterwards.
+     * bounded time to end, then is ended. Idempotent; reports nothing afterwards but what
+     * {@link #ended()} says.
      */
     void close();
+
+    /**
+     * When the algorithm has ended after {@link #close()}. Until then it may still report through
+     * {@link DispatcherContext#failed} a failure it met with what it was given before the close,
+     * and nothing else: NNI's dispatcher hears that its algorithm raised on the last results only
+     * at the next command, which may be the close itself. The manager waits for this stage (a
+     * bounded while) when it closes an experiment that ended by itself, and such a failure makes
+     * that experiment end in ERROR; after a stop asked for while trials ran it is only logged.
+     *
+     * @return completes once the algorithm has ended (its process exited or was ended); the default,
+     *         for an algorithm that ends within {@link #close()}, is complete already
+     * @since 1.3
+     */
+    default CompletionStage<Void> ended() {
+        return CompletableFuture.completedFuture(null);
+    }
 }

@@ -120,7 +120,8 @@ public interface DispatcherContext {
     /**
      * The algorithm failed (NNI's {@code ER}, or its process died or stopped answering): the
      * experiment ends in ERROR with {@code message}, which says what happened and shows what the
-     * algorithm logged last.
+     * algorithm logged last. Also after {@link Dispatcher#close()}, until {@link Dispatcher#ended()}
+     * completes, for a failure met with what was given before the close (since 1.3).
      */
     void failed(String message);
 }

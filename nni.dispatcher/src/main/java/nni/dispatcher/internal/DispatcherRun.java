@@ -10,8 +10,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -62,6 +64,10 @@ final class DispatcherRun implements Dispatcher {
     private final Path log;
     private final Consumer<DispatcherRun> ended;
     private final List<String> waiting = new ArrayList<>();
+    /** Completes when the process has ended (at once when it never started): {@link #ended()}. */
+    private final CompletableFuture<Void> processEnded = new CompletableFuture<>();
+    /** How long the log was when this run's process started: an earlier run's traceback is not this one's. */
+    private long logStart;
 
     private Process process;
     private String description = "NNI's dispatcher";
@@ -97,6 +103,7 @@ final class DispatcherRun implements Dispatcher {
     /** Starts the process; the channel must be open already. */
     synchronized void start(ProcessBuilder builder) throws IOException {
         Files.createDirectories(log.getParent());
+        logStart = Files.exists(log) ? Files.size(log) : 0;
         process = builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         description = "NNI's dispatcher (" + String.join(" ", builder.command().subList(0, Math.min(3, builder.command().size())))
                 + ", pid " + process.pid() + ")";
@@ -187,13 +194,20 @@ final class DispatcherRun implements Dispatcher {
             }
         }
         end();
-        if (process != null && process.isAlive()) {
+        if (process == null) {
+            processEnded.complete(null);
+        } else if (process.isAlive()) {
             try {
                 scheduler.schedule(this::kill, timing.stop().toMillis(), TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException e) {
                 kill(); // the provider is gone already: nobody would end it later
             }
         }
+    }
+
+    @Override
+    public CompletionStage<Void> ended() {
+        return processEnded.minimalCompletionStage();
     }
 
     /** Ends the process now (the runtime is going away). */
@@ -382,15 +396,26 @@ final class DispatcherRun implements Dispatcher {
     }
 
     private void exited(Process ended) {
+        boolean closedFirst;
         synchronized (this) {
-            if (closing || failed) {
+            closedFirst = closing && !failed;
+            if (failed) {
+                processEnded.complete(null);
                 return;
             }
         }
         // NNI's dispatcher exits (code 0 too) after its worker raised: the traceback in its log says so
         boolean raised = tail().contains(TRACEBACK);
-        fail(description + (raised ? " ended after its algorithm raised an error (exit code " + ended.exitValue() + ")"
-                : " exited with code " + ended.exitValue()));
+        String problem = description + (raised ? " ended after its algorithm raised an error (exit code " + ended.exitValue() + ")"
+                : " exited with code " + ended.exitValue());
+        if (!closedFirst) {
+            fail(problem);
+        } else if (raised) {
+            // closed first: the algorithm raised on what it was given before, which NNI's dispatcher
+            // notices only at the next command, the close's TE among them (Dispatcher#ended)
+            report(problem);
+        }
+        processEnded.complete(null);
     }
 
     /** Fails the experiment once, with what the dispatcher logged last, and ends the process. */
@@ -405,22 +430,27 @@ final class DispatcherRun implements Dispatcher {
                 session.close(4001, "failed", Callback.NOOP);
             }
         }
-        String tail = tail();
-        LOG.warn("experiment {}: {}", context.experimentId(), problem);
-        context.failed(problem + (tail.isEmpty() ? "" : "; the end of " + log + ":\n" + tail));
+        report(problem);
         end();
         kill();
     }
 
-    /** @return the last lines of the dispatcher's log (its own logging and its stdout and stderr) */
+    /** Tells the experiment of a failure, with what this run of the dispatcher logged last. */
+    private void report(String problem) {
+        String tail = tail();
+        LOG.warn("experiment {}: {}", context.experimentId(), problem);
+        context.failed(problem + (tail.isEmpty() ? "" : "; the end of " + log + ":\n" + tail));
+    }
+
+    /** @return the last lines this run of the dispatcher logged (its own logging and its stdout and stderr) */
     String tail() {
         try (RandomAccessFile file = new RandomAccessFile(log.toFile(), "r")) {
-            long start = Math.max(0, file.length() - TAIL_BYTES);
-            byte[] bytes = new byte[(int) (file.length() - start)];
+            long start = Math.max(logStart, file.length() - TAIL_BYTES);
+            byte[] bytes = new byte[(int) Math.max(0, file.length() - start)];
             file.seek(start);
             file.readFully(bytes);
             String text = new String(bytes, StandardCharsets.UTF_8);
-            if (start > 0 && text.indexOf('\n') >= 0) {
+            if (start > logStart && text.indexOf('\n') >= 0) {
                 text = text.substring(text.indexOf('\n') + 1);
             }
             return text.strip();

@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -263,6 +264,11 @@ public class NniDispatcherProvider implements DispatcherProvider {
         public void close() {
             closeRoute.run();
             run.close();
+        }
+
+        @Override
+        public CompletionStage<Void> ended() {
+            return run.ended();
         }
     }
 

@@ -54,10 +54,44 @@ public class RealNniFailureIT {
                 RealNni.patientHome(folder.newFolder("runtime").toPath(), null), folder.newFolder("experiments").toPath(), "run",
                 config.toString());
         // before issue 25 the experiment idled with nothing running until maxExperimentDuration: no exit at all
-        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(500)));
+        runtime.assertExit(1, Duration.ofSeconds(500));
         String console = runtime.console();
         assertTrue(console, console.contains(" ERROR ") && console.contains("raised an error"));
         assertTrue(console, console.contains("TypeError: 'float' object is not subscriptable"));
+    }
+
+    /**
+     * The tuner raises on the only trial's result, which arrives when nothing more is to be drawn:
+     * NNI's dispatcher notices its worker's error only at the next command, after the experiment
+     * ended by itself. The run used to end DONE (exit 0) with the tuner's traceback only in its log.
+     */
+    @Test(timeout = 600_000)
+    public void aTunerThatRaisesOnTheLastResultFailsTheRunInsteadOfEndingDone() throws Exception {
+        String python = RealNni.python("RealNniFailureIT").toString();
+        Path code = folder.newFolder("code").toPath();
+        try (java.io.InputStream in = RealNniFailureIT.class.getResourceAsStream("/dispatcher/algorithms.py")) {
+            Files.copy(in, code.resolve("algorithms.py"));
+        }
+        Files.writeString(code.resolve("trial.py"), "import nni\nnni.get_next_parameter()\nnni.report_final_result(7)\n");
+        Path config = Files.writeString(code.resolve("config.yml"), """
+                searchSpace: {}
+                trialCommand: %s trial.py
+                trialCodeDirectory: .
+                trialConcurrency: 1
+                maxTrialNumber: 1
+                tuner:
+                  className: algorithms.FailsOnResults
+                  codeDirectory: .
+                trainingService:
+                  platform: local
+                """.formatted(python));
+        runtime = RuntimeProcess.start(Map.of("NNI_OSGI_PYTHON", python, "HOME", folder.newFolder("home").toString()),
+                RealNni.patientHome(folder.newFolder("runtime").toPath(), null), folder.newFolder("experiments").toPath(), "run",
+                config.toString());
+        runtime.assertExit(1, Duration.ofSeconds(500));
+        String console = runtime.console();
+        assertTrue(console, console.contains(" ERROR") && console.contains("raised an error"));
+        assertTrue(console, console.contains("ValueError: the tuner cannot take result 7"));
     }
 
     @Test(timeout = 600_000)
@@ -84,7 +118,7 @@ public class RealNniFailureIT {
                 RealNni.patientHome(folder.newFolder("runtime").toPath(), null), folder.newFolder("experiments").toPath(), "run",
                 config.toString());
         // NNI's worker sleeps in generate_parameters while its channel thread answers pings: only the owed answer tells
-        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(500)));
+        runtime.assertExit(1, Duration.ofSeconds(500));
         String console = runtime.console();
         assertTrue(console, console.contains("did not answer a request for trials within 20 s") && console.contains("the tuner hangs"));
     }

@@ -2,6 +2,8 @@ package nni.manager.internal.experiment;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
@@ -69,4 +71,12 @@ interface Algorithm {
 
     /** Ends the algorithm; idempotent. */
     void close();
+
+    /**
+     * @return completes once the closed algorithm has ended; until then it may still {@linkplain Host#fail fail}
+     *         over what it was given before the close ({@link nni.api.tuner.Dispatcher#ended()})
+     */
+    default CompletionStage<Void> ended() {
+        return CompletableFuture.completedFuture(null);
+    }
 }

@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -217,6 +219,11 @@ final class DispatcherAlgorithm implements Algorithm {
         if (dispatcher != null) {
             dispatcher.close();
         }
+    }
+
+    @Override
+    public CompletionStage<Void> ended() {
+        return dispatcher == null ? CompletableFuture.completedFuture(null) : dispatcher.ended();
     }
 
     /** What the dispatcher is given, and its answers handed to the experiment. */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 
 import org.slf4j.Logger;
@@ -169,7 +170,10 @@ public final class Experiment {
                     @Override
                     public void algorithmFailed(String message, Throwable cause) {
                         ExperimentStatus status = run.get();
-                        if (!status.settled() && status != ExperimentStatus.STOPPING) {
+                        // as NNI's manager: an algorithm failing on the last results fails the experiment that
+                        // ended by itself, also while that end is closed; a stop asked while trials ran does not
+                        if (status == ExperimentStatus.DONE || stop.closingAfterItsEnd()
+                                || !status.settled() && status != ExperimentStatus.STOPPING) {
                             run.fail(message, cause);
                         }
                     }
@@ -411,14 +415,18 @@ public final class Experiment {
         return clock.execMillis();
     }
 
-    void closeAlgorithm() {
+    /** @return completes once the algorithm has ended ({@link Algorithm#ended()}) */
+    CompletionStage<Void> closeAlgorithm() {
         Algorithm open = algorithm;
-        if (open != null) {
-            try {
-                open.close();
-            } catch (RuntimeException e) {
-                LOG.warn("experiment {}: closing its algorithm failed", id, e);
-            }
+        if (open == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        try {
+            open.close();
+            return open.ended();
+        } catch (RuntimeException e) {
+            LOG.warn("experiment {}: closing its algorithm failed", id, e);
+            return CompletableFuture.completedFuture(null);
         }
     }
 

@@ -2,6 +2,7 @@ package nni.manager.internal.experiment;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -31,9 +32,16 @@ final class ExperimentStop {
      */
     private static final Duration STOP_TURN_WAIT = Duration.ofSeconds(60);
     private static final long DETACH_DRAIN_SECONDS = 10;
+    /**
+     * How long the stop of an experiment that ended by itself waits for its algorithm to end: its
+     * failure over the last results still counts (NNI's dispatcher is given 10 s, then ended).
+     */
+    private static final Duration ALGORITHM_END_WAIT = Duration.ofSeconds(30);
 
     private final RunningParts parts;
     private final AtomicBoolean stopping = new AtomicBoolean();
+    /** Whether this stop closes an experiment that had ended by itself (DONE). */
+    private volatile boolean afterItsEnd;
     /** Completes once no trial is live after a stop; on the experiment's thread. */
     private CompletableFuture<Void> allEnded;
 
@@ -44,6 +52,14 @@ final class ExperimentStop {
     /** @return whether a stop was asked (the experiment submits nothing more) */
     boolean stopping() {
         return stopping.get();
+    }
+
+    /**
+     * @return whether the experiment is being stopped after it ended by itself: a failure of its
+     *         algorithm over the last results still makes it end in ERROR
+     */
+    boolean closingAfterItsEnd() {
+        return afterItsEnd;
     }
 
     /** See {@link Experiment#stop}. */
@@ -64,6 +80,7 @@ final class ExperimentStop {
                 if (status == ExperimentStatus.STOPPED || status == ExperimentStatus.STOPPING) {
                     return allEnded == null ? CompletableFuture.<Void>completedFuture(null) : allEnded;
                 }
+                afterItsEnd = status == ExperimentStatus.DONE;
                 parts.run().becomeStatic(ExperimentStatus.STOPPING);
                 allEnded = new CompletableFuture<>();
                 parts.trials().live().forEach(parts.scheduler()::cancelForStop);
@@ -87,9 +104,15 @@ final class ExperimentStop {
             LOG.warn("experiment {}: stopping failed", id, e.getCause());
         }
         parts.scheduler().closeAll();
-        parts.experiment().closeAlgorithm();
+        CompletionStage<Void> algorithmEnded = parts.experiment().closeAlgorithm();
+        if (afterItsEnd) {
+            awaitAlgorithm(id, algorithmEnded);
+        }
         Supplier<Void> stopped = () -> {
-            parts.run().ended(ExperimentStatus.STOPPED);
+            // its algorithm's failure, told while it ended, came first on the thread
+            if (parts.run().get() != ExperimentStatus.ERROR) {
+                parts.run().ended(ExperimentStatus.STOPPED);
+            }
             return null;
         };
         try {
@@ -105,6 +128,18 @@ final class ExperimentStop {
         parts.thread().shutdown();
         closeStore();
         parts.run().settled().complete(ExperimentStatus.STOPPED);
+    }
+
+    private static void awaitAlgorithm(String id, CompletionStage<Void> ended) {
+        try {
+            ended.toCompletableFuture().get(ALGORITHM_END_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.warn("experiment {}: its algorithm had not ended {} s after it was closed", id, ALGORITHM_END_WAIT.toSeconds());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            LOG.warn("experiment {}: ending its algorithm failed", id, e.getCause());
+        }
     }
 
     /** A trial of a stopping experiment ended (or the stop began): the stop stops waiting once none is live. */

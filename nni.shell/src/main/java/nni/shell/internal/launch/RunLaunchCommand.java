@@ -123,7 +123,6 @@ public class RunLaunchCommand implements LaunchCommand {
                 out.println(experiment.summary().progressLine() + (terminal ? "\033[K" : ""));
                 printBest(experiment, out);
                 printFailed(experiment, err);
-                experiment.info().errors().forEach(error -> err.println("error: " + error));
             } finally {
                 // stopped from outside already (REST DELETE /experiment, nni:halt): nothing left to stop
                 experiments.stop(id);
@@ -132,6 +131,11 @@ public class RunLaunchCommand implements LaunchCommand {
             anySucceeded = experiment.trialSummaries().stream().anyMatch(t -> t.job().status() == TrialStatus.SUCCEEDED
                     || t.job().status() == TrialStatus.EARLY_STOPPED);
             info = experiment.info();
+            // read after the stop: an algorithm that failed over the last results as it was closed fails the run
+            info.errors().forEach(error -> err.println("error: " + error));
+            if (info.status().equals("ERROR")) {
+                end = "ERROR";
+            }
         }
         out.println("experiment " + id + " " + end + "; data in " + info.directory());
         if (end.equals("DONE") && !anySucceeded) {
