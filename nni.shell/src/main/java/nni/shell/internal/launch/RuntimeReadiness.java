@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.CommandSessionListener;
@@ -398,7 +399,7 @@ final class RuntimeReadiness implements AutoCloseable {
                 long serviceId = (Long) reference.getProperty(Constants.SERVICE_ID);
                 boolean bound = type.equals(TrainingPlatform.class.getName()) ? providers.platformTakenIn(serviceId)
                         || reference.getProperty(TrainingPlatform.PLATFORM) == null
-                        : providers.algorithmTakenIn(serviceId) || reference.getProperty(TunerProvider.ALGORITHM) == null;
+                        : providers.algorithmTakenIn(serviceId) || !chosenByTheEngine(reference::getProperty);
                 if (!bound) {
                     Object name = reference.getProperty(
                             type.equals(TrainingPlatform.class.getName()) ? TrainingPlatform.PLATFORM : TunerProvider.ALGORITHM);
@@ -408,6 +409,16 @@ final class RuntimeReadiness implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * @return whether the engine binds this algorithm service to choose it: one with algorithm names,
+     *         or the runner of the Java providers ({@link DispatcherProvider#RUNS_PROVIDERS}), without
+     *         which a Java tuner's experiment is refused as having none
+     */
+    static boolean chosenByTheEngine(Function<String, Object> serviceProperty) {
+        return serviceProperty.apply(TunerProvider.ALGORITHM) != null
+                || Boolean.parseBoolean(String.valueOf(serviceProperty.apply(DispatcherProvider.RUNS_PROVIDERS)));
     }
 
     private Set<Path> missingConfigurations(String watched) {
