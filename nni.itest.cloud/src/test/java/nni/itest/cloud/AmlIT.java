@@ -107,7 +107,7 @@ public class AmlIT {
                   name: Medianstop
                   classArgs: {optimize_mode: maximize, start_step: 2}
                 """));
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        runtime.assertExit(0, Duration.ofSeconds(200));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(Map.of("1", "SUCCEEDED", "9", "SUCCEEDED", "0", "EARLY_STOPPED"), CloudRuns.statusBy(store, "x"));
@@ -170,7 +170,7 @@ public class AmlIT {
         String why = reports.get(0).path("why").asText();
         assertTrue(why, why.startsWith("keeper.transport = auto: nniManagerIp is not set and the port is bound to "));
         assertTrue(why, why.contains(share.resolve("nni-experiments").toString()));
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        runtime.assertExit(0, Duration.ofSeconds(200));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(Map.of("1", "SUCCEEDED", "9", "SUCCEEDED"), CloudRuns.statusBy(store, "x"));
@@ -227,7 +227,7 @@ public class AmlIT {
         String failing = trials[1];
         AmlJob first = aml.jobs().get(0);
         first.fail();
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        runtime.assertExit(0, Duration.ofSeconds(150));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(Map.of("cancel", "USER_CANCELED", "fail", "FAILED", "ok", "SUCCEEDED"), CloudRuns.statusBy(store, "mode"));

@@ -115,7 +115,7 @@ public class DlcIT {
                   name: Medianstop
                   classArgs: {optimize_mode: maximize, start_step: 2}
                 """));
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        runtime.assertExit(0, Duration.ofSeconds(200));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(Map.of("1", "SUCCEEDED", "9", "SUCCEEDED", "0", "EARLY_STOPPED"), CloudRuns.statusBy(store, "x"));
@@ -174,7 +174,7 @@ public class DlcIT {
         String failing = trials[1];
         DlcJob first = dlc.jobs().get(0);
         first.fail();
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        runtime.assertExit(0, Duration.ofSeconds(150));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(Map.of("cancel", "USER_CANCELED", "fail", "FAILED", "ok", "SUCCEEDED"), CloudRuns.statusBy(store, "mode"));
@@ -237,7 +237,7 @@ public class DlcIT {
 
     /** @return the message of the run's one trial, FAILED: the run ends DONE with no trial that succeeded (exit 5) */
     private String theOneTrialsFailureOnceTheRunEnds() throws Exception {
-        assertEquals(runtime.console(), 5, runtime.awaitExit(Duration.ofSeconds(150)));
+        runtime.assertExit(5, Duration.ofSeconds(150));
         assertTrue(dlc.refused().toString(), dlc.refused().isEmpty());
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
@@ -282,7 +282,7 @@ public class DlcIT {
                 + ",\"kind\":\"metric\",\"trial\":\"" + trial + "\",\"line\":\"{\\\"type\\\": \\\"PERIODI");
 
         runtime = RuntimeProcess.start(home, experiments, "resume", id); // another port: the keeper needs none
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        runtime.assertExit(0, Duration.ofSeconds(200));
         assertTrue(runtime.log(), runtime.log().contains("taken back"));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(runtime.log(), Map.of("1", "SUCCEEDED", "2", "SUCCEEDED"), CloudRuns.statusBy(store, "x"));

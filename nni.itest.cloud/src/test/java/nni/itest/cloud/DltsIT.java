@@ -114,7 +114,7 @@ public class DltsIT {
             }
             return false;
         });
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(30)));
+        runtime.assertExit(0, Duration.ofSeconds(30));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(4, store.trials().size());
@@ -151,7 +151,7 @@ public class DltsIT {
                 """);
         run(Map.of("DLWS_USER_EMAIL", "alice@example.com", "DLTS_JOB_TOKEN", PASSWORD, "DLTS_JOB_ID", "manager-job-7"), config);
         int port = URI.create(runtime.endpoint()).getPort();
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        runtime.assertExit(0, Duration.ofSeconds(200));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(2, store.trials().size());

@@ -108,7 +108,7 @@ public class HybridIT {
                 "remote.directory", folder.newFolder("remote").toString(), "check.interval.seconds", "1"));
 
         runtime = RuntimeProcess.start(home, experiments, "run", config.toString());
-        assertEquals(runtime.console() + runtime.log(), 0, runtime.awaitExit(Duration.ofSeconds(240)));
+        runtime.assertExit(0, Duration.ofSeconds(240));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(6, store.trials().size());

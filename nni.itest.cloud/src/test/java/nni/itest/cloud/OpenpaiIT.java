@@ -130,7 +130,7 @@ public class OpenpaiIT {
                   classArgs: {optimize_mode: maximize, start_step: 2}
                 """);
         run(config);
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        runtime.assertExit(0, Duration.ofSeconds(200));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             // one trial at a time in grid order: 1 and 9 complete; 0 is below the median once start_step is reached
@@ -182,7 +182,7 @@ public class OpenpaiIT {
                 tuner: {name: GridSearch}
                 """);
         run(config, Map.of("keeper.transport", "auto"));
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        runtime.assertExit(0, Duration.ofSeconds(200));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(Map.of("1", "SUCCEEDED", "9", "SUCCEEDED"), CloudRuns.statusBy(store, "x"));
@@ -232,7 +232,7 @@ public class OpenpaiIT {
                 tuner: {name: Random}
                 """);
         run(config);
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        runtime.assertExit(0, Duration.ofSeconds(200));
         String id = CloudRuns.experimentId(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(5, store.trials().size());
@@ -313,7 +313,7 @@ public class OpenpaiIT {
         // vanish the job once OpenPAI has it: were it not there yet, nothing would vanish and the trial would run on
         await().atMost(Duration.ofSeconds(30)).until(() -> pai.vanish("nni_exp_" + id + "_trial_" + vanishing));
         // DONE with no trial that succeeded: run says so with its exit code 5
-        assertEquals(runtime.console(), 5, runtime.awaitExit(Duration.ofSeconds(120)));
+        runtime.assertExit(5, Duration.ofSeconds(120));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {
             assertEquals(Map.of("cancel", "USER_CANCELED", "fail", "FAILED", "vanish", "FAILED"), CloudRuns.statusBy(store, "mode"));
             for (TrialRecord trial : store.trials()) {
@@ -352,7 +352,7 @@ public class OpenpaiIT {
                 """);
         pai.faults().failFor(Duration.ofSeconds(8), 503);
         run(config);
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(200)));
+        runtime.assertExit(0, Duration.ofSeconds(200));
         // the refused submissions waited with their reason: the log keeps it (a trial shows it only while it waits)
         String log = runtime.log();
         assertTrue(log, log.lines().anyMatch(line -> line.contains("retrying in") && line.contains("answered HTTP 503")));
@@ -395,7 +395,7 @@ public class OpenpaiIT {
         // the jobs and their keepers go on while no runtime listens; the keepers keep what they cannot send
         Files.writeString(release, "go");
         runtime = RuntimeProcess.start(Map.of(), port, home, experiments, "resume", id);
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(180)));
+        runtime.assertExit(0, Duration.ofSeconds(180));
         String log = runtime.log();
         assertTrue(log, log.contains("found again"));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiments.resolve(id))) {

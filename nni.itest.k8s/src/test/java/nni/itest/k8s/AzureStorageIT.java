@@ -218,7 +218,7 @@ public class AzureStorageIT {
                 """.formatted(STORAGE), "[1, 2, 3]", 3, 2);
         String id = await().atMost(Duration.ofSeconds(60)).until(() -> experimentId(runtime.console()), java.util.Objects::nonNull);
         String secretName = awaitStorageSecret(id);
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(240)));
+        runtime.assertExit(0, Duration.ofSeconds(240));
         KubernetesCluster.assertEverySucceededWithItsMetricsOnce(experiments().resolve(id), 3);
         assertTrue("the TFJobs mount the share", assertAzureFileVolumes("TFJob", id, secretName) > 0);
         // what the manager put on the share, and what the keepers wrote there through the pods' mount
@@ -252,7 +252,7 @@ public class AzureStorageIT {
                   - {name: worker, taskNumber: 1, command: bash trial.sh, gpuNumber: 0, cpuNumber: 1, memorySize: 512mb,
                      dockerImage: emulated/nni:nojava, frameworkAttemptCompletionPolicy: {minFailedTaskCount: 1, minSucceedTaskCount: 1}}
                 """.formatted(STORAGE), "[4, 5]", 2, 2);
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(240)));
+        runtime.assertExit(0, Duration.ofSeconds(240));
         String id = CloudRuns.experimentId(runtime.console());
         KubernetesCluster.assertEverySucceededWithItsMetricsOnce(experiments().resolve(id), 2);
         String secretName = cluster.validatedObjects().stream().filter(o -> "Framework".equals(o.get("kind"))).map(Object::toString)

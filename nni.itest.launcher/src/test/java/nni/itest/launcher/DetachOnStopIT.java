@@ -94,7 +94,7 @@ public class DetachOnStopIT {
 
         Files.writeString(code.resolve("release"), "");
         runtime = RuntimeProcess.start(home, experiments, "resume", id);
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(120)));
+        runtime.assertExit(0, Duration.ofSeconds(120));
         assertTrue(runtime.console(), runtime.console().contains("DONE"));
         String log = Files.readString(home.resolve("log").resolve("nni.log"));
         assertEquals(log, 2, log.lines().filter(line -> line.contains("re-attached (RUNNING)")).count());

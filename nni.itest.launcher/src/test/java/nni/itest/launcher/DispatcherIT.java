@@ -172,7 +172,7 @@ public class DispatcherIT {
         Path config = experiment(version == null ? COUNTING.replace("python3 ", python + " ") : COUNTING);
         runtime = RuntimeProcess.start(home, folder.newFolder("experiments").toPath(), "run", config.toString());
         // the real package's dispatcher and trials import numpy and more: minutes on a loaded machine
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(version == null ? 500 : 150)));
+        runtime.assertExit(0, Duration.ofSeconds(version == null ? 500 : 150));
         Path experiment = experimentDirectory(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
             List<TrialRecord> trials = store.trials();
@@ -235,7 +235,7 @@ public class DispatcherIT {
         ((ObjectNode) space.get("x")).putArray("_value").add(1).add(2).add(3);
         var updated = runtime.request("PUT", "experiment?update_type=SEARCH_SPACE", profile.toString());
         assertEquals(updated.body(), 200, updated.statusCode());
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(90)));
+        runtime.assertExit(0, Duration.ofSeconds(90));
         Path experiment = experimentDirectory(runtime.console());
         List<String> types = types(commands(experiment));
         assertTrue(types.toString(), types.contains("SS"));
@@ -264,7 +264,7 @@ public class DispatcherIT {
                 """);
         runtime = RuntimeProcess.start(home(standIn("STANDIN_NNI_VERSION=2.9")), folder.newFolder("experiments").toPath(),
                 "run", config.toString());
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        runtime.assertExit(0, Duration.ofSeconds(150));
         Path experiment = experimentDirectory(runtime.console());
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {
             List<TrialRecord> trials = store.trials();
@@ -354,7 +354,7 @@ public class DispatcherIT {
             assertEquals(sets.toString(), second.get("parameter_id").asInt(), second.get("parameters").get("x").asInt());
         }
         Files.writeString(folder.getRoot().toPath().resolve("release"), "");
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(120)));
+        runtime.assertExit(0, Duration.ofSeconds(120));
         Path experiment = experimentDirectory(runtime.console());
         if (keeper) {
             List<Path> secondFiles;
@@ -536,7 +536,7 @@ public class DispatcherIT {
                   platform: local
                 """.formatted(python));
         runtime = RuntimeProcess.start(home(python), folder.newFolder("experiments").toPath(), "run", config.toString());
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(420)));
+        runtime.assertExit(0, Duration.ofSeconds(420));
         Path experiment = experimentDirectory(runtime.console());
         List<Integer> budgets = new ArrayList<>();
         List<Double> xs = new ArrayList<>();
@@ -580,7 +580,7 @@ public class DispatcherIT {
                 .replace("  name: Hyperband\n", "  name: Hyperband\n  implementation: python\n"));
         runtime = RuntimeProcess.start(home(python), folder.newFolder("experiments").toPath(), "run",
                 example.resolve("config_hyperband.yml").toString());
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(360)));
+        runtime.assertExit(0, Duration.ofSeconds(360));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experimentDirectory(runtime.console()))) {
             assertEquals(4, store.trials().size());
             for (TrialRecord trial : store.trials()) {
@@ -596,7 +596,7 @@ public class DispatcherIT {
     private String failedRun(String tuner) throws Exception {
         Path config = experiment(COUNTING.replace("algorithms.Counting", tuner));
         runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
-        assertEquals(runtime.console(), 1, runtime.awaitExit(Duration.ofSeconds(90)));
+        runtime.assertExit(1, Duration.ofSeconds(90));
         String console = runtime.console();
         assertTrue(console, console.contains(" ERROR ") && !console.contains("\tat "));
         return console;
@@ -640,7 +640,7 @@ public class DispatcherIT {
                   platform: local
                 """);
         runtime = RuntimeProcess.start(home(standIn()), folder.newFolder("experiments").toPath(), "run", config.toString());
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(150)));
+        runtime.assertExit(0, Duration.ofSeconds(150));
         Path experiment = experimentDirectory(runtime.console());
         List<JsonNode> commands = commands(experiment);
         JsonNode start = commands.get(0).get("content");
@@ -694,7 +694,7 @@ public class DispatcherIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> commands(experiment).size() > 1
                 && types(commands(experiment)).contains("GE"));
         Files.writeString(config.getParent().resolve("release"), "");
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(120)));
+        runtime.assertExit(0, Duration.ofSeconds(120));
         List<JsonNode> resumed = commands(experiment);
         assertEquals("resume", resumed.get(0).get("content").get("mode").asText());
         List<String> types = types(resumed);

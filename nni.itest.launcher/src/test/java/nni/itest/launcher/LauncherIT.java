@@ -125,7 +125,7 @@ public class LauncherIT {
 
     private void stopRuntime() throws Exception {
         runtime.process.destroy();
-        assertEquals(runtime.console(), 143, runtime.awaitExit(Duration.ofSeconds(60)));
+        runtime.assertExit(143, Duration.ofSeconds(60));
         runtime = null;
     }
 

@@ -152,7 +152,8 @@ public class RealNniToolsIT {
         assertEquals(4, runtime.get("experiment").get("params").get("trialConcurrency").asInt());
         String stopped = nnictl(environment, python, "stop", id);
         // run's code for an experiment stopped before its end
-        assertEquals(runtime.console() + "\n" + stopped, 3, runtime.awaitExit(Duration.ofSeconds(120)));
+        int exit = runtime.awaitExit(Duration.ofSeconds(120));
+        assertEquals(runtime.console() + "\n" + stopped, 3, exit);
     }
 
     /** What {@code Experiment.connect(port)} sees of the experiment the port serves. */

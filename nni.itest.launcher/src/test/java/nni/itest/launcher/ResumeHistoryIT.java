@@ -82,7 +82,7 @@ public class ResumeHistoryIT {
         runtime = RuntimeProcess.start(Map.of(), home, experiments, "resume", started.group(1));
         await().atMost(Duration.ofSeconds(60)).until(() -> runtime.console().contains("trials so far"));
         Files.writeString(release, "");
-        assertEquals(runtime.console(), 0, runtime.awaitExit(Duration.ofSeconds(120)));
+        runtime.assertExit(0, Duration.ofSeconds(120));
         // the new tuner drew the seed's three points again: none became a trial, so none was counted either
         assertTrue(runtime.console(), runtime.console().contains("resumed with 3 trials so far"));
         try (ExperimentStore store = ExperimentStore.openReadOnly(experiment)) {

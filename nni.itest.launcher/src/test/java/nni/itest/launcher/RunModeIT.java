@@ -77,6 +77,23 @@ public class RunModeIT {
         assertTrue(runtime.console(), runtime.console().contains(config.toString()));
     }
 
+    /** The harness's own check: an exit not expected shows what the runtime printed, read after it exited. */
+    @Test(timeout = 60_000)
+    public void anExitOtherThanTheOneExpectedFailsWithTheRuntimesOutput() throws Exception {
+        Path config = folder.newFile("bad.yml").toPath();
+        Files.writeString(config, "trialCommand: python3 trial.py\ntrialConcurrency: 0\n");
+        runtime = RuntimeProcess.start(folder.newFolder("home").toPath(), folder.newFolder("experiments").toPath(),
+                "run", config.toString());
+        try {
+            runtime.assertExit(0, Duration.ofSeconds(50));
+        } catch (AssertionError expected) {
+            assertTrue(expected.getMessage(), expected.getMessage().contains("was 2")
+                    && expected.getMessage().contains(config + ":2"));
+            return;
+        }
+        throw new AssertionError("a refused configuration's run exited 0");
+    }
+
     private Path slowExperiment(String extra) throws Exception {
         Path code = folder.newFolder("code").toPath();
         Files.copy(RunModeIT.class.getResourceAsStream("/slow/trial.py"), code.resolve("trial.py"));

@@ -170,6 +170,20 @@ public final class RuntimeProcess implements AutoCloseable {
         return Files.exists(log) ? Files.readString(log) : "";
     }
 
+    /**
+     * Waits for the exit and fails, with the console and the end of the log, unless its code is
+     * {@code expected}: the console is read after the exit (an {@code assertEquals(console(), ...,
+     * awaitExit(...))} reads it before, when it is still empty).
+     */
+    public void assertExit(int expected, Duration patience) throws InterruptedException, IOException {
+        int code = awaitExit(patience);
+        if (code != expected) {
+            String[] log = log().split("\n");
+            throw new AssertionError("expected exit code " + expected + ", was " + code + "; output:\n" + console()
+                    + "\nthe end of its log:\n" + String.join("\n", java.util.Arrays.copyOfRange(log, Math.max(0, log.length - 150), log.length)));
+        }
+    }
+
     public int awaitExit(Duration patience) throws InterruptedException, IOException {
         if (!process.waitFor(patience.toMillis(), TimeUnit.MILLISECONDS)) {
             String[] log = log().split("\n");
