@@ -342,6 +342,13 @@ final class RuntimeReadiness implements AutoCloseable {
                         }
                         return "component " + description.name + " waits for " + String.join(", ", wanted);
                     }
+                    // a provider re-created for a new configuration file shows its new properties before its
+                    // service is back: until then a platform or algorithm it provides is "not installed"
+                    if (provider && configuration.service == null
+                            && (configuration.state == ComponentConfigurationDTO.SATISFIED
+                            || configuration.state == ComponentConfigurationDTO.ACTIVE)) {
+                        return "component " + description.name + " has not registered its service yet";
+                    }
                 }
             }
         }
