@@ -1,6 +1,5 @@
 package nni.itest.launcher;
 
-import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.file.Files;
@@ -67,27 +66,7 @@ public class RealNniFailureIT {
      */
     @Test(timeout = 600_000)
     public void aTunerThatRaisesOnTheLastResultFailsTheRunInsteadOfEndingDone() throws Exception {
-        String python = RealNni.python("RealNniFailureIT").toString();
-        Path code = folder.newFolder("code").toPath();
-        try (java.io.InputStream in = RealNniFailureIT.class.getResourceAsStream("/dispatcher/algorithms.py")) {
-            Files.copy(in, code.resolve("algorithms.py"));
-        }
-        Files.writeString(code.resolve("trial.py"), "import nni\nnni.get_next_parameter()\nnni.report_final_result(7)\n");
-        Path config = Files.writeString(code.resolve("config.yml"), """
-                searchSpace: {}
-                trialCommand: %s trial.py
-                trialCodeDirectory: .
-                trialConcurrency: 1
-                maxTrialNumber: 1
-                tuner:
-                  className: algorithms.FailsOnResults
-                  codeDirectory: .
-                trainingService:
-                  platform: local
-                """.formatted(python));
-        runtime = RuntimeProcess.start(Map.of("NNI_OSGI_PYTHON", python, "HOME", folder.newFolder("home").toString()),
-                RealNni.patientHome(folder.newFolder("runtime").toPath(), null), folder.newFolder("experiments").toPath(), "run",
-                config.toString());
+        runCustomTuner("FailsOnResults", 1, "import nni\nnni.get_next_parameter()\nnni.report_final_result(7)\n");
         runtime.assertExit(1, Duration.ofSeconds(500));
         String console = runtime.console();
         assertTrue(console, console.contains(" ERROR") && console.contains("raised an error"));
@@ -96,30 +75,35 @@ public class RealNniFailureIT {
 
     @Test(timeout = 600_000)
     public void anAlgorithmStuckInNnisDispatcherFailsTheRunAlthoughTheDispatcherAnswersPings() throws Exception {
+        runCustomTuner("Hangs", 2, "import nni\nnni.report_final_result(1)\n");
+        // NNI's worker sleeps in generate_parameters while its channel thread answers pings: only the owed answer tells
+        runtime.assertExit(1, Duration.ofSeconds(500));
+        String console = runtime.console();
+        assertTrue(console, console.contains("did not answer a request for trials within 20 s") && console.contains("the tuner hangs"));
+    }
+
+    /** Starts {@code run} of one trial at a time with a tuner class of the tests' {@code algorithms.py}. */
+    private void runCustomTuner(String tunerClass, int maxTrials, String trial) throws Exception {
         String python = RealNni.python("RealNniFailureIT").toString();
         Path code = folder.newFolder("code").toPath();
         try (java.io.InputStream in = RealNniFailureIT.class.getResourceAsStream("/dispatcher/algorithms.py")) {
             Files.copy(in, code.resolve("algorithms.py"));
         }
-        Files.writeString(code.resolve("trial.py"), "import nni\nnni.report_final_result(1)\n");
+        Files.writeString(code.resolve("trial.py"), trial);
         Path config = Files.writeString(code.resolve("config.yml"), """
                 searchSpace: {}
                 trialCommand: %s trial.py
                 trialCodeDirectory: .
                 trialConcurrency: 1
-                maxTrialNumber: 2
+                maxTrialNumber: %d
                 tuner:
-                  className: algorithms.Hangs
+                  className: algorithms.%s
                   codeDirectory: .
                 trainingService:
                   platform: local
-                """.formatted(python));
+                """.formatted(python, maxTrials, tunerClass));
         runtime = RuntimeProcess.start(Map.of("NNI_OSGI_PYTHON", python, "HOME", folder.newFolder("home").toString()),
                 RealNni.patientHome(folder.newFolder("runtime").toPath(), null), folder.newFolder("experiments").toPath(), "run",
                 config.toString());
-        // NNI's worker sleeps in generate_parameters while its channel thread answers pings: only the owed answer tells
-        runtime.assertExit(1, Duration.ofSeconds(500));
-        String console = runtime.console();
-        assertTrue(console, console.contains("did not answer a request for trials within 20 s") && console.contains("the tuner hangs"));
     }
 }
