@@ -132,10 +132,11 @@ public class RunLaunchCommand implements LaunchCommand {
                     || t.job().status() == TrialStatus.EARLY_STOPPED);
             info = experiment.info();
             // read after the stop: an algorithm that failed over the last results as it was closed fails the run
-            info.errors().forEach(error -> err.println("error: " + error));
-            if (info.status().equals("ERROR")) {
+            if (info.status().equals("ERROR") && !end.equals("ERROR")) {
                 end = "ERROR";
+                out.println(experiment.summary().progressLine());
             }
+            info.errors().forEach(error -> err.println("error: " + error));
         }
         out.println("experiment " + id + " " + end + "; data in " + info.directory());
         if (end.equals("DONE") && !anySucceeded) {
