@@ -55,6 +55,11 @@ final class DispatcherRun implements Dispatcher {
      */
     private static final double BUSY_SHARE = 0.01;
     private static final String TRACEBACK = "Traceback (most recent call last)";
+    /**
+     * How long an exit waits for the channel's close: what the dispatcher sent just before it exited
+     * (an {@code ER} with its reason) arrives before that close, and may come after the exit is seen.
+     */
+    private static final long EXIT_CHANNEL_GRACE_MILLIS = 2000;
 
     private final DispatcherContext context;
     private final Framing framing;
@@ -68,6 +73,8 @@ final class DispatcherRun implements Dispatcher {
     private final CompletableFuture<Void> processEnded = new CompletableFuture<>();
     /** How long the log was when this run's process started: an earlier run's traceback is not this one's. */
     private long logStart;
+    /** Completes when the channel open now closes (at once while none is open). */
+    private CompletableFuture<Void> channelClosed = CompletableFuture.completedFuture(null);
 
     private Process process;
     private String description = "NNI's dispatcher";
@@ -255,6 +262,7 @@ final class DispatcherRun implements Dispatcher {
             session.close(4001, "new epoch start", Callback.NOOP);
         }
         session = opened;
+        channelClosed = new CompletableFuture<>();
         lastHeard = System.nanoTime();
         if (!connectedOnce) {
             connectedOnce = true;
@@ -270,6 +278,7 @@ final class DispatcherRun implements Dispatcher {
     synchronized void closed(Session which, int status, String reason) {
         if (session == which) {
             session = null;
+            channelClosed.complete(null);
             disconnectedSince = System.nanoTime();
             if (!closing) {
                 LOG.info("experiment {}: {} closed its channel ({} {})", context.experimentId(), description, status, reason);
@@ -396,6 +405,16 @@ final class DispatcherRun implements Dispatcher {
     }
 
     private void exited(Process ended) {
+        CompletableFuture<Void> channel;
+        synchronized (this) {
+            channel = channelClosed;
+        }
+        channel.completeOnTimeout(null, EXIT_CHANNEL_GRACE_MILLIS, TimeUnit.MILLISECONDS)
+                .thenRun(() -> afterExit(ended));
+    }
+
+    /** The process ended and its channel closed (or was given its while): what its end means. */
+    private void afterExit(Process ended) {
         boolean closedFirst;
         synchronized (this) {
             closedFirst = closing && !failed;
