@@ -68,7 +68,10 @@ public interface ExperimentService {
 
     /**
      * When an open experiment settles ({@link ExperimentInfo#settled()}): it ends by itself, fails, or
-     * is stopped, from any face.
+     * is stopped, from any face. One that settled DONE may still turn ERROR while it is open, and as
+     * it is {@linkplain #stop stopped}, when its algorithm fails over the last results (NNI's
+     * dispatcher hears of its algorithm's error only at the next command): read
+     * {@link ExperimentInfo#status()} after the stop for its outcome, as {@code run} does.
      *
      * @param experimentId the experiment, or null for the only running one
      * @return a stage completed with the status it settled with, spelled as {@link ExperimentInfo#status()}
