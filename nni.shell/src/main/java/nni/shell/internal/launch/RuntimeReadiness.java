@@ -342,9 +342,9 @@ final class RuntimeReadiness implements AutoCloseable {
                         }
                         return "component " + description.name + " waits for " + String.join(", ", wanted);
                     }
-                    // a provider re-created for a new configuration file shows its new properties before its
-                    // service is back: until then a platform or algorithm it provides is "not installed"
-                    if (provider && configuration.service == null
+                    // a component re-created for a new configuration file shows its new properties before its
+                    // service is back: until then a platform it provides is "not installed", a command unknown
+                    if (registersService(description) && configuration.service == null
                             && (configuration.state == ComponentConfigurationDTO.SATISFIED
                             || configuration.state == ComponentConfigurationDTO.ACTIVE)) {
                         return "component " + description.name + " has not registered its service yet";
@@ -353,6 +353,11 @@ final class RuntimeReadiness implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** @return whether the component registers its own service (a component factory registers the factory's) */
+    private static boolean registersService(ComponentDescriptionDTO description) {
+        return description.serviceInterfaces != null && description.serviceInterfaces.length > 0 && description.factory == null;
     }
 
     /**
