@@ -53,14 +53,21 @@ public class ResumeAfterKillTest {
     @Test(timeout = 120_000)
     public void killMinus9ThenResumeLosesNothing() throws Exception {
         Path code = folder.newFolder("code").toPath();
+        // trials from the fourth on wait for the gate before their final result: the kill below lands
+        // while they surely run, instead of in a moment between two trials that it could hit
+        Path gate = folder.getRoot().toPath().resolve("gate");
         Files.writeString(code.resolve("trial.py"), """
-                import time, nni
+                import os, time, nni
                 params = nni.get_next_parameter()
                 for step in range(3):
                     nni.report_intermediate_result(params['x'] * 10 + step)
                     time.sleep(0.25)
+                waited = 0
+                while params['x'] >= 3 and not os.path.exists(%s) and waited < 1200:
+                    time.sleep(0.05)
+                    waited += 1
                 nni.report_final_result(params['x'])
-                """);
+                """.formatted("'" + gate + "'"));
         Path work = folder.newFolder("experiments").toPath();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // sqlite-jdbc unpacks its native library into the temporary folder, and a JVM killed with -9 leaves it there
@@ -95,7 +102,8 @@ public class ResumeAfterKillTest {
         }
         Set<String> runningAtCrash = before.stream().filter(t -> t.status().equals("RUNNING"))
                 .map(TrialRecord::id).collect(Collectors.toSet());
-        assertTrue(!runningAtCrash.isEmpty());
+        assertTrue(before.toString(), !runningAtCrash.isEmpty());
+        Files.writeString(gate, "");
 
         Experiments setup = new Experiments(code, work);
         ListTuner tuner = new ListTuner(1000);
