@@ -93,7 +93,13 @@ public abstract class RuntimeTestSupport {
                 mavenBundle("com.github.mwiede", "jsch").versionAsInProject(),
                 bundle(reactorBundle("nni.api")),
                 bundle(reactorBundle("nni.http")),
+                // the engine's SQLite store, a library of the manager's
+                bundle(reactorBundle("nni.store")),
+                // the engine's reading of experiment files, a library of the manager's
+                bundle(reactorBundle("nni.config")),
                 bundle(reactorBundle("nni.manager")),
+                // the checks of etc/ configurations (ConfigurationRefusals, which the launch commands read) and of deploy/ jars
+                bundle(reactorBundle("nni.runtime")),
                 // NNI's v1 experiment files, converted to v2 for the manager (a ConfigFormat service)
                 bundle(reactorBundle("nni.config.v1")),
                 bundle(reactorBundle("nni.keeper")),

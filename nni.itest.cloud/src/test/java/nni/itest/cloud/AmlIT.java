@@ -26,8 +26,8 @@ import nni.itest.cloud.emulator.TaskProcess;
 import nni.itest.cloud.emulator.aml.AmlEmulator;
 import nni.itest.cloud.emulator.aml.AmlJob;
 import nni.itest.launcher.RuntimeProcess;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.TrialRecord;
 
 /**
  * Experiments on the {@code aml} platform of the runnable jar against the Azure ML emulator, with a

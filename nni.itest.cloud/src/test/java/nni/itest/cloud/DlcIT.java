@@ -23,8 +23,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import nni.itest.cloud.emulator.dlc.DlcEmulator;
 import nni.itest.cloud.emulator.dlc.DlcJob;
 import nni.itest.launcher.RuntimeProcess;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.TrialRecord;
 
 /**
  * Experiments on the {@code dlc} platform of the runnable jar against the PAI-DLC emulator, which

@@ -26,7 +26,7 @@ import nni.itest.cloud.emulator.CloudEmulator;
 import nni.itest.cloud.emulator.dlts.DltsEmulator;
 import nni.itest.cloud.emulator.dlts.DltsJob;
 import nni.itest.launcher.RuntimeProcess;
-import nni.manager.internal.store.ExperimentStore;
+import nni.store.ExperimentStore;
 
 /**
  * NNI v1 experiment files on {@code trainingServicePlatform: dlts}, run by the runnable jar against

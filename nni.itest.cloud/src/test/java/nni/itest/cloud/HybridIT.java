@@ -21,8 +21,8 @@ import nni.itest.cloud.emulator.openpai.OpenpaiEmulator;
 import nni.itest.launcher.RuntimeProcess;
 import nni.itest.sshd.SshdHarness;
 import nni.itest.sshd.SshdMachine;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.TrialRecord;
 
 /**
  * A hybrid experiment of the runnable jar (issue 15): {@code trainingService} is a list of three

@@ -28,8 +28,8 @@ import nni.itest.cloud.emulator.TaskProcess;
 import nni.itest.cloud.emulator.openpai.OpenpaiEmulator;
 import nni.itest.cloud.emulator.openpai.PaiJob;
 import nni.itest.launcher.RuntimeProcess;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.TrialRecord;
 
 /**
  * Experiments on the {@code openpai} platform of the runnable jar, against the OpenPAI emulator:

@@ -19,9 +19,9 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 
 import nni.itest.k8s.emulator.OperatorEmulator;
 import nni.itest.launcher.RuntimeProcess;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
+import nni.store.TrialRecord;
 
 /**
  * What the Kubernetes tests share: the operators' CRDs, the trial they run, the folders (all below

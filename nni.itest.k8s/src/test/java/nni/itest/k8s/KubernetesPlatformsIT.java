@@ -34,8 +34,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 
 import nni.itest.k8s.emulator.OperatorEmulator;
 import nni.itest.launcher.RuntimeProcess;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.TrialRecord;
 
 /**
  * The three Kubernetes platforms end to end, without a cluster: one runtime (the runnable jar, its

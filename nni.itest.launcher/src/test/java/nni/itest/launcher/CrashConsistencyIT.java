@@ -22,9 +22,9 @@ import org.junit.rules.TemporaryFolder;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
+import nni.store.TrialRecord;
 
 /**
  * Crash consistency of the runtime as a real process (issue 26): a trial runs at most once across

@@ -32,9 +32,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import nni.itest.sshd.SshdHarness;
 import nni.itest.sshd.SshdMachine;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
+import nni.store.TrialRecord;
 
 /**
  * Experiments whose algorithms run through NNI's dispatcher ({@code nni.dispatcher}), end to end

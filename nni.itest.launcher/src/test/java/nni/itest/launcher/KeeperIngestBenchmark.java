@@ -19,8 +19,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
 
 /**
  * Metric ingestion end to end: the runnable jar runs a local experiment in reuse mode with N

@@ -27,9 +27,9 @@ import org.junit.rules.TemporaryFolder;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
+import nni.store.TrialRecord;
 
 /**
  * Issue 25: NNI 3.0's own algorithms, through {@code nni.dispatcher} with the real {@code nni}

@@ -17,8 +17,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.TrialRecord;
 
 /**
  * Issue 25 item 6, as the user met it: a seeded Random tuner, the runtime killed, {@code resume}.

@@ -21,9 +21,9 @@ import org.junit.rules.TemporaryFolder;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
+import nni.store.TrialRecord;
 
 /**
  * Reuse mode across a kill -9 of the runtime: the keeper environments keep running their trials

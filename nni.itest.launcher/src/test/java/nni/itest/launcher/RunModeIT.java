@@ -19,8 +19,8 @@ import org.junit.rules.TemporaryFolder;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.TrialRecord;
 
 /**
  * {@code java -jar nni-osgi.jar run <config>} as users run it: the README's demo, the REST API while

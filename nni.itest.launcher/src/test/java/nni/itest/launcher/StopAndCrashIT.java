@@ -17,8 +17,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.TrialRecord;
 
 /**
  * {@code run} when the experiment ends otherwise than by itself: stopped over REST while run waits,

@@ -19,8 +19,11 @@ import java.util.stream.Stream;
  */
 public final class ManagerNames {
 
-    /** How a class of the manager is named in a constant pool. */
-    private static final String MANAGER = "nni/manager/";
+    /**
+     * How a class of the engine is named in a constant pool: the manager's, and those of the
+     * libraries only the manager uses (its store, its reading of config files).
+     */
+    private static final List<String> ENGINE = List.of("nni/manager/", "nni/store/", "nni/config/");
 
     private ManagerNames() {
     }
@@ -33,11 +36,12 @@ public final class ManagerNames {
         }
     }
 
-    /** @return the file names of those classes that name a class of the manager */
+    /** @return the file names of those classes that name a class of the engine */
     public static Set<String> managerUsers(List<Path> classes) throws IOException {
         Set<String> users = new TreeSet<>();
         for (Path file : classes) {
-            if (new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1).contains(MANAGER)) {
+            String constants = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
+            if (ENGINE.stream().anyMatch(constants::contains)) {
                 users.add(file.getFileName().toString());
             }
         }

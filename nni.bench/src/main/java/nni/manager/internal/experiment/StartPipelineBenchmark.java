@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 import nni.api.model.TrialStatus;
 import nni.api.tuner.Tuner;
-import nni.manager.internal.config.AlgorithmConfig;
-import nni.manager.internal.config.ExperimentConfig;
+import nni.config.AlgorithmConfig;
+import nni.config.ExperimentConfig;
 import nni.ts.local.internal.LocalPlatform;
 
 /**

@@ -8,7 +8,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-import nni.manager.internal.store.ExperimentStore;
+import nni.store.ExperimentStore;
 
 /**
  * Marks an experiment's folder while the experiment is being created ({@code <exp>/.creating}): the

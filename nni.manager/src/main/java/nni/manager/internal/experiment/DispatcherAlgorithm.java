@@ -27,8 +27,8 @@ import nni.api.tuner.DispatcherContext;
 import nni.api.tuner.DispatcherException;
 import nni.api.tuner.DispatcherProvider;
 import nni.api.tuner.PastTrial;
-import nni.manager.internal.config.AlgorithmConfig;
-import nni.manager.internal.config.ExperimentConfig;
+import nni.config.AlgorithmConfig;
+import nni.config.ExperimentConfig;
 
 /**
  * An experiment's tuner and assessor run by a {@link DispatcherProvider} (NNI's dispatcher): the

@@ -17,14 +17,15 @@ import org.slf4j.LoggerFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import nni.config.GivenConfig;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.model.TrialStatus;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
-import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
-import nni.manager.internal.store.Profile;
+import nni.config.ExperimentConfig;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
+import nni.store.Profile;
 
 /**
  * One experiment run: NNI's nnimanager for one experiment, driven by events instead of its 5 s

@@ -5,7 +5,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-import nni.manager.internal.store.Profile;
+import nni.store.Profile;
 
 /**
  * An experiment's clocks and its duration limit: when it started and ended, and its experiment

@@ -6,8 +6,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.store.ExperimentStore;
+import nni.config.GivenConfig;
+import nni.config.ConfigCodec;
+import nni.config.ExperimentConfig;
+import nni.store.ExperimentStore;
 
 /**
  * An experiment's folder in NNI's layout ({@code <root>/<id>/{db,log,trials,checkpoint}}): made

@@ -24,15 +24,17 @@ import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.config.GivenConfig;
+import nni.config.AlgorithmChoice;
 import nni.api.experiment.Outcome;
 import nni.api.experiment.Refusal;
 import nni.api.experiment.ExperimentsRoot;
 import nni.api.platform.PlatformException;
 import nni.api.platform.TrainingSession;
 import nni.manager.internal.ids.Ids;
-import nni.manager.internal.config.AlgorithmConfig;
-import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.config.StoredDefinition;
+import nni.config.AlgorithmConfig;
+import nni.config.ExperimentConfig;
+import nni.config.StoredDefinition;
 import nni.manager.internal.registry.AlgorithmRegistry;
 import nni.manager.internal.registry.PlatformRegistry;
 
@@ -164,7 +166,7 @@ public class ExperimentManager {
     public Experiment create(ExperimentConfig given, GivenConfig file, BiConsumer<String, Path> announce)
             throws PlatformException, IOException {
         ExperimentConfig config = underRoot(given);
-        AlgorithmRegistry.Choice choice = choose(config);
+        AlgorithmChoice choice = choose(config);
         if (config.trainingServices().size() == 1) {
             platforms.require(config.platform());
         } // a hybrid experiment runs on the members that open; opening says which cannot
@@ -204,7 +206,7 @@ public class ExperimentManager {
         Experiment experiment = Experiment.reopen(id, directory);
         watch(experiment);
         try {
-            AlgorithmRegistry.Choice choice = choose(experiment.config());
+            AlgorithmChoice choice = choose(experiment.config());
             // a value of the wrong type was replaced to open the experiment: the rules would judge the replacement
             List<String> refused = experiment.definitionProblems().isEmpty() ? StoredDefinition.problems(experiment.config(), choice)
                     : experiment.definitionProblems();
@@ -414,21 +416,21 @@ public class ExperimentManager {
     }
 
     /** @return what runs the experiment's tuner and assessor, found through the service registry */
-    private AlgorithmRegistry.Choice choose(ExperimentConfig config) throws PlatformException {
+    private AlgorithmChoice choose(ExperimentConfig config) throws PlatformException {
         AlgorithmConfig tuner = config.tuner();
         if (tuner == null) {
             throw new PlatformException("tuner: a tuner is required");
         }
-        AlgorithmRegistry.Choice choice = algorithms.choose(tuner, config.assessor());
-        if (choice instanceof AlgorithmRegistry.Unavailable missing) {
+        AlgorithmChoice choice = algorithms.choose(tuner, config.assessor());
+        if (choice instanceof AlgorithmChoice.Unavailable missing) {
             throw new PlatformException(missing.path() + ": " + missing.message());
         }
         return choice;
     }
 
     /** @return the chosen provider's run of the experiment's tuner and assessor (it starts with the experiment) */
-    private static Algorithm algorithm(AlgorithmRegistry.Choice choice, String id, Path directory, ExperimentConfig config) {
-        return new DispatcherAlgorithm(AlgorithmRegistry.provider(choice), id, directory, config);
+    private static Algorithm algorithm(AlgorithmChoice choice, String id, Path directory, ExperimentConfig config) {
+        return new DispatcherAlgorithm(AlgorithmChoice.provider(choice), id, directory, config);
     }
 
 }

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.manager.internal.store.StoreException;
+import nni.store.StoreException;
 
 /**
  * The experiment's single thread: every decision of one experiment runs here, one at a time, so

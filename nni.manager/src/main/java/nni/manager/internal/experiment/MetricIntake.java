@@ -12,8 +12,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
 
 /**
  * Where an experiment's metric lines come in, straight from its members' contexts on the

@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import nni.manager.internal.store.StoreException;
+import nni.store.StoreException;
 
 /**
  * An experiment's status and how it moves, on the experiment's thread: the clock counts while the

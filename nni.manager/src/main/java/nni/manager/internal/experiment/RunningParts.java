@@ -1,6 +1,6 @@
 package nni.manager.internal.experiment;
 
-import nni.manager.internal.store.ExperimentStore;
+import nni.store.ExperimentStore;
 
 /**
  * The parts of a running experiment that its stop and the user's changes both work with: made

@@ -9,10 +9,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import nni.api.model.TrialJob;
-import nni.manager.internal.config.ExperimentConfig;
+import nni.config.ExperimentConfig;
 import nni.manager.internal.ids.Ids;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialEvent;
+import nni.store.ExperimentStore;
+import nni.store.TrialEvent;
 
 /**
  * Draws an experiment's trials from its algorithm and submits them, within its concurrency, its

@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
 
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialEvent;
-import nni.manager.internal.store.TrialPlatformRecord;
+import nni.store.ExperimentStore;
+import nni.store.TrialEvent;
+import nni.store.TrialPlatformRecord;
 
 /**
  * Keeps what the platforms report of an experiment's trials: each reported state is merged with

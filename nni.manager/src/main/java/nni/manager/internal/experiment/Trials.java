@@ -24,9 +24,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import nni.api.model.HyperParameters;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.TrialPlatformRecord;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.TrialPlatformRecord;
+import nni.store.TrialRecord;
 
 /**
  * An experiment's trials in memory and the read model built from them: what the REST API, the

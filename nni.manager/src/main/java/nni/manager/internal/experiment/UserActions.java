@@ -6,9 +6,10 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.config.ConfigCodec;
 import nni.api.experiment.ExperimentUpdate;
-import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.store.TrialEvent;
+import nni.config.ExperimentConfig;
+import nni.store.TrialEvent;
 
 /**
  * What the user changes in a running experiment, each on the experiment's thread: a trial

@@ -7,7 +7,7 @@ import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.DispatcherProvider;
 import nni.api.tuner.TunerProvider;
 
-/** What {@link AlgorithmRegistry#choose(nni.manager.internal.config.AlgorithmConfig, nni.manager.internal.config.AlgorithmConfig, AlgorithmLookup)} looks algorithms up in. */
+/** What {@link AlgorithmRegistry#choose(nni.config.AlgorithmConfig, nni.config.AlgorithmConfig, AlgorithmLookup)} looks algorithms up in. */
 public interface AlgorithmLookup {
     Optional<TunerProvider> tuner(String name);
 

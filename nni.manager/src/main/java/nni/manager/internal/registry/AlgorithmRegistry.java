@@ -17,12 +17,13 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import nni.config.AlgorithmChoice;
 import nni.api.experiment.AlgorithmView;
 import nni.api.experiment.InstalledAlgorithms;
 import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.DispatcherProvider;
 import nni.api.tuner.TunerProvider;
-import nni.manager.internal.config.AlgorithmConfig;
+import nni.config.AlgorithmConfig;
 
 /**
  * Every tuner and assessor in the service registry, by algorithm name (matched ignoring case, as
@@ -127,30 +128,6 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
     /** The providers that run the Java providers, best-ranked first; kept apart: they name no algorithm of their own. */
     private final List<DispatcherEntry> runners = new ArrayList<>();
 
-    /** Which provider runs an experiment's tuner and assessor. */
-    public sealed interface Choice permits JavaAlgorithms, ThroughDispatcher, Unavailable {
-    }
-
-    /** The Java providers, run by {@code runner}: the dispatcher provider that runs the TunerProvider and AssessorProvider services. */
-    public record JavaAlgorithms(DispatcherProvider runner) implements Choice {
-    }
-
-    /** A dispatcher provider runs both. */
-    public record ThroughDispatcher(DispatcherProvider provider) implements Choice {
-    }
-
-    /** Nothing installed runs them: {@code path} ({@code tuner.name}) and why. */
-    public record Unavailable(String path, String message) implements Choice {
-    }
-
-    /** @return the provider that runs a choice that is not {@link Unavailable} */
-    public static DispatcherProvider provider(Choice choice) {
-        if (choice instanceof JavaAlgorithms java) {
-            return java.runner();
-        }
-        return ((ThroughDispatcher) choice).provider();
-    }
-
     /** The value of an algorithm section's {@code implementation:} that asks for the Java providers. */
     public static final String JAVA = "java";
 
@@ -162,7 +139,7 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
      *
      * @param assessor the assessor section, or null
      */
-    public Choice choose(AlgorithmConfig tuner, AlgorithmConfig assessor) {
+    public AlgorithmChoice choose(AlgorithmConfig tuner, AlgorithmConfig assessor) {
         return choose(tuner, assessor, this);
     }
 
@@ -199,7 +176,7 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
     }
 
     /** {@link #choose(AlgorithmConfig, AlgorithmConfig)} among what {@code installed} has. */
-    public static Choice choose(AlgorithmConfig tuner, AlgorithmConfig assessor, AlgorithmLookup installed) {
+    public static AlgorithmChoice choose(AlgorithmConfig tuner, AlgorithmConfig assessor, AlgorithmLookup installed) {
         String asked = implementationAsked(tuner, assessor);
         boolean custom = tuner.className() != null || (assessor != null && assessor.className() != null);
         if (!custom && (asked == null || asked.equalsIgnoreCase(JAVA))) {
@@ -208,22 +185,22 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
             if (javaTuner.isPresent() && (assessor == null || javaAssessor.isPresent())) {
                 Optional<DispatcherProvider> runner = installed.javaRunner();
                 if (runner.isPresent()) {
-                    return new JavaAlgorithms(runner.get());
+                    return new AlgorithmChoice.JavaAlgorithms(runner.get());
                 }
                 if (asked != null) {
                     return runnerMissing(tuner);
                 } // else another provider may run them
             } else if (asked != null && !javaDispatcherRuns(tuner, assessor, installed)) {
-                return javaTuner.isEmpty() ? new Unavailable(key(tuner, "tuner"), "no Java tuner named \"" + tuner.name()
+                return javaTuner.isEmpty() ? new AlgorithmChoice.Unavailable(key(tuner, "tuner"), "no Java tuner named \"" + tuner.name()
                         + "\" is installed; installed: " + String.join(", ", installed.tunerNames()))
-                        : new Unavailable("assessor.name", "no Java assessor named \"" + assessor.name()
+                        : new AlgorithmChoice.Unavailable("assessor.name", "no Java assessor named \"" + assessor.name()
                         + "\" is installed; installed: " + String.join(", ", installed.assessorNames()));
             }
         }
         List<DispatcherEntry> candidates = installed.dispatchers();
         for (DispatcherEntry entry : candidates) {
             if (entry.runs(tuner) && entry.runs(assessor) && (asked == null || asked.equalsIgnoreCase(entry.implementation()))) {
-                return new ThroughDispatcher(entry.provider());
+                return new AlgorithmChoice.ThroughDispatcher(entry.provider());
             }
         }
         return unavailable(tuner, assessor, asked, installed);
@@ -246,11 +223,11 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
         return kind + (section.className() != null ? ".className" : ".name");
     }
 
-    private static Unavailable runnerMissing(AlgorithmConfig tuner) {
-        return new Unavailable(key(tuner, "tuner"), "Java tuners and assessors run through bundle nni.tuners, which is not installed");
+    private static AlgorithmChoice.Unavailable runnerMissing(AlgorithmConfig tuner) {
+        return new AlgorithmChoice.Unavailable(key(tuner, "tuner"), "Java tuners and assessors run through bundle nni.tuners, which is not installed");
     }
 
-    private static Unavailable unavailable(AlgorithmConfig tuner, AlgorithmConfig assessor, String asked, AlgorithmLookup installed) {
+    private static AlgorithmChoice.Unavailable unavailable(AlgorithmConfig tuner, AlgorithmConfig assessor, String asked, AlgorithmLookup installed) {
         List<DispatcherEntry> candidates = installed.dispatchers();
         if (installed.javaRunner().isEmpty() && tuner.className() == null && installed.tuner(tuner.name()).isPresent()
                 && (assessor == null || (assessor.className() == null && installed.assessor(assessor.name()).isPresent()))) {
@@ -260,7 +237,7 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
             List<String> known = new ArrayList<>(List.of(JAVA));
             candidates.stream().map(DispatcherEntry::implementation)
                     .filter(name -> known.stream().noneMatch(name::equalsIgnoreCase)).forEach(known::add);
-            return new Unavailable((tuner.implementation() != null ? "tuner" : "assessor") + ".implementation",
+            return new AlgorithmChoice.Unavailable((tuner.implementation() != null ? "tuner" : "assessor") + ".implementation",
                     "expected " + String.join(" or ", known) + ", got \"" + asked + "\"");
         }
         boolean tunerRuns = candidates.stream().anyMatch(entry -> entry.runs(tuner))
@@ -268,13 +245,13 @@ public class AlgorithmRegistry implements AlgorithmLookup, InstalledAlgorithms {
         AlgorithmConfig missing = tunerRuns && assessor != null ? assessor : tuner;
         String kind = missing == tuner ? "tuner" : "assessor";
         if (missing.className() != null) {
-            return new Unavailable(kind + ".className", "custom " + kind + " classes run through NNI's dispatcher, and no"
+            return new AlgorithmChoice.Unavailable(kind + ".className", "custom " + kind + " classes run through NNI's dispatcher, and no"
                     + " dispatcher is installed (bundle nni.dispatcher)");
         }
         List<String> names = new ArrayList<>(kind.equals("tuner") ? installed.tunerNames() : installed.assessorNames());
         candidates.forEach(entry -> entry.names().stream()
                 .filter(n -> names.stream().noneMatch(known -> known.equalsIgnoreCase(n))).forEach(names::add));
-        return new Unavailable(kind + ".name", "no " + kind + " named \"" + missing.name() + "\" is installed; installed: "
+        return new AlgorithmChoice.Unavailable(kind + ".name", "no " + kind + " named \"" + missing.name() + "\" is installed; installed: "
                 + String.join(", ", names));
     }
 

@@ -1,8 +1,8 @@
 package nni.manager.internal.service;
 
 import nni.api.experiment.ConfigCheck;
-import nni.manager.internal.config.ConfigError;
-import nni.manager.internal.config.ValidationReport;
+import nni.config.ConfigError;
+import nni.config.ValidationReport;
 
 /** The loader's {@link ValidationReport} as the API's {@link ConfigCheck}: the same lines, word for word. */
 final class ConfigChecks {

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
+import nni.config.GivenConfig;
 import nni.api.experiment.ExperimentInfo;
 import nni.api.experiment.ExperimentMember;
 import nni.api.experiment.ExperimentProfile;
@@ -23,7 +24,6 @@ import nni.api.experiment.TrialEvent;
 import nni.api.experiment.TrialInfo;
 import nni.api.experiment.TrialSummary;
 import nni.manager.internal.experiment.Experiment;
-import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.TrialFiles;
 
 /**

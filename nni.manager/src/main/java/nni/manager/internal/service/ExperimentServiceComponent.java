@@ -17,6 +17,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 
+import nni.config.GivenConfig;
 import nni.api.experiment.ConfigCheck;
 import nni.api.experiment.ExperimentEntry;
 import nni.api.experiment.ExperimentInfo;
@@ -32,15 +33,15 @@ import nni.api.experiment.TrialDetail;
 import nni.api.experiment.TrialInfo;
 import nni.api.experiment.TrialSummary;
 import nni.api.platform.PlatformException;
-import nni.manager.internal.config.ConfigException;
-import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.config.ExperimentConfigLoader;
+import nni.config.ConfigException;
+import nni.config.ExperimentConfig;
+import nni.config.ExperimentConfigLoader;
+import nni.manager.internal.registry.ConfigLoading;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentManager;
-import nni.manager.internal.experiment.GivenConfig;
 import nni.manager.internal.experiment.TrialFiles;
 import nni.manager.internal.experiment.UnknownExperimentException;
-import nni.manager.internal.store.ExperimentStore;
+import nni.store.ExperimentStore;
 
 /**
  * {@link ExperimentService} over the engine ({@link ExperimentManager}, {@link Experiment}): the one
@@ -67,7 +68,12 @@ public class ExperimentServiceComponent implements ExperimentService {
     volatile NnictlRegistry nnictl; // package-private: a test sets it as DS would
 
     @Activate
-    public ExperimentServiceComponent(@Reference ExperimentManager manager, @Reference ExperimentConfigLoader loader) {
+    public ExperimentServiceComponent(@Reference ExperimentManager manager, @Reference ConfigLoading loading) {
+        this(manager, loading.loader());
+    }
+
+    /** Over a loader of the caller's: a test's, or none for a test that creates nothing from a file. */
+    public ExperimentServiceComponent(ExperimentManager manager, ExperimentConfigLoader loader) {
         this.manager = manager;
         this.loader = loader;
     }

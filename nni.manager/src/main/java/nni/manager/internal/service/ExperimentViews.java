@@ -26,18 +26,18 @@ import nni.api.experiment.TrialInfo;
 import nni.api.model.TrialJob;
 import nni.api.model.TrialStatus;
 import nni.api.platform.TrainingSession;
-import nni.manager.internal.config.ExperimentConfig;
+import nni.config.ExperimentConfig;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.MemberState;
 import nni.manager.internal.experiment.Progress;
 import nni.manager.internal.experiment.TrialCounts;
 import nni.manager.internal.experiment.TrialSummary;
 import nni.manager.internal.experiment.TrialView;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
-import nni.manager.internal.store.Profile;
-import nni.manager.internal.store.TrialEvent;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
+import nni.store.Profile;
+import nni.store.TrialEvent;
+import nni.store.TrialRecord;
 
 /** The engine's objects as the exported read-only views: copies taken at one moment. */
 final class ExperimentViews {

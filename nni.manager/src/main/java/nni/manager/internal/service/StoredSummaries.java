@@ -18,10 +18,10 @@ import nni.api.experiment.ExperimentSummary;
 import nni.api.model.TrialStatus;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.TrialCounts;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
-import nni.manager.internal.store.Profile;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
+import nni.store.Profile;
+import nni.store.TrialRecord;
 
 /**
  * Stored experiments summed up from their databases (read-only), each kept until its database

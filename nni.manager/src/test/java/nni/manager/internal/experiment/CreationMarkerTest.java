@@ -13,7 +13,7 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-import nni.manager.internal.store.ExperimentStore;
+import nni.store.ExperimentStore;
 
 /**
  * A runtime killed at each step of creating an experiment leaves a folder that is either resumed

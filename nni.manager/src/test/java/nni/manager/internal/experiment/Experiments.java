@@ -10,8 +10,8 @@ import java.util.Map;
 
 import nni.api.tuner.Assessor;
 import nni.api.tuner.Tuner;
-import nni.manager.internal.config.AlgorithmConfig;
-import nni.manager.internal.config.ExperimentConfig;
+import nni.config.AlgorithmConfig;
+import nni.config.ExperimentConfig;
 import nni.ts.local.internal.LocalPlatform;
 
 /**

@@ -15,7 +15,8 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-import nni.manager.internal.config.ExperimentConfig;
+import nni.config.GivenConfig;
+import nni.config.ExperimentConfig;
 
 /**
  * The config file as the user gave it is kept in a new experiment's folder, owner-only, with every

@@ -27,7 +27,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.model.TrialStatus;
 import nni.api.tuner.Assessor;
-import nni.manager.internal.store.MetricRecord;
+import nni.store.MetricRecord;
 
 /**
  * The experiment engine on the real local platform: real trial processes (python3 with the

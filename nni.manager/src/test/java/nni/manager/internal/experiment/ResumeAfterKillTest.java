@@ -21,10 +21,10 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 import nni.api.model.TrialStatus;
-import nni.manager.internal.store.ExperimentStore;
-import nni.manager.internal.store.MetricRecord;
-import nni.manager.internal.store.StoreException;
-import nni.manager.internal.store.TrialRecord;
+import nni.store.ExperimentStore;
+import nni.store.MetricRecord;
+import nni.store.StoreException;
+import nni.store.TrialRecord;
 
 /**
  * kill -9 of the process running an experiment, then resume: trials still running are taken back

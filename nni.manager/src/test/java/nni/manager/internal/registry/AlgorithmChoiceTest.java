@@ -11,10 +11,11 @@ import java.util.Set;
 
 import org.junit.Test;
 
+import nni.config.AlgorithmChoice;
 import nni.api.tuner.AssessorProvider;
 import nni.api.tuner.DispatcherProvider;
 import nni.api.tuner.TunerProvider;
-import nni.manager.internal.config.AlgorithmConfig;
+import nni.config.AlgorithmConfig;
 import nni.tuners.internal.AdvisorProvider;
 import nni.tuners.internal.JavaAlgorithmsProvider;
 import nni.tuners.internal.MedianstopAssessorProvider;
@@ -68,26 +69,26 @@ public class AlgorithmChoiceTest {
 
     @Test
     public void javaProvidersForBothRunThroughTheRunner() {
-        AlgorithmRegistry.Choice choice = AlgorithmRegistry.choose(section("tpe", null), section("Medianstop", null),
+        AlgorithmChoice choice = AlgorithmRegistry.choose(section("tpe", null), section("Medianstop", null),
                 installed(true, true));
-        assertSame(RUNNER, ((AlgorithmRegistry.JavaAlgorithms) choice).runner());
-        assertSame(RUNNER, AlgorithmRegistry.provider(choice));
+        assertSame(RUNNER, ((AlgorithmChoice.JavaAlgorithms) choice).runner());
+        assertSame(RUNNER, AlgorithmChoice.provider(choice));
     }
 
     @Test
     public void anAssessorOnlyADispatcherHasTakesBothThere() {
-        AlgorithmRegistry.Choice choice = AlgorithmRegistry.choose(section("TPE", null), section("Curvefitting", null),
+        AlgorithmChoice choice = AlgorithmRegistry.choose(section("TPE", null), section("Curvefitting", null),
                 installed(true, true));
-        assertSame(PYTHON, AlgorithmRegistry.provider(choice));
-        assertSame(PYTHON, AlgorithmRegistry.provider(AlgorithmRegistry.choose(section("TPE", "python"), null,
+        assertSame(PYTHON, AlgorithmChoice.provider(choice));
+        assertSame(PYTHON, AlgorithmChoice.provider(AlgorithmRegistry.choose(section("TPE", "python"), null,
                 installed(true, true))));
     }
 
     @Test
     public void withoutTheRunnerAnotherProviderRunsThemElseTheRefusalSaysWhatIsMissing() {
-        assertSame(PYTHON, AlgorithmRegistry.provider(AlgorithmRegistry.choose(section("TPE", null), null, installed(false, true))));
+        assertSame(PYTHON, AlgorithmChoice.provider(AlgorithmRegistry.choose(section("TPE", null), null, installed(false, true))));
         for (AlgorithmConfig tuner : List.of(section("TPE", null), section("TPE", "java"))) {
-            AlgorithmRegistry.Unavailable missing = (AlgorithmRegistry.Unavailable) AlgorithmRegistry.choose(tuner, null,
+            AlgorithmChoice.Unavailable missing = (AlgorithmChoice.Unavailable) AlgorithmRegistry.choose(tuner, null,
                     installed(false, false));
             assertEquals("tuner.name", missing.path());
             assertTrue(missing.message(), missing.message().contains("bundle nni.tuners, which is not installed"));

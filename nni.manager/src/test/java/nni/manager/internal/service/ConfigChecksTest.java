@@ -10,8 +10,8 @@ import java.util.List;
 import org.junit.Test;
 
 import nni.api.experiment.ConfigCheck;
-import nni.manager.internal.config.ConfigError;
-import nni.manager.internal.config.ValidationReport;
+import nni.config.ConfigError;
+import nni.config.ValidationReport;
 
 /** The API's config check prints what the loader's report printed, line for line (issue 27). */
 public class ConfigChecksTest {

@@ -63,7 +63,7 @@ public class ExperimentServiceComponentTest {
                 new Class<?>[] {BundleContext.class}, (proxy, method, args) -> method.getName().equals("getProperty")
                         && ExperimentsRoot.PROPERTY.equals(args[0]) ? root.toString() : null);
         manager = new ExperimentManager(new PlatformRegistry(), new AlgorithmRegistry(), context);
-        service = new ExperimentServiceComponent(manager, null);
+        service = new ExperimentServiceComponent(manager, (nni.config.ExperimentConfigLoader) null);
     }
 
     @After
@@ -122,15 +122,15 @@ public class ExperimentServiceComponentTest {
     /** A refused configuration is refused in the loader's own words, and nothing is announced. */
     @Test
     public void aRefusedConfigurationAnnouncesNothing() throws Exception {
-        ExperimentServiceComponent loading = new ExperimentServiceComponent(manager, nni.manager.internal.config.Loaders.builtIn());
+        ExperimentServiceComponent loading = new ExperimentServiceComponent(manager, nni.config.Loaders.builtIn());
         Path config = folder.newFile("config.yml").toPath();
         Files.writeString(config, "trialConcurrency: two\n");
         List<String> announced = new java.util.ArrayList<>();
         Refusal refusal = refused(loading.create(config, (id, directory) -> announced.add(id)), Refusal.Kind.INVALID);
         try {
-            nni.manager.internal.config.Loaders.builtIn().load(config);
+            nni.config.Loaders.builtIn().load(config);
             throw new AssertionError("loaded");
-        } catch (nni.manager.internal.config.ConfigException e) {
+        } catch (nni.config.ConfigException e) {
             assertEquals(e.getMessage(), refusal.message());
         }
         assertEquals(List.of(), announced);

@@ -31,8 +31,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import nni.api.experiment.ExperimentUpdate;
 import nni.api.experiment.TrialDetail;
-import nni.manager.internal.config.ExperimentConfig;
-import nni.manager.internal.config.Loaders;
+import nni.config.ExperimentConfig;
+import nni.config.Loaders;
 import nni.manager.internal.experiment.Experiment;
 import nni.manager.internal.experiment.ExperimentStatus;
 import nni.manager.internal.experiment.Experiments;

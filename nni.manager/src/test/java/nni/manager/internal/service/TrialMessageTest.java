@@ -24,7 +24,7 @@ import nni.manager.internal.experiment.Experiments;
 import nni.manager.internal.experiment.ListTuner;
 import nni.manager.internal.experiment.LocalExperimentTest;
 import nni.manager.internal.experiment.TrialView;
-import nni.manager.internal.store.TrialEvent;
+import nni.store.TrialEvent;
 
 /**
  * Why a trial waits reaches {@code GET /trial-jobs} (NNI's {@code TrialJobInfo.message}): the real

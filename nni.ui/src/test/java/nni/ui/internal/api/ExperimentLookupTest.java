@@ -51,7 +51,7 @@ public class ExperimentLookupTest {
                 new Class<?>[] {BundleContext.class}, (proxy, method, args) -> method.getName().equals("getProperty")
                         && ExperimentsRoot.PROPERTY.equals(args[0]) ? root.toString() : null);
         manager = new ExperimentManager(new PlatformRegistry(), new AlgorithmRegistry(), context);
-        service = new ExperimentServiceComponent(manager, null);
+        service = new ExperimentServiceComponent(manager, (nni.config.ExperimentConfigLoader) null);
         lookup = new ExperimentLookup(service);
         Path code = folder.newFolder("code").toPath();
         Files.writeString(code.resolve("trial.sh"), "echo done\n");
