@@ -132,12 +132,15 @@ public class UnreadyRuntimeIT {
         List<String> modules = LinkedJre.RUNTIME_MODULES.stream().filter(module -> !module.equals("java.sql")).toList();
         Path jre = LinkedJre.link(folder.getRoot().toPath().resolve("jre"), modules);
         Path userHome = folder.newFolder("user").toPath();
-        String lacking = "bundle nni.manager 1.0.0.SNAPSHOT cannot resolve: it needs package java.sql, which no bundle provides and "
+        // the engine's store needs java.sql (SQLite's JDBC driver), and the manager needs the store
+        String lacking = "bundle nni.store 1.0.0.SNAPSHOT cannot resolve: it needs package java.sql, which no bundle provides and "
                 + "this Java (" + jre + ") lacks";
+        String manager = "bundle nni.manager 1.0.0.SNAPSHOT cannot resolve: it needs bundle nni.store, which cannot resolve";
 
         JarProcess.Result run = timed("run on a Java without java.sql", jre, userHome, "--port", "0", "run", experiment().toString());
         assertEquals(run.toString(), 4, run.code());
         assertTrue(run.err(), run.err().contains("nni-osgi: " + lacking));
+        assertTrue(run.err(), run.err().contains("nni-osgi: " + manager));
 
         try (JarProcess runtime = JarProcess.start(jre, userHome, Map.of("HOME", userHome.toString()), folder.getRoot().toPath()
                 .resolve("out"), List.of(), "--port", "0")) {
