@@ -3,9 +3,9 @@ package nni.http;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -58,13 +58,32 @@ public final class TokenFile {
             Files.createFile(temporary);
         }
         Files.writeString(temporary, token + "\n", StandardCharsets.US_ASCII);
+        return publish(temporary, token);
+    }
+
+    /**
+     * Puts the written token in place unless the file has appeared meanwhile (a process that made one
+     * at the same moment), then that one is used. A hard link is made, which fails when the name
+     * exists; an atomic move would replace the other's file on Linux (rename(2)), and both would go on
+     * with different tokens. Where links are not supported the move is plain, which refuses an
+     * existing file (the JDK checks for one just before it renames: a gap remains there).
+     */
+    Token publish(Path temporary, String token) throws IOException {
         try {
-            // a runtime started at the same moment made one: use that one
-            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
-        } catch (FileAlreadyExistsException e) {
-            Files.deleteIfExists(temporary);
+            Files.createLink(file, temporary);
+        } catch (FileAlreadyExistsException madeMeanwhile) {
+            Files.delete(temporary);
             return new Token(read(), false);
+        } catch (UnsupportedOperationException | FileSystemException noLinks) {
+            try {
+                Files.move(temporary, file);
+            } catch (FileAlreadyExistsException madeMeanwhile) {
+                Files.delete(temporary);
+                return new Token(read(), false);
+            }
+            return new Token(token, true);
         }
+        Files.delete(temporary);
         return new Token(token, true);
     }
 

@@ -1,6 +1,7 @@
 /**
  * The base of the runtime's JSON servlets, shared by the bundles that serve on the manager's
- * endpoint (the manager's REST routes, the keeper routes of {@code nni.keeper}): a
+ * endpoint (NNI's REST routes of {@code nni.web}, the web UI's of {@code nni.ui}, the keeper routes of
+ * {@code nni.keeper}, the console's of {@code nni.shell}): a
  * {@link nni.http.JsonServlet} with its {@link nni.http.Router}, request bodies admitted and read
  * within the limits of the one {@link nni.http.RequestBodies} service (configuration
  * {@code nni.manager.http}), refusals as {@link nni.http.HttpError} answered in JSON, and the

@@ -45,4 +45,25 @@ public class TokenFileTest {
         Files.setPosixFilePermissions(empty, PosixFilePermissions.fromString("rw-------"));
         assertTrue(assertThrows(IOException.class, () -> new TokenFile(empty, "login token").readOrCreate()).getMessage().contains("holds no token"));
     }
+
+    /**
+     * Two processes making the token at the same moment: the one that puts its file in place second
+     * uses the first one's token and leaves its file alone (an atomic move replaced it on Linux, and
+     * the two went on with different tokens).
+     */
+    @Test
+    public void aTokenFileMadeMeanwhileByAnotherIsUsedAndLeftAsItIs() throws IOException {
+        Path file = folder.getRoot().toPath().resolve("login.token");
+        TokenFile tokens = new TokenFile(file, "login token");
+        Path mine = Files.writeString(folder.getRoot().toPath().resolve("login.token.new"), "mine\n");
+        Files.writeString(file, "theirs\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+
+        TokenFile.Token used = tokens.publish(mine, "mine");
+
+        assertEquals("theirs", used.value());
+        assertFalse(used.created());
+        assertEquals("theirs\n", Files.readString(file));
+        assertFalse(Files.exists(mine));
+    }
 }
